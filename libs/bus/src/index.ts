@@ -1,0 +1,3 @@
+export * from "./types.js";
+export { MemoryBus } from "./memory.js";
+export { CALLER_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";

@@ -1,0 +1,185 @@
+import { AppError, unavailable } from "@sched/errors";
+import type { EventDef, NoticeDef } from "@sched/proto";
+import type { Logger } from "@sched/logging";
+import { dispatch } from "./codec.js";
+import {
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_TIMEOUT_MS,
+  type Bus,
+  type ConsumerOptions,
+  type EndpointBinding,
+  type EventMessage,
+  type RequestOptions,
+  type ServiceInfo,
+  type Stoppable,
+} from "./types.js";
+
+interface StoredEvent {
+  streamSequence: number;
+  subject: string;
+  payload: unknown;
+}
+
+interface Responder {
+  binding: EndpointBinding;
+  stopped: boolean;
+}
+
+/** Wire round-trip: handlers never share object references with callers, as on NATS. */
+const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+
+/**
+ * The bus for standalone mode: one process, the same semantics the services
+ * rely on from NATS — deadlines, queue groups (round robin among responders),
+ * no-responder errors, durable at-least-once consumers that resume by name,
+ * de-duplication by message id, and fan-out notices.
+ */
+export class MemoryBus implements Bus {
+  private readonly responders = new Map<string, Responder[]>();
+  private readonly roundRobin = new Map<string, number>();
+  private readonly log: StoredEvent[] = [];
+  private readonly seenMsgIds = new Set<string>();
+  private readonly ackFloors = new Map<string, number>();
+  private readonly noticeHandlers = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly consumers = new Set<{ wake: () => void }>();
+  private closed = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  async request<E extends import("@sched/proto").Endpoint>(
+    endpoint: E,
+    payload: import("@sched/proto").RequestOf<E>,
+    options: RequestOptions = {},
+  ): Promise<import("@sched/proto").ReplyOf<E>> {
+    const live = (this.responders.get(endpoint.subject) ?? []).filter((r) => !r.stopped);
+    if (this.closed || live.length === 0) throw unavailable();
+    const turn = this.roundRobin.get(endpoint.subject) ?? 0;
+    this.roundRobin.set(endpoint.subject, turn + 1);
+    const responder = live[turn % live.length]!;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...options.headers } };
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable()), timeoutMs);
+    });
+    try {
+      const reply = await Promise.race([dispatch(responder.binding, wire(payload), ctx, this.logger), deadline]);
+      return wire(reply) as import("@sched/proto").ReplyOf<E>;
+    } catch (err) {
+      throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async serve(_service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
+    const mine: Responder[] = bindings.map((binding) => ({ binding, stopped: false }));
+    for (const r of mine) {
+      const list = this.responders.get(r.binding.endpoint.subject) ?? [];
+      list.push(r);
+      this.responders.set(r.binding.endpoint.subject, list);
+    }
+    return {
+      stop: async () => {
+        for (const r of mine) {
+          r.stopped = true;
+          const list = this.responders.get(r.binding.endpoint.subject) ?? [];
+          this.responders.set(r.binding.endpoint.subject, list.filter((x) => x !== r));
+        }
+      },
+    };
+  }
+
+  async publish<E extends EventDef>(event: E, payload: import("@sched/proto").PayloadOf<E>, options: { msgId: string }): Promise<void> {
+    if (this.closed) throw unavailable();
+    const checked = event.payload.parse(payload);
+    if (this.seenMsgIds.has(options.msgId)) return;
+    this.seenMsgIds.add(options.msgId);
+    this.log.push({ streamSequence: this.log.length + 1, subject: event.subject, payload: wire(checked) });
+    for (const c of this.consumers) c.wake();
+  }
+
+  async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+    const bySubject = new Map(options.events.map((e) => [e.subject, e]));
+    const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    const maxDeliver = options.maxDeliver ?? 0;
+    let stopped = false;
+    let wake: () => void = () => {};
+    const consumer = { wake: () => wake() };
+    this.consumers.add(consumer);
+
+    const run = async (): Promise<void> => {
+      let attempts = 0;
+      while (!stopped && !this.closed) {
+        const floor = this.ackFloors.get(options.durable) ?? 0;
+        const next = this.log.find((e) => e.streamSequence > floor && bySubject.has(e.subject));
+        if (!next) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          continue;
+        }
+        attempts += 1;
+        try {
+          const def = bySubject.get(next.subject)!;
+          await handler({
+            subject: next.subject,
+            payload: def.payload.parse(wire(next.payload)),
+            deliveryCount: attempts,
+            streamSequence: next.streamSequence,
+          });
+        } catch (err) {
+          if (maxDeliver === 0 || attempts < maxDeliver) {
+            this.logger.warn({ err, subject: next.subject, attempts }, "event handler failed; redelivering");
+            const delay = backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000;
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(resolve, delay);
+              wake = () => {
+                if (stopped || this.closed) {
+                  clearTimeout(t);
+                  resolve();
+                }
+              };
+            });
+            continue;
+          }
+          this.logger.error({ err, subject: next.subject, attempts }, "event given up after the last delivery");
+        }
+        if (stopped) return; // unacked: a restarted consumer gets it again
+        this.ackFloors.set(options.durable, next.streamSequence);
+        attempts = 0;
+      }
+    };
+    const done = run();
+    return {
+      stop: async () => {
+        stopped = true;
+        this.consumers.delete(consumer);
+        wake();
+        await done;
+      },
+    };
+  }
+
+  async notify<N extends NoticeDef>(notice: N, payload: import("@sched/proto").PayloadOf<N>): Promise<void> {
+    const checked = wire(notice.payload.parse(payload));
+    for (const h of this.noticeHandlers.get(notice.subject) ?? []) queueMicrotask(() => h(wire(checked)));
+  }
+
+  async onNotice<N extends NoticeDef>(notice: N, handler: (payload: import("@sched/proto").PayloadOf<N>) => void): Promise<Stoppable> {
+    const set = this.noticeHandlers.get(notice.subject) ?? new Set();
+    const h = (p: unknown) => handler(p as import("@sched/proto").PayloadOf<N>);
+    set.add(h);
+    this.noticeHandlers.set(notice.subject, set);
+    return { stop: async () => void set.delete(h) };
+  }
+
+  isConnected(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const c of this.consumers) c.wake();
+  }
+}

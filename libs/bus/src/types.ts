@@ -1,0 +1,79 @@
+import type { z } from "zod";
+import type { Caller, Endpoint, EventDef, NoticeDef, ReplyOf, RequestOf, PayloadOf } from "@sched/proto";
+
+/** What a handler knows about the request besides its payload. */
+export interface RequestContext {
+  readonly subject: string;
+  readonly caller?: Caller;
+  /** Trace-context and other propagation headers, as received. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface RequestOptions {
+  caller?: Caller;
+  /** Deadline in milliseconds; past it the request fails with 503 service_unavailable. */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+/** A handler receives the parsed request and returns what the reply schema accepts. */
+export type Handler<E extends Endpoint> = (request: z.output<E["request"]>, ctx: RequestContext) => Promise<z.input<E["reply"]>>;
+
+export interface EndpointBinding<E extends Endpoint = Endpoint> {
+  endpoint: E;
+  handler: Handler<E>;
+}
+
+/** Binds a handler to its endpoint with the types checked. */
+export function bind<E extends Endpoint>(endpoint: E, handler: Handler<E>): EndpointBinding {
+  return { endpoint, handler } as unknown as EndpointBinding;
+}
+
+export interface ServiceInfo {
+  name: string;
+  version: string;
+  description?: string;
+}
+
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/** One delivered event. The handler resolving acknowledges it; throwing asks for redelivery. */
+export interface EventMessage<E extends EventDef = EventDef> {
+  readonly subject: E["subject"];
+  readonly payload: PayloadOf<E>;
+  readonly deliveryCount: number;
+  /** Position in the stream; increases with each stored event. */
+  readonly streamSequence: number;
+}
+
+export interface ConsumerOptions {
+  /** Durable consumer name: a restarted consumer with the same name resumes where it stopped. */
+  durable: string;
+  events: readonly EventDef[];
+  /** Redelivery delays in ms after each failed attempt; the last repeats. */
+  backoffMs?: number[];
+  /** Attempts before an event is given up (and logged); 0 means forever. */
+  maxDeliver?: number;
+}
+
+export interface Bus {
+  /** Sends a request and waits for the reply; errors arrive as AppError. */
+  request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;
+  /** Serves endpoints in a queue group named after the service, so replicas share load. */
+  serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable>;
+  /** Stores an event durably; `msgId` de-duplicates a republished event. */
+  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void>;
+  /** Consumes events durably, at least once, in stream order per consumer. */
+  consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable>;
+  /** Sends a notice to every live subscriber; nothing is stored. */
+  notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void>;
+  onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable>;
+  /** Whether the bus can carry messages now (for readiness). */
+  isConnected(): boolean;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_BACKOFF_MS = [500, 2_000, 10_000, 30_000, 60_000];

@@ -1,0 +1,82 @@
+import knexFactory, { type Knex } from "knex";
+import ClientPgLite from "knex-pglite";
+import pg from "pg";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export type { Knex } from "knex";
+
+// Postgres returns int8 and numeric as strings to protect precision; our
+// counts and sequences are far below 2^53, so read them as numbers (as PGlite does).
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+
+/** Where a service's schema lives. */
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; poolMax?: number }
+  /** Embedded Postgres; `dataDir` undefined keeps the data in memory. */
+  | { kind: "pglite"; dataDir?: string };
+
+/** One migration of a service's schema; `name` orders them and never changes once released. */
+export interface Migration {
+  name: string;
+  up(db: Knex): Promise<void>;
+  down?(db: Knex): Promise<void>;
+}
+
+/**
+ * Opens the service's own schema and brings it up to date. In Postgres every
+ * service has its schema in the shared database; embedded, every service has
+ * its own PGlite directory, since one PGlite session cannot be shared safely.
+ */
+export async function openSchema(target: DatabaseTarget, schema: string, migrations: readonly Migration[]): Promise<Knex> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
+  const db = target.kind === "postgres" ? postgres(target, schema) : embedded(target, schema);
+  await db.raw(`create schema if not exists ${schema}`);
+  await db.migrate.latest({
+    schemaName: schema,
+    tableName: "schema_migrations",
+    migrationSource: {
+      getMigrations: async () => [...migrations].sort((a, b) => a.name.localeCompare(b.name)),
+      getMigrationName: (m: Migration) => m.name,
+      getMigration: async (m: Migration) => ({ up: (k: Knex) => m.up(k), down: (k: Knex) => (m.down ? m.down(k) : Promise.resolve()) }),
+    },
+  });
+  return db;
+}
+
+function postgres(target: { url: string; poolMax?: number }, schema: string): Knex {
+  return knexFactory({
+    client: "pg",
+    connection: target.url,
+    searchPath: [schema],
+    pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: 5_000 },
+    acquireConnectionTimeout: 5_000,
+  });
+}
+
+function embedded(target: { dataDir?: string }, schema: string): Knex {
+  let connection: { filename?: string } = {};
+  if (target.dataDir) {
+    const dir = join(target.dataDir, schema);
+    mkdirSync(dir, { recursive: true });
+    connection = { filename: dir };
+  }
+  return knexFactory({ client: ClientPgLite, dialect: "postgres", connection, searchPath: [schema] } as Knex.Config);
+}
+
+/** Whether the database answers (readiness). */
+export async function isReachable(db: Knex): Promise<boolean> {
+  try {
+    await db.raw("select 1");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres unique-violation, for turning a lost race into a clean 409. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === "23505" && (constraint === undefined || e.constraint === constraint);
+}

@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
+import { Caller, Email, Empty, HttpReply, Mode, Scope, Timestamp, httpRequest } from "./common.js";
+import type { RouteDef } from "./route.js";
+
+export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
+export const Weekday = z.enum(WEEKDAYS);
+export type Weekday = z.infer<typeof Weekday>;
+
+/** Local time of day, 00:00–23:59; "24:00" and other roll-overs are refused. */
+export const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM between 00:00 and 23:59");
+
+export const WorkingHoursEntry = z
+  .strictObject({ day: Weekday, start: LocalTime, end: LocalTime })
+  .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
+export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
+
+/** A user as other services see them. */
+export const UserProfile = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  workingHours: z.array(WorkingHoursEntry),
+});
+export type UserProfile = z.infer<typeof UserProfile>;
+
+// ---- internal endpoints -------------------------------------------------
+
+/** Resolves an API key, by its SHA-256 hash, to the caller it acts for. */
+export const accountsAuthenticate = endpoint(
+  "accounts.v1.authenticate",
+  z.object({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  z.object({ caller: Caller }),
+);
+
+/** Users by id or e-mail (for names, zones and working hours); unknown ones are simply absent. */
+export const accountsLookupUsers = endpoint(
+  "accounts.v1.users.lookup",
+  z.object({ ids: z.array(z.string()).max(1000).optional(), emails: z.array(z.string()).max(1000).optional() }),
+  z.object({ users: z.array(UserProfile) }),
+);
+
+// ---- events and notices -------------------------------------------------
+
+export const ACCOUNTS_STREAM: StreamDef = { name: "ACCOUNTS", subjectPrefix: "accounts.v1.events" };
+
+const UserEventPayload = z.object({
+  eventId: z.string(),
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  occurredAt: Timestamp,
+});
+export const userCreated = eventDef(ACCOUNTS_STREAM, "user.created", UserEventPayload);
+export const userUpdated = eventDef(ACCOUNTS_STREAM, "user.updated", UserEventPayload);
+
+/** Tells every gateway replica to forget a cached key at once. */
+export const keyRevoked = noticeDef("accounts.v1.notice.key-revoked", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
+
+// ---- public routes ------------------------------------------------------
+
+const TimeZoneName = z.string().min(1).max(64);
+
+export const MeUpdateBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  timezone: TimeZoneName.optional(),
+  workingHours: z.array(WorkingHoursEntry).max(50).optional(),
+});
+
+export const accountsGetMe = endpoint(
+  "accounts.v1.http.me.get",
+  httpRequest({ params: Empty, query: Empty, body: z.undefined() }),
+  HttpReply,
+);
+export const accountsUpdateMe = endpoint(
+  "accounts.v1.http.me.update",
+  httpRequest({ params: Empty, query: Empty, body: MeUpdateBody }),
+  HttpReply,
+);
+
+// ---- admin routes (the dashboard's job, api-decisions part 3) -------------
+
+export const AdminCreateUserBody = z.strictObject({
+  email: Email,
+  name: z.string().trim().min(1).max(200),
+  timezone: TimeZoneName.optional(),
+});
+export const AdminCreateKeyBody = z.strictObject({
+  mode: Mode,
+  scopes: z.array(Scope).min(1).max(20).optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+
+export const accountsAdminCreateUser = endpoint(
+  "accounts.v1.http.admin.users.create",
+  httpRequest({ params: Empty, query: Empty, body: AdminCreateUserBody }),
+  HttpReply,
+);
+export const accountsAdminFindUsers = endpoint(
+  "accounts.v1.http.admin.users.find",
+  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254) }), body: z.undefined() }),
+  HttpReply,
+);
+export const accountsAdminCreateKey = endpoint(
+  "accounts.v1.http.admin.keys.create",
+  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: AdminCreateKeyBody }),
+  HttpReply,
+);
+export const accountsAdminRevokeKey = endpoint(
+  "accounts.v1.http.admin.keys.revoke",
+  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: z.undefined() }),
+  HttpReply,
+);
+
+export const accountsRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account" },
+  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone or working hours" },
+  { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user" },
+  { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail" },
+  { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here" },
+  { method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, auth: "admin", hasBody: false, summary: "Revoke an API key" },
+];

@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+export const MODES = ["test", "live"] as const;
+export const Mode = z.enum(MODES);
+export type Mode = z.infer<typeof Mode>;
+
+export const SCOPES = [
+  "meetings:read",
+  "meetings:write",
+  "availability:read",
+  "contacts:read",
+  "contacts:write",
+  "account:read",
+  "account:write",
+] as const;
+export const Scope = z.enum(SCOPES);
+export type Scope = z.infer<typeof Scope>;
+
+/** Who is calling: resolved by the gateway from the API key, carried in a bus header. */
+export const Caller = z.object({
+  userId: z.string(),
+  email: z.string(),
+  timezone: z.string(),
+  mode: Mode,
+  scopes: z.array(Scope),
+  apiKeyId: z.string(),
+});
+export type Caller = z.infer<typeof Caller>;
+
+/** Second-precision UTC timestamp as every response spells it. */
+export const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+
+/** Lower-cased e-mail address; the normal form stored everywhere. */
+export const Email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ message: "must be a valid e-mail address" }))
+  .transform((e) => e.toLowerCase());
+
+/** Request payload shape of every public HTTP route forwarded by the gateway. */
+export function httpRequest<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(shape: {
+  params: P;
+  query: Q;
+  body: B;
+}) {
+  return z.object(shape);
+}
+
+/** Reply of every public HTTP route: what the gateway writes back. */
+export const HttpReply = z.object({
+  status: z.number().int().min(200).max(299),
+  body: z.unknown().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export type HttpReply = z.infer<typeof HttpReply>;
+
+/** An empty query or params object; unknown keys are refused. */
+export const Empty = z.strictObject({});

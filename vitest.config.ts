@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// Workspace packages resolve to their TypeScript sources through the
+// "@sched/source" export condition, so tests never need a build first.
+export default defineConfig({
+  resolve: { conditions: ["@sched/source"] },
+  ssr: { resolve: { conditions: ["@sched/source"], externalConditions: ["@sched/source"] } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["**/test/**/*.unit.test.ts"], exclude: ["**/node_modules/**"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["**/test/**/*.int.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
