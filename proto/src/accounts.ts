@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
-import { Caller, Email, Empty, HttpReply, Mode, Scope, Timestamp, httpRequest } from "./common.js";
+import { Caller, Email, Empty, NoBody, HttpReply, Mode, Scope, Timestamp, httpRequest } from "./common.js";
 import type { RouteDef } from "./route.js";
 
 export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
@@ -71,7 +71,7 @@ export const MeUpdateBody = z.strictObject({
 
 export const accountsGetMe = endpoint(
   "accounts.v1.http.me.get",
-  httpRequest({ params: Empty, query: Empty, body: z.undefined() }),
+  httpRequest({ params: Empty, query: Empty, body: NoBody }),
   HttpReply,
 );
 export const accountsUpdateMe = endpoint(
@@ -100,7 +100,7 @@ export const accountsAdminCreateUser = endpoint(
 );
 export const accountsAdminFindUsers = endpoint(
   "accounts.v1.http.admin.users.find",
-  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254) }), body: z.undefined() }),
+  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254) }), body: NoBody }),
   HttpReply,
 );
 export const accountsAdminCreateKey = endpoint(
@@ -110,7 +110,7 @@ export const accountsAdminCreateKey = endpoint(
 );
 export const accountsAdminRevokeKey = endpoint(
   "accounts.v1.http.admin.keys.revoke",
-  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: z.undefined() }),
+  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: NoBody }),
   HttpReply,
 );
 

@@ -55,5 +55,11 @@ export const HttpReply = z.object({
 });
 export type HttpReply = z.infer<typeof HttpReply>;
 
+/**
+ * The body of a route that takes none. Optional, because the JSON round trip on
+ * the bus drops a key whose value is undefined.
+ */
+export const NoBody = z.undefined().optional();
+
 /** An empty query or params object; unknown keys are refused. */
 export const Empty = z.strictObject({});

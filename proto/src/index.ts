@@ -3,3 +3,8 @@ export * from "./common.js";
 export * from "./errors.js";
 export * from "./route.js";
 export * from "./accounts.js";
+export * from "./contacts.js";
+export * from "./meetings.js";
+export * from "./availability.js";
+export * from "./aiRanking.js";
+export * from "./routes.js";

@@ -26,7 +26,7 @@ function isHttpEnvelope(endpoint: Endpoint): boolean {
  * internal_error: no stack, SQL or internal name crosses the bus.
  */
 export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: RequestContext, logger: Logger): Promise<unknown> {
-  const parsed = binding.endpoint.request.safeParse(raw);
+  const parsed = binding.endpoint.request.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: isHttpEnvelope(binding.endpoint) });
   let reply: unknown;
   try {

@@ -1,5 +1,5 @@
 import { AppError, unavailable } from "@sched/errors";
-import type { EventDef, NoticeDef } from "@sched/proto";
+import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import { dispatch } from "./codec.js";
 import {
@@ -46,11 +46,11 @@ export class MemoryBus implements Bus {
 
   constructor(private readonly logger: Logger) {}
 
-  async request<E extends import("@sched/proto").Endpoint>(
+  async request<E extends Endpoint>(
     endpoint: E,
-    payload: import("@sched/proto").RequestOf<E>,
+    payload: RequestOf<E>,
     options: RequestOptions = {},
-  ): Promise<import("@sched/proto").ReplyOf<E>> {
+  ): Promise<ReplyOf<E>> {
     const live = (this.responders.get(endpoint.subject) ?? []).filter((r) => !r.stopped);
     if (this.closed || live.length === 0) throw unavailable();
     const turn = this.roundRobin.get(endpoint.subject) ?? 0;
@@ -64,7 +64,7 @@ export class MemoryBus implements Bus {
     });
     try {
       const reply = await Promise.race([dispatch(responder.binding, wire(payload), ctx, this.logger), deadline]);
-      return wire(reply) as import("@sched/proto").ReplyOf<E>;
+      return wire(reply) as ReplyOf<E>;
     } catch (err) {
       throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
     } finally {
@@ -90,7 +90,7 @@ export class MemoryBus implements Bus {
     };
   }
 
-  async publish<E extends EventDef>(event: E, payload: import("@sched/proto").PayloadOf<E>, options: { msgId: string }): Promise<void> {
+  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
     if (this.seenMsgIds.has(options.msgId)) return;
@@ -161,14 +161,14 @@ export class MemoryBus implements Bus {
     };
   }
 
-  async notify<N extends NoticeDef>(notice: N, payload: import("@sched/proto").PayloadOf<N>): Promise<void> {
+  async notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void> {
     const checked = wire(notice.payload.parse(payload));
     for (const h of this.noticeHandlers.get(notice.subject) ?? []) queueMicrotask(() => h(wire(checked)));
   }
 
-  async onNotice<N extends NoticeDef>(notice: N, handler: (payload: import("@sched/proto").PayloadOf<N>) => void): Promise<Stoppable> {
+  async onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable> {
     const set = this.noticeHandlers.get(notice.subject) ?? new Set();
-    const h = (p: unknown) => handler(p as import("@sched/proto").PayloadOf<N>);
+    const h = (p: unknown) => handler(p as PayloadOf<N>);
     set.add(h);
     this.noticeHandlers.set(notice.subject, set);
     return { stop: async () => void set.delete(h) };

@@ -55,6 +55,21 @@ function postgres(target: { url: string; poolMax?: number }, schema: string): Kn
   });
 }
 
+/**
+ * knex-pglite names a delete's command "DEL" where knex's Postgres dialect
+ * expects "DELETE", so `delete()` would resolve to the raw response instead
+ * of the number of rows, as it does with `pg`.
+ */
+class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Config) => { processResponse(obj: unknown, runner: unknown): unknown }) {
+  override processResponse(obj: { method?: string; response?: { command?: string } }, runner: unknown): unknown {
+    if (obj.method === "del" || obj.method === "delete") {
+      const result = super.processResponse(obj, runner) as { rowCount?: number } | number;
+      return typeof result === "object" && result !== null && "rowCount" in result ? result.rowCount : result;
+    }
+    return super.processResponse(obj, runner);
+  }
+}
+
 function embedded(target: { dataDir?: string }, schema: string): Knex {
   let connection: { filename?: string } = {};
   if (target.dataDir) {
@@ -62,7 +77,7 @@ function embedded(target: { dataDir?: string }, schema: string): Knex {
     mkdirSync(dir, { recursive: true });
     connection = { filename: dir };
   }
-  return knexFactory({ client: ClientPgLite, dialect: "postgres", connection, searchPath: [schema] } as Knex.Config);
+  return knexFactory({ client: EmbeddedClient, dialect: "postgres", connection, searchPath: [schema] } as unknown as Knex.Config);
 }
 
 /** Whether the database answers (readiness). */

@@ -58,10 +58,9 @@ export function invalidRequest(error: z.ZodError, options: { httpEnvelope?: bool
   let path: PropertyKey[] = [...issue.path];
   if (options.httpEnvelope && ["params", "query", "body"].includes(String(path[0]))) path = path.slice(1);
   if (issue.code === "unrecognized_keys" && issue.keys.length > 0) path = [...path, issue.keys[0]!];
-  const param = paramName(path);
-  const where = param || "body";
-  const message = describeIssue(issue, where);
-  return new AppError("invalid_request", message, param ? { param } : {});
+  // A problem with the body as a whole (empty PATCH, missing body) is named "body".
+  const param = paramName(path) || "body";
+  return new AppError("invalid_request", describeIssue(issue, param), { param });
 }
 
 function describeIssue(issue: z.core.$ZodIssue, where: string): string {

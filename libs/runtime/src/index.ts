@@ -1,1 +1,3 @@
 export * from "./service.js";
+export { commonConfigSchema, type CommonConfig } from "./commonConfig.js";
+export { onShutdown } from "./shutdown.js";

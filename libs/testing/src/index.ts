@@ -75,3 +75,4 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+export { thrown, rejection } from "./appErrors.js";

@@ -1,0 +1,44 @@
+import { createTestDatabase } from "@sched/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { openSchema, type DatabaseTarget, type Migration } from "../src/index.js";
+
+const migrations: Migration[] = [
+  { name: "002_add_count", up: async (db) => void (await db.schema.alterTable("items", (t) => t.bigInteger("count").defaultTo(0))) },
+  { name: "001_create_items", up: async (db) => void (await db.schema.createTable("items", (t) => t.text("id").primary())) },
+];
+
+const drops: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const drop of drops) await drop();
+});
+
+async function target(kind: "postgres" | "pglite"): Promise<DatabaseTarget> {
+  if (kind === "pglite") return { kind: "pglite" };
+  const database = await createTestDatabase();
+  drops.push(database.drop);
+  return { kind: "postgres", url: database.url };
+}
+
+describe.each(["postgres", "pglite"] as const)("openSchema on %s", (kind) => {
+  it("runs migrations in name order inside the service's schema, once", async () => {
+    const t = await target(kind);
+    const db = await openSchema(t, "inventory", migrations);
+    await db("items").insert({ id: "a", count: 2 });
+    const again = await openSchema(t, "inventory", migrations);
+    const tables = await db.raw("select table_name from information_schema.tables where table_schema = 'inventory' order by 1");
+    expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(["items", "schema_migrations", "schema_migrations_lock"]);
+    await again.destroy();
+    await db.destroy();
+  });
+
+  it("answers counts, updates and deletes as numbers on every driver", async () => {
+    const db = await openSchema(await target(kind), "inventory", migrations);
+    await db("items").insert([{ id: "a", count: 5 }, { id: "b" }]);
+    expect(await db("items").count("* as n").first()).toEqual({ n: 2 });
+    expect(await db("items").where({ id: "a" }).first("count")).toEqual({ count: 5 });
+    expect(await db("items").where({ id: "b" }).update({ count: 1 })).toBe(1);
+    expect(await db("items").where({ id: "a" }).delete()).toBe(1);
+    expect(await db("items").where({ id: "zzz" }).delete()).toBe(0);
+    await db.destroy();
+  });
+});

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { endpoint } from "./contract.js";
+import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import type { RouteDef } from "./route.js";
+
+export const RELATIONSHIPS = ["colleague", "client", "friend", "other"] as const;
+export const Relationship = z.enum(RELATIONSHIPS);
+export type Relationship = z.infer<typeof Relationship>;
+
+/** A trusted contact as the public API shows it (api-spec 2.6). */
+export const Contact = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  relationship: Relationship,
+  blocked: z.boolean(),
+  addedAt: Timestamp,
+});
+export type Contact = z.infer<typeof Contact>;
+
+/** The contacts list: `data` only, never `hasMore` (api-spec 4.7). */
+export const ContactList = z.object({ data: z.array(Contact) });
+export type ContactList = z.infer<typeof ContactList>;
+
+// ---- public routes ------------------------------------------------------
+
+const ContactParams = z.strictObject({ id: z.string() });
+
+export const ContactListQuery = z.strictObject({
+  includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+});
+
+export const ContactCreateBody = z.strictObject({
+  email: Email,
+  relationship: Relationship.optional(),
+});
+
+export const ContactUpdateBody = z
+  .strictObject({
+    relationship: Relationship.optional(),
+    blocked: z.boolean().optional(),
+  })
+  .refine((b) => b.relationship !== undefined || b.blocked !== undefined, {
+    message: "provide at least one of relationship, blocked",
+  });
+
+export const contactsList = endpoint(
+  "contacts.v1.http.list",
+  httpRequest({ params: Empty, query: ContactListQuery, body: NoBody }),
+  HttpReply,
+);
+export const contactsCreate = endpoint(
+  "contacts.v1.http.create",
+  httpRequest({ params: Empty, query: Empty, body: ContactCreateBody }),
+  HttpReply,
+);
+export const contactsGet = endpoint(
+  "contacts.v1.http.get",
+  httpRequest({ params: ContactParams, query: Empty, body: NoBody }),
+  HttpReply,
+);
+export const contactsUpdate = endpoint(
+  "contacts.v1.http.update",
+  httpRequest({ params: ContactParams, query: Empty, body: ContactUpdateBody }),
+  HttpReply,
+);
+export const contactsDelete = endpoint(
+  "contacts.v1.http.delete",
+  httpRequest({ params: ContactParams, query: Empty, body: NoBody }),
+  HttpReply,
+);
+
+export const contactsRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/contacts", endpoint: contactsList, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "List trusted contacts, most recently added first" },
+  { method: "POST", path: "/v1/contacts", endpoint: contactsCreate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Add a trusted contact" },
+  { method: "GET", path: "/v1/contacts/:id", endpoint: contactsGet, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "Retrieve one contact" },
+  { method: "PATCH", path: "/v1/contacts/:id", endpoint: contactsUpdate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, summary: "Change a contact's relationship or blocked flag" },
+  { method: "DELETE", path: "/v1/contacts/:id", endpoint: contactsDelete, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: false, summary: "Remove a contact" },
+];
+
+// ---- internal endpoints -------------------------------------------------
+
+/** A person with an account, as the visibility question names them. */
+const Party = z.object({ userId: z.string().min(1), email: z.string().min(1).max(254) });
+
+/**
+ * Which of `others` count for `viewer` (api-decisions 7 and 10): a block by
+ * either side wins; otherwise one of them must have the other as a contact.
+ */
+export const contactsVisibility = endpoint(
+  "contacts.v1.visibility",
+  z.object({ mode: Mode, viewer: Party, others: z.array(Party).max(100) }),
+  z.object({ visibleUserIds: z.array(z.string()) }),
+);
+
+/**
+ * Whether `owner` lets the person with `viewerEmail` see his day view
+ * (api-decisions 6, `email=`): the owner has that e-mail as a contact he has not blocked.
+ * With `viewerUserId` (and the owner's e-mail) a block by the viewer counts too
+ * (api-decisions 8: a blocked contact grants and receives no visibility): the
+ * viewer having the owner as a blocked contact refuses the view.
+ */
+export const contactsGrantsView = endpoint(
+  "contacts.v1.grants-view",
+  z
+    .object({
+      mode: Mode,
+      owner: z.object({ userId: z.string().min(1), email: z.string().min(1).max(254).optional() }),
+      viewerEmail: z.string().min(1).max(254),
+      viewerUserId: z.string().min(1).optional(),
+    })
+    .refine((r) => r.viewerUserId === undefined || r.owner.email !== undefined, {
+      message: "owner.email is required with viewerUserId",
+      path: ["owner", "email"],
+    }),
+  z.object({ granted: z.boolean() }),
+);

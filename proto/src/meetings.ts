@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { endpoint, eventDef, type StreamDef } from "./contract.js";
+import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import type { RouteDef } from "./route.js";
+
+// ---- resource ------------------------------------------------------------
+
+export const DURATIONS = ["15 mins", "30 mins", "45 mins", "1 hour", "1.5 hours", "2 hours"] as const;
+export const Duration = z.enum(DURATIONS);
+export type Duration = z.infer<typeof Duration>;
+
+export const MEETING_STATUSES = ["draft", "confirmed", "cancelled"] as const;
+export const MeetingStatus = z.enum(MEETING_STATUSES);
+export type MeetingStatus = z.infer<typeof MeetingStatus>;
+
+export const MEETING_FILTERS = ["upcoming", "past", "draft", "all"] as const;
+export const MeetingFilter = z.enum(MEETING_FILTERS);
+export type MeetingFilter = z.infer<typeof MeetingFilter>;
+
+/** A meeting as GET /v1/meetings/:id, POST and PATCH answer it. */
+export const Meeting = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  startTime: Timestamp,
+  duration: Duration,
+  participants: z.array(z.string()),
+  status: MeetingStatus,
+  /** E-mail of the user who created the meeting; only they may update it. */
+  organizer: z.string(),
+  createdAt: Timestamp,
+});
+export type Meeting = z.infer<typeof Meeting>;
+
+/** List items leave out the long and rarely needed fields. */
+export const MeetingListItem = Meeting.omit({ description: true, createdAt: true });
+export type MeetingListItem = z.infer<typeof MeetingListItem>;
+
+export const MeetingList = z.object({ data: z.array(MeetingListItem), hasMore: z.boolean() });
+export type MeetingList = z.infer<typeof MeetingList>;
+
+// ---- request bodies ------------------------------------------------------
+
+/** NUL and unpaired surrogates cannot be stored as Postgres text or jsonb; refusing them keeps a 500 out of reach. */
+function storable(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return false;
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    }
+  }
+  return true;
+}
+const STORABLE_MESSAGE = "must not contain NUL characters or unpaired surrogates";
+
+export const MeetingTitle = z.string().trim().min(1).max(200).refine(storable, STORABLE_MESSAGE);
+export const MeetingDescription = z.string().max(10_000).refine(storable, STORABLE_MESSAGE);
+
+/**
+ * An ISO 8601 datetime in extended form; without an offset it is read in the
+ * caller's time zone. Calendar validity and the zone are checked by the
+ * meetings service, which knows the caller.
+ */
+export const DateTimeInput = z
+  .string()
+  .max(64)
+  .regex(
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/,
+    "must be an ISO 8601 datetime such as 2026-05-04T09:30:00Z",
+  );
+
+/** 1–100 addresses, lower-cased, duplicates dropped in first-seen order. */
+export const Participants = z
+  .array(Email)
+  .min(1)
+  .max(100)
+  .transform((emails) => [...new Set(emails)]);
+
+export const MeetingCreateBody = z.strictObject({
+  title: MeetingTitle,
+  description: MeetingDescription.optional(),
+  duration: Duration,
+  startTime: DateTimeInput,
+  participants: Participants,
+  /** Default true. */
+  sendInvites: z.boolean().optional(),
+  /** Default `confirmed`; a meeting is never created cancelled. */
+  status: z.enum(["draft", "confirmed"]).optional(),
+});
+export type MeetingCreateBody = z.output<typeof MeetingCreateBody>;
+
+export const MeetingUpdateBody = z.strictObject({
+  title: MeetingTitle.optional(),
+  description: MeetingDescription.optional(),
+  duration: Duration.optional(),
+  startTime: DateTimeInput.optional(),
+  participants: Participants.optional(),
+  /** Default true. */
+  sendInvites: z.boolean().optional(),
+  status: MeetingStatus.optional(),
+});
+export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
+
+/** Query values arrive as strings; a repeated parameter (an array) is refused. */
+export const MeetingListQuery = z.strictObject({
+  filter: MeetingFilter.optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, "must be an integer between 1 and 100")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 100, "must be an integer between 1 and 100")
+    .optional(),
+  /** Id of the last meeting of the previous page. */
+  startingAfter: z.string().max(64).optional(),
+});
+export type MeetingListQuery = z.output<typeof MeetingListQuery>;
+
+const MeetingIdParams = z.strictObject({ id: z.string() });
+
+// ---- public routes ---------------------------------------------------------
+
+export const meetingsList = endpoint(
+  "meetings.v1.http.list",
+  httpRequest({ params: Empty, query: MeetingListQuery, body: NoBody }),
+  HttpReply,
+);
+export const meetingsCreate = endpoint(
+  "meetings.v1.http.create",
+  httpRequest({ params: Empty, query: Empty, body: MeetingCreateBody }),
+  HttpReply,
+);
+export const meetingsGet = endpoint(
+  "meetings.v1.http.get",
+  httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }),
+  HttpReply,
+);
+export const meetingsUpdate = endpoint(
+  "meetings.v1.http.update",
+  httpRequest({ params: MeetingIdParams, query: Empty, body: MeetingUpdateBody }),
+  HttpReply,
+);
+
+export const meetingsRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/meetings", endpoint: meetingsList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar" },
+  { method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites" },
+  { method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting" },
+  { method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)" },
+];
+
+// ---- internal endpoints ----------------------------------------------------
+
+export const BusyUser = z.object({ userId: z.string(), email: Email });
+export const TimeInterval = z.object({ start: Timestamp, end: Timestamp });
+export type TimeInterval = z.infer<typeof TimeInterval>;
+
+/**
+ * Busy intervals of up to 100 users over [from, to): the confirmed meetings
+ * each organizes or attends (by account e-mail) that overlap the range, in
+ * start order. Every requested user appears in the reply, possibly with none.
+ */
+export const meetingsBusy = endpoint(
+  "meetings.v1.busy",
+  z
+    .object({ mode: Mode, users: z.array(BusyUser).max(100), from: Timestamp, to: Timestamp })
+    .refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
+  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(TimeInterval) })) }),
+);
+
+// ---- events ------------------------------------------------------------------
+
+export const MEETINGS_STREAM: StreamDef = { name: "MEETINGS", subjectPrefix: "meetings.v1.events" };
+
+/** Fields whose change an update event reports. */
+export const MEETING_FIELDS = ["title", "description", "startTime", "duration", "participants", "status"] as const;
+export const MeetingField = z.enum(MEETING_FIELDS);
+export type MeetingField = z.infer<typeof MeetingField>;
+
+const MeetingEventBase = {
+  eventId: z.string(),
+  meetingId: z.string(),
+  mode: Mode,
+  organizer: z.object({ userId: z.string(), email: z.string() }),
+  /** The meeting as it is after the change. */
+  meeting: Meeting,
+  /** Per meeting, 1 at creation and one more on every change: later wins (as iCalendar SEQUENCE). */
+  sequence: z.number().int().positive(),
+  /**
+   * Whether participants should hear about this change: the request's
+   * `sendInvites` combined with the rules of api-decisions part 5 (drafts
+   * send nothing, only some changes send updates).
+   */
+  sendInvites: z.boolean(),
+  occurredAt: Timestamp,
+};
+
+export const meetingCreated = eventDef(MEETINGS_STREAM, "meeting.created", z.object(MeetingEventBase));
+export const meetingUpdated = eventDef(
+  MEETINGS_STREAM,
+  "meeting.updated",
+  z.object({
+    ...MeetingEventBase,
+    changedFields: z.array(MeetingField).min(1),
+    previousStatus: MeetingStatus,
+    /** Participants before the change: those missing now get a cancellation. */
+    previousParticipants: z.array(z.string()),
+  }),
+);
+export const meetingCancelled = eventDef(
+  MEETINGS_STREAM,
+  "meeting.cancelled",
+  z.object({
+    ...MeetingEventBase,
+    changedFields: z.array(MeetingField).min(1),
+    previousStatus: MeetingStatus,
+    previousParticipants: z.array(z.string()),
+  }),
+);
+
+/** Every event of the MEETINGS stream, for consumers and the outbox relay. */
+export const meetingEvents = [meetingCreated, meetingUpdated, meetingCancelled] as const;

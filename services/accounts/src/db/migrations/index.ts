@@ -1,0 +1,6 @@
+import type { Migration } from "@sched/db";
+import { createUsers } from "./001_create_users.js";
+import { createApiKeys } from "./002_create_api_keys.js";
+
+/** Every migration of the accounts schema, in order. */
+export const migrations: readonly Migration[] = [createUsers, createApiKeys];

@@ -1,0 +1,143 @@
+import type { Knex } from "@sched/db";
+import type { Caller, Mode, Scope, WorkingHoursEntry } from "@sched/proto";
+import type { ProfileChanges, StoredUser } from "../domain/users.js";
+
+/** The unique constraint that makes a second user with the same e-mail impossible. */
+export const UNIQUE_EMAIL_CONSTRAINT = "users_email_key";
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  timezone: string;
+  working_hours: WorkingHoursEntry[] | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const USER_COLUMNS = ["id", "email", "name", "timezone", "working_hours", "created_at", "updated_at"];
+
+const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
+const asJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+
+function toStoredUser(row: UserRow): StoredUser {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    timezone: row.timezone,
+    // jsonb keeps its own key order; replies spell entries as the contract does.
+    workingHours: asJson(row.working_hours).map((e) => ({ day: e.day, start: e.start, end: e.end })),
+    createdAt: asDate(row.created_at),
+    updatedAt: asDate(row.updated_at),
+  };
+}
+
+export async function insertUser(db: Knex, user: { id: string; email: string; name: string; timezone: string }): Promise<StoredUser> {
+  const [row] = (await db("users").insert(user).returning(USER_COLUMNS)) as UserRow[];
+  return toStoredUser(row!);
+}
+
+export async function findUser(db: Knex, id: string): Promise<StoredUser | undefined> {
+  const row = (await db("users").where({ id }).first(USER_COLUMNS)) as UserRow | undefined;
+  return row ? toStoredUser(row) : undefined;
+}
+
+/** `email` in its stored (lower-case) form. */
+export async function findUsersByEmail(db: Knex, email: string): Promise<StoredUser[]> {
+  const rows = (await db("users").where({ email }).select(USER_COLUMNS).orderBy("id")) as UserRow[];
+  return rows.map(toStoredUser);
+}
+
+/** Users with any of the ids or (stored-form) e-mails, in one query. */
+export async function lookupUsers(db: Knex, by: { ids: string[]; emails: string[] }): Promise<StoredUser[]> {
+  if (by.ids.length === 0 && by.emails.length === 0) return [];
+  const rows = (await db("users")
+    .select(USER_COLUMNS)
+    .where((q) => {
+      if (by.ids.length > 0) q.orWhereIn("id", by.ids);
+      if (by.emails.length > 0) q.orWhereIn("email", by.emails);
+    })
+    .orderBy("id")) as UserRow[];
+  return rows.map(toStoredUser);
+}
+
+/**
+ * Applies the changes `decide` makes of the current user, with the row
+ * locked so that concurrent updates apply one after the other. Nothing is
+ * written when `decide` returns no change.
+ */
+export async function changeUser(
+  db: Knex,
+  id: string,
+  decide: (current: StoredUser) => ProfileChanges,
+): Promise<{ user: StoredUser; changed: boolean } | undefined> {
+  return db.transaction(async (trx) => {
+    const row = (await trx("users").where({ id }).forUpdate().first(USER_COLUMNS)) as UserRow | undefined;
+    if (!row) return undefined;
+    const changes = decide(toStoredUser(row));
+    if (Object.keys(changes).length === 0) return { user: toStoredUser(row), changed: false };
+    const [updated] = (await trx("users")
+      .where({ id })
+      .update({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.timezone !== undefined ? { timezone: changes.timezone } : {}),
+        ...(changes.workingHours !== undefined ? { working_hours: JSON.stringify(changes.workingHours) } : {}),
+        updated_at: trx.raw("clock_timestamp()"),
+      })
+      .returning(USER_COLUMNS)) as UserRow[];
+    return { user: toStoredUser(updated!), changed: true };
+  });
+}
+
+/** A key as the admin API shows it at creation (the key itself is never stored). */
+export interface StoredApiKey {
+  id: string;
+  mode: Mode;
+  scopes: Scope[];
+  name: string | null;
+  createdAt: Date;
+}
+
+export async function insertApiKey(
+  db: Knex,
+  key: { id: string; userId: string; keyHash: string; hint: string; mode: Mode; scopes: Scope[]; name: string | null },
+): Promise<StoredApiKey> {
+  const [row] = (await db("api_keys")
+    .insert({
+      id: key.id,
+      user_id: key.userId,
+      key_hash: key.keyHash,
+      hint: key.hint,
+      mode: key.mode,
+      scopes: JSON.stringify(key.scopes),
+      name: key.name,
+    })
+    .returning(["id", "mode", "scopes", "name", "created_at"])) as { id: string; mode: Mode; scopes: Scope[] | string; name: string | null; created_at: Date | string }[];
+  return { id: row!.id, mode: row!.mode, scopes: asJson(row!.scopes), name: row!.name, createdAt: asDate(row!.created_at) };
+}
+
+/** Who an unrevoked key acts for; undefined for an unknown or revoked key. */
+export async function findCallerByKeyHash(db: Knex, keyHash: string): Promise<Caller | undefined> {
+  const row = (await db("api_keys as k")
+    .join("users as u", "u.id", "k.user_id")
+    .where("k.key_hash", keyHash)
+    .whereNull("k.revoked_at")
+    .first("k.id as api_key_id", "k.mode", "k.scopes", "u.id as user_id", "u.email", "u.timezone")) as
+    | { api_key_id: string; mode: Mode; scopes: Scope[] | string; user_id: string; email: string; timezone: string }
+    | undefined;
+  if (!row) return undefined;
+  return { userId: row.user_id, email: row.email, timezone: row.timezone, mode: row.mode, scopes: asJson(row.scopes), apiKeyId: row.api_key_id };
+}
+
+/**
+ * Marks a key revoked (keeping the first revocation time) and returns its
+ * hash, or undefined when there is no such key.
+ */
+export async function revokeApiKey(db: Knex, id: string): Promise<{ keyHash: string } | undefined> {
+  const [row] = (await db("api_keys")
+    .where({ id })
+    .update({ revoked_at: db.raw("coalesce(revoked_at, clock_timestamp())") })
+    .returning(["key_hash"])) as { key_hash: string }[];
+  return row ? { keyHash: row.key_hash } : undefined;
+}

@@ -1,0 +1,70 @@
+import { bind, type Bus, type EndpointBinding } from "@sched/bus";
+import { isUniqueViolation, type Knex } from "@sched/db";
+import { notFound } from "@sched/errors";
+import { apiKeyHint, generateApiKey, hashApiKey, newId } from "@sched/ids";
+import {
+  accountsAdminCreateKey,
+  accountsAdminCreateUser,
+  accountsAdminFindUsers,
+  accountsAdminRevokeKey,
+  keyRevoked,
+  userCreated,
+} from "@sched/proto";
+import { keyScopes, requireKeyId, requireUserId } from "../domain/apiKeys.js";
+import { DEFAULT_TIME_ZONE, requireTimeZone } from "../domain/timeZone.js";
+import { adminUserView, formatTimestamp, normalizeEmail, userExists } from "../domain/users.js";
+import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, revokeApiKey } from "../db/queries.js";
+import { publishUserEvent, type EventDeps } from "../events.js";
+
+/** The admin API the gateway serves under /admin/v1 (api-decisions 3); the gateway checked the admin token. */
+export function adminBindings(db: Knex, bus: Bus, events: EventDeps): EndpointBinding[] {
+  return [
+    bind(accountsAdminCreateUser, async ({ body }) => {
+      const timezone = body.timezone === undefined ? DEFAULT_TIME_ZONE : requireTimeZone(body.timezone);
+      let user;
+      try {
+        // No read before the insert: the unique constraint alone decides, so two racing creates get one 201 and one 409.
+        user = await insertUser(db, { id: newId("usr"), email: body.email, name: body.name, timezone });
+      } catch (err) {
+        if (isUniqueViolation(err, UNIQUE_EMAIL_CONSTRAINT)) throw userExists();
+        throw err;
+      }
+      await publishUserEvent(events, userCreated, user);
+      return { status: 201, body: adminUserView(user) };
+    }),
+
+    bind(accountsAdminFindUsers, async ({ query }) => {
+      const users = await findUsersByEmail(db, normalizeEmail(query.email));
+      return { status: 200, body: { data: users.map(adminUserView) } };
+    }),
+
+    bind(accountsAdminCreateKey, async ({ params, body }) => {
+      const user = await findUser(db, requireUserId(params.id));
+      if (!user) throw notFound("user");
+      const key = generateApiKey(body.mode);
+      const stored = await insertApiKey(db, {
+        id: newId("key"),
+        userId: user.id,
+        keyHash: hashApiKey(key),
+        hint: apiKeyHint(key),
+        mode: body.mode,
+        scopes: keyScopes(body.scopes),
+        name: body.name ?? null,
+      });
+      return {
+        status: 201,
+        body: { id: stored.id, key, mode: stored.mode, scopes: stored.scopes, name: stored.name, createdAt: formatTimestamp(stored.createdAt) },
+      };
+    }),
+
+    bind(accountsAdminRevokeKey, async ({ params }) => {
+      const id = requireKeyId(params.id);
+      const revoked = await revokeApiKey(db, id);
+      if (!revoked) throw notFound("API key");
+      // Sent again on a repeated revoke: a replica that missed the first notice gets another chance.
+      // A failure here fails the call, and the revoke is safe to retry.
+      await bus.notify(keyRevoked, { apiKeyId: id, keyHash: revoked.keyHash });
+      return { status: 200, body: { id, revoked: true } };
+    }),
+  ];
+}

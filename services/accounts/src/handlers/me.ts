@@ -1,0 +1,34 @@
+import { bind, type EndpointBinding } from "@sched/bus";
+import type { Knex } from "@sched/db";
+import { notFound } from "@sched/errors";
+import { accountsGetMe, accountsUpdateMe, userUpdated } from "@sched/proto";
+import { requireTimeZone } from "../domain/timeZone.js";
+import { effectiveChanges, profileView, type ProfileChanges } from "../domain/users.js";
+import { checkWorkingHours } from "../domain/workingHours.js";
+import { changeUser, findUser } from "../db/queries.js";
+import { publishUserEvent, type EventDeps } from "../events.js";
+import { requireCaller } from "./caller.js";
+
+/** GET and PATCH /v1/me (api-decisions 4). */
+export function meBindings(db: Knex, events: EventDeps): EndpointBinding[] {
+  return [
+    bind(accountsGetMe, async (_request, ctx) => {
+      const user = await findUser(db, requireCaller(ctx).userId);
+      if (!user) throw notFound("user");
+      return { status: 200, body: profileView(user) };
+    }),
+
+    bind(accountsUpdateMe, async ({ body }, ctx) => {
+      const caller = requireCaller(ctx);
+      const wanted: ProfileChanges = {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.timezone !== undefined ? { timezone: requireTimeZone(body.timezone) } : {}),
+        ...(body.workingHours !== undefined ? { workingHours: checkWorkingHours(body.workingHours) } : {}),
+      };
+      const result = await changeUser(db, caller.userId, (current) => effectiveChanges(current, wanted));
+      if (!result) throw notFound("user");
+      if (result.changed) await publishUserEvent(events, userUpdated, result.user);
+      return { status: 200, body: profileView(result.user) };
+    }),
+  ];
+}

@@ -1,0 +1,5 @@
+import type { Migration } from "@sched/db";
+import { createContacts } from "./001_create_contacts.js";
+
+/** Every migration of the contacts schema, in order. */
+export const migrations: readonly Migration[] = [createContacts];

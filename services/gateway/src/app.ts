@@ -1,0 +1,138 @@
+import type { Bus } from "@sched/bus";
+import { AppError } from "@sched/errors";
+import type { Logger } from "@sched/logging";
+import type { Caller, RouteDef } from "@sched/proto";
+import express, { type Request, type Response } from "express";
+import { timingSafeEqual } from "node:crypto";
+import type { Authenticator } from "./auth/authenticate.js";
+import { bearerToken } from "./domain/bearer.js";
+import { rateLimitHeaders } from "./domain/rateLimitHeaders.js";
+import { chooseRequestId } from "./domain/requestId.js";
+import { compileRoutes } from "./domain/routeMatch.js";
+import { readJsonBody } from "./http/body.js";
+import { errorMiddleware } from "./http/errors.js";
+import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
+
+export interface GatewayDeps {
+  bus: Bus;
+  logger: Logger;
+  routes: readonly RouteDef[];
+  authenticator: Authenticator;
+  rateLimits: RateLimits;
+  adminToken: string;
+  busTimeoutMs: number;
+  trustProxy: string;
+  /** Readiness beyond the bus connection (e.g. Redis); defaults to ready. */
+  isReady?: () => Promise<boolean>;
+}
+
+/** Request headers a service may need, forwarded on the bus request. */
+const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate"] as const;
+const FORWARDED_NAMES: Record<(typeof FORWARDED_HEADERS)[number], string> = {
+  "idempotency-key": "Idempotency-Key",
+  traceparent: "traceparent",
+  tracestate: "tracestate",
+};
+
+/**
+ * The HTTP edge. For each request, in this order: request id, CORS refusal,
+ * route match (404/405), authentication (401), rate limit (429), scope (403),
+ * body (415/413/400), then the service over the bus, whose validation and
+ * resource checks come last.
+ */
+export function createGatewayApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  app.set("trust proxy", parseTrustProxy(deps.trustProxy));
+  const match = compileRoutes(deps.routes);
+
+  app.use((req, res, next) => {
+    const requestId = chooseRequestId(req.get("x-request-id"));
+    res.locals.requestId = requestId;
+    res.set("X-Request-Id", requestId);
+    next();
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const ready = deps.bus.isConnected() && (deps.isReady ? await deps.isReady() : true);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not_ready" });
+  });
+
+  app.use(async (req: Request, res: Response) => {
+    if (req.method === "OPTIONS") {
+      throw new AppError("forbidden", "This API is for servers: browser cross-origin requests are not allowed.");
+    }
+    const matched = match(req.method === "HEAD" ? "GET" : req.method, req.path);
+    if (matched.kind === "not_found") throw new AppError("not_found", `No route for ${req.method} ${req.path}.`);
+    if (matched.kind === "method_not_allowed") {
+      throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
+    }
+    const { route, params } = matched;
+    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : await authenticate(req, deps);
+    if (caller && route.bucket) await countRequest(res, deps, route, caller);
+    if (caller && route.scope && !caller.scopes.includes(route.scope)) {
+      throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
+    }
+    const body = route.hasBody ? await readJsonBody(req, res) : undefined;
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED_HEADERS) {
+      const value = req.get(name);
+      if (value !== undefined) headers[FORWARDED_NAMES[name]] = value;
+    }
+    const reply = await deps.bus.request(
+      route.endpoint,
+      { params, query: { ...req.query }, body },
+      { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers },
+    );
+    const { status, body: replyBody, headers: replyHeaders } = reply as { status: number; body?: unknown; headers?: Record<string, string> };
+    if (replyHeaders) res.set(replyHeaders);
+    if (replyBody === undefined || status === 204) res.status(status).end();
+    else res.status(status).json(replyBody);
+  });
+
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}
+
+function checkAdmin(req: Request, adminToken: string): undefined {
+  const token = bearerToken(req.get("authorization"));
+  const expected = Buffer.from(adminToken);
+  const given = Buffer.from(token ?? "");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new AppError("unauthorized", "Missing or invalid admin token.");
+  }
+  return undefined;
+}
+
+async function authenticate(req: Request, deps: GatewayDeps): Promise<Caller> {
+  const address = req.ip ?? "unknown";
+  const exhausted = await deps.rateLimits.authFailuresExhausted(address);
+  if (exhausted) throw new RateLimitedError(exhausted);
+  try {
+    return await deps.authenticator.authenticate(req.get("authorization"));
+  } catch (err) {
+    if (err instanceof AppError && err.code === "unauthorized") await deps.rateLimits.recordAuthFailure(address);
+    throw err;
+  }
+}
+
+async function countRequest(res: Response, deps: GatewayDeps, route: RouteDef, caller: Caller): Promise<void> {
+  try {
+    const state = await deps.rateLimits.consume(route.bucket ?? "standard", caller.apiKeyId);
+    res.set(rateLimitHeaders(state, Date.now()));
+  } catch (err) {
+    if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.state, Date.now()));
+    throw err;
+  }
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

@@ -1,0 +1,36 @@
+import type { Bus } from "@sched/bus";
+import { AppError } from "@sched/errors";
+import { apiKeyMode, hashApiKey } from "@sched/ids";
+import { accountsAuthenticate, keyRevoked, type Caller } from "@sched/proto";
+import { bearerToken } from "../domain/bearer.js";
+import { KeyCache } from "./keyCache.js";
+
+const unauthorized = (message: string) => new AppError("unauthorized", message);
+
+/** Resolves the bearer API key of a request to its caller, through a short cache. */
+export class Authenticator {
+  private readonly cache: KeyCache;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly bus: Bus, options: { cacheTtlMs: number; timeoutMs: number }) {
+    this.cache = new KeyCache(options.cacheTtlMs);
+    this.timeoutMs = options.timeoutMs;
+  }
+
+  /** Listens for revocations so every replica forgets a revoked key at once. */
+  async listen(): Promise<{ stop(): Promise<void> }> {
+    return this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash));
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    if (!authorization) throw unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.");
+    const key = bearerToken(authorization);
+    if (!key || !apiKeyMode(key)) throw unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….");
+    const keyHash = hashApiKey(key);
+    const cached = this.cache.get(keyHash);
+    if (cached) return cached;
+    const { caller } = await this.bus.request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs });
+    this.cache.set(keyHash, caller);
+    return caller;
+  }
+}

@@ -1,0 +1,24 @@
+import { AppError, internalError } from "@sched/errors";
+import type { Logger } from "@sched/logging";
+import type { NextFunction, Request, Response } from "express";
+
+/** Writes the one error envelope of the API. */
+export function sendError(res: Response, err: AppError): void {
+  const requestId = String(res.locals.requestId ?? "");
+  if (err.details.allow) res.set("Allow", err.details.allow.join(", "));
+  if (err.details.retryAfterSeconds !== undefined) res.set("Retry-After", String(err.details.retryAfterSeconds));
+  else if (err.code === "service_unavailable") res.set("Retry-After", "1");
+  res.status(err.status).json({
+    error: { code: err.code, message: err.message, ...(err.details.param ? { param: err.details.param } : {}), requestId },
+  });
+}
+
+/** Last middleware: anything thrown becomes the envelope; unknown errors are logged and hidden. */
+export function errorMiddleware(logger: Logger) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    if (res.headersSent) return;
+    if (err instanceof AppError) return sendError(res, err);
+    logger.error({ err, requestId: res.locals.requestId }, "unhandled gateway error");
+    sendError(res, internalError());
+  };
+}

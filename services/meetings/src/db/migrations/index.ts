@@ -1,0 +1,7 @@
+import type { Migration } from "@sched/db";
+import { outboxMigration } from "@sched/outbox";
+import { createMeetings } from "./001_create_meetings.js";
+import { createIdempotencyKeys } from "./002_create_idempotency_keys.js";
+
+/** The meetings schema, in order. Released migrations never change. */
+export const migrations: readonly Migration[] = [createMeetings, createIdempotencyKeys, outboxMigration("003_create_outbox")];

@@ -1,0 +1,285 @@
+import type { Knex } from "@sched/db";
+import type { Duration, MeetingStatus, Mode } from "@sched/proto";
+import type { ListPlan } from "../domain/filters.js";
+import type { MeetingRecord } from "../domain/meeting.js";
+import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
+
+interface MeetingRow {
+  id: string;
+  mode: Mode;
+  organizer_id: string;
+  organizer_email: string;
+  title: string;
+  description: string;
+  start_time: Date;
+  duration: Duration;
+  participants: string[];
+  status: MeetingStatus;
+  sequence: number;
+  created_at: Date;
+}
+
+const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
+const LIST_COLUMNS = "id, mode, organizer_id, organizer_email, title, start_time, duration, participants, status, sequence";
+
+export type ListedMeeting = Omit<MeetingRecord, "description" | "createdAt">;
+
+const iso = (d: Date) => d.toISOString();
+
+function toRecord(row: MeetingRow): MeetingRecord {
+  return { ...toListed(row), description: row.description, createdAt: new Date(row.created_at) };
+}
+
+function toListed(row: Omit<MeetingRow, "description" | "created_at">): ListedMeeting {
+  return {
+    id: row.id,
+    mode: row.mode,
+    organizerId: row.organizer_id,
+    organizerEmail: row.organizer_email,
+    title: row.title,
+    startTime: new Date(row.start_time),
+    duration: row.duration,
+    participants: row.participants,
+    status: row.status,
+    sequence: row.sequence,
+  };
+}
+
+// ---- meetings ----------------------------------------------------------------
+
+function participantRows(m: MeetingRecord) {
+  const end = iso(endTimeOf(m.startTime, m.duration));
+  return m.participants.map((email) => ({ meeting_id: m.id, email, mode: m.mode, status: m.status, start_time: iso(m.startTime), end_time: end }));
+}
+
+export async function insertMeeting(trx: Knex.Transaction, m: MeetingRecord): Promise<void> {
+  await trx("meetings").insert({
+    id: m.id,
+    mode: m.mode,
+    organizer_id: m.organizerId,
+    organizer_email: m.organizerEmail,
+    title: m.title,
+    description: m.description,
+    start_time: iso(m.startTime),
+    end_time: iso(endTimeOf(m.startTime, m.duration)),
+    duration: m.duration,
+    participants: m.participants,
+    status: m.status,
+    sequence: m.sequence,
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.createdAt),
+  });
+  await trx("meeting_participants").insert(participantRows(m));
+}
+
+/** One meeting of a mode; with `lock`, the row stays locked until the transaction ends. */
+export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false): Promise<MeetingRecord | undefined> {
+  const query = db("meetings").select(db.raw(MEETING_COLUMNS)).where({ id, mode }).first();
+  const row = (await (lock ? query.forUpdate() : query)) as MeetingRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** Writes the new state of a meeting and brings its participant rows in line. */
+export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now: Date): Promise<void> {
+  await trx("meetings")
+    .where({ id: m.id })
+    .update({
+      title: m.title,
+      description: m.description,
+      start_time: iso(m.startTime),
+      end_time: iso(endTimeOf(m.startTime, m.duration)),
+      duration: m.duration,
+      participants: m.participants,
+      status: m.status,
+      sequence: m.sequence,
+      updated_at: iso(now),
+    });
+  await trx("meeting_participants").where({ meeting_id: m.id }).delete();
+  await trx("meeting_participants").insert(participantRows(m));
+}
+
+// ---- the calendar list ---------------------------------------------------------
+
+export interface CalendarQuery {
+  mode: Mode;
+  userId: string;
+  email: string;
+  plan: ListPlan;
+  /** Position of the last meeting already seen. */
+  after?: { startTime: Date; id: string };
+  limit: number;
+}
+
+/**
+ * The list as one statement: the organizer's meetings and the attended ones
+ * are each read from their own index in list order (at most `limit` of
+ * each), merged, and the first `limit` kept. Keyset pagination on
+ * (start_time, id) keeps pages stable while meetings are added.
+ */
+export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unknown[] } {
+  const dir = q.plan.direction;
+  const cmp = dir === "asc" ? ">" : "<";
+  const branch = (table: string, idColumn: string, ownerColumn: string, owner: string) => {
+    const where: string[] = [];
+    const bindings: unknown[] = [];
+    const add = (condition: string, ...values: unknown[]) => {
+      where.push(condition);
+      bindings.push(...values);
+    };
+    add("mode = ?", q.mode);
+    add(`${ownerColumn} = ?`, owner);
+    if (q.plan.status) add("status = ?", q.plan.status);
+    if (q.plan.startAfter) add("start_time > ?", iso(q.plan.startAfter));
+    if (q.plan.startAtOrBefore) add("start_time <= ?", iso(q.plan.startAtOrBefore));
+    if (q.plan.endAfter) add("end_time > ?", iso(q.plan.endAfter));
+    if (q.plan.endAtOrBefore) add("end_time <= ?", iso(q.plan.endAtOrBefore));
+    if (q.after) add(`(start_time, ${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
+    bindings.push(q.limit);
+    return {
+      sql: `select ${idColumn} from ${table} where ${where.join(" and ")} order by start_time ${dir}, ${idColumn} ${dir} limit ?`,
+      bindings,
+    };
+  };
+  const organized = branch("meetings", "id", "organizer_id", q.userId);
+  const attended = branch("meeting_participants", "meeting_id", "email", q.email);
+  return {
+    sql: `select ${LIST_COLUMNS} from meetings
+          where id in ((${organized.sql}) union all (${attended.sql}))
+          order by start_time ${dir}, id ${dir} limit ?`,
+    bindings: [...organized.bindings, ...attended.bindings, q.limit],
+  };
+}
+
+export async function listCalendar(db: Knex, q: CalendarQuery): Promise<ListedMeeting[]> {
+  const { sql, bindings } = calendarPageSql(q);
+  const result = await db.raw(sql, bindings as Knex.RawBinding[]);
+  return (result.rows as MeetingRow[]).map(toListed);
+}
+
+/** Where a meeting of the caller's calendar sits in list order; undefined when it is not theirs. */
+export async function findCalendarPosition(
+  db: Knex,
+  q: { mode: Mode; userId: string; email: string; id: string },
+): Promise<{ startTime: Date; id: string } | undefined> {
+  const row = (await db("meetings")
+    .select("id", "start_time")
+    .where({ id: q.id, mode: q.mode })
+    .andWhere((w) => w.where("organizer_id", q.userId).orWhereRaw("? = any(participants)", [q.email]))
+    .first()) as { id: string; start_time: Date } | undefined;
+  return row ? { id: row.id, startTime: new Date(row.start_time) } : undefined;
+}
+
+// ---- busy intervals ----------------------------------------------------------------
+
+export interface BusyQuery {
+  mode: Mode;
+  users: { userId: string; email: string }[];
+  from: Date;
+  to: Date;
+}
+
+/**
+ * Confirmed meetings each user organizes or attends that overlap [from, to),
+ * in one statement. A meeting lasts at most two hours, so its start lies in
+ * (from − 2 h, to): that bound keeps both branches index range scans.
+ */
+export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
+  const earliestStart = iso(new Date(q.from.getTime() - LONGEST_MEETING_MS));
+  const range = [earliestStart, iso(q.to), iso(q.from)];
+  return {
+    sql: `with wanted as (select * from unnest(?::text[], ?::text[]) as w(user_id, email))
+          select w.user_id, m.id as meeting_id, m.start_time, m.end_time
+            from wanted w join meetings m
+              on m.mode = ? and m.organizer_id = w.user_id and m.status = 'confirmed'
+             and m.start_time > ? and m.start_time < ? and m.end_time > ?
+          union
+          select w.user_id, p.meeting_id, p.start_time, p.end_time
+            from wanted w join meeting_participants p
+              on p.mode = ? and p.email = w.email and p.status = 'confirmed'
+             and p.start_time > ? and p.start_time < ? and p.end_time > ?
+          order by user_id, start_time, meeting_id`,
+    bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email), q.mode, ...range, q.mode, ...range],
+  };
+}
+
+export async function busyIntervals(db: Knex, q: BusyQuery): Promise<{ userId: string; start: Date; end: Date }[]> {
+  if (q.users.length === 0) return [];
+  const { sql, bindings } = busySql(q);
+  const result = await db.raw(sql, bindings as Knex.RawBinding[]);
+  return (result.rows as { user_id: string; start_time: Date; end_time: Date }[]).map((r) => ({
+    userId: r.user_id,
+    start: new Date(r.start_time),
+    end: new Date(r.end_time),
+  }));
+}
+
+// ---- idempotency keys ------------------------------------------------------------------
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  state: "in_progress" | "done";
+  responseStatus: number | null;
+  responseBody: unknown;
+}
+
+/** An in-progress claim older than this belongs to a request that died; the same request may take it over. */
+const STALE_CLAIM_SECONDS = 60;
+const KEY_LIFETIME_HOURS = 24;
+
+/**
+ * Claims a key for this request. Returns true when the claim is ours: the
+ * key was free, expired, or held by a dead attempt at the same request.
+ * The unique key makes concurrent claims of one key wait for each other,
+ * so only one of them ever wins.
+ */
+export async function claimIdempotencyKey(
+  db: Knex,
+  c: { apiKeyId: string; key: string; fingerprint: string; claimToken: string },
+): Promise<boolean> {
+  const result = await db.raw(
+    `insert into idempotency_keys (api_key_id, idem_key, fingerprint, claim_token, state, claimed_at, expires_at)
+     values (?, ?, ?, ?, 'in_progress', now(), now() + make_interval(hours => ?))
+     on conflict (api_key_id, idem_key) do update
+       set fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, state = 'in_progress',
+           response_status = null, response_body = null, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+       where idempotency_keys.expires_at <= now()
+          or (idempotency_keys.state = 'in_progress' and idempotency_keys.fingerprint = excluded.fingerprint
+              and idempotency_keys.claimed_at < now() - make_interval(secs => ?))
+     returning claim_token`,
+    [c.apiKeyId, c.key, c.fingerprint, c.claimToken, KEY_LIFETIME_HOURS, STALE_CLAIM_SECONDS],
+  );
+  return (result.rows as { claim_token: string }[]).some((r) => r.claim_token === c.claimToken);
+}
+
+export async function findIdempotencyRecord(db: Knex, apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined> {
+  const row = (await db("idempotency_keys")
+    .select("fingerprint", "state", "response_status", "response_body")
+    .where({ api_key_id: apiKeyId, idem_key: key })
+    .andWhere("expires_at", ">", db.fn.now())
+    .first()) as { fingerprint: string; state: "in_progress" | "done"; response_status: number | null; response_body: unknown } | undefined;
+  return row && { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseBody: row.response_body };
+}
+
+/** Stores the response with the change it describes; false when the claim was lost. */
+export async function completeIdempotencyKey(
+  trx: Knex.Transaction,
+  c: { apiKeyId: string; key: string; claimToken: string; status: number; body: unknown },
+): Promise<boolean> {
+  const updated = await trx("idempotency_keys")
+    .where({ api_key_id: c.apiKeyId, idem_key: c.key, claim_token: c.claimToken, state: "in_progress" })
+    .update({ state: "done", response_status: c.status, response_body: JSON.stringify(c.body) });
+  return updated === 1;
+}
+
+/** Gives a claim back after a failure, so a retry with the key can run. */
+export async function releaseIdempotencyKey(db: Knex, c: { apiKeyId: string; key: string; claimToken: string }): Promise<void> {
+  await db("idempotency_keys").where({ api_key_id: c.apiKeyId, idem_key: c.key, claim_token: c.claimToken, state: "in_progress" }).delete();
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Knex, batch = 5_000): Promise<number> {
+  const result = await db.raw(
+    "delete from idempotency_keys where (api_key_id, idem_key) in (select api_key_id, idem_key from idempotency_keys where expires_at <= now() limit ?)",
+    [batch],
+  );
+  return (result as { rowCount?: number }).rowCount ?? 0;
+}

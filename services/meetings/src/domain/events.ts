@@ -1,0 +1,48 @@
+import { meetingCancelled, meetingUpdated, type meetingCreated, type MeetingField, type MeetingStatus, type PayloadOf } from "@sched/proto";
+import { randomBase62 } from "@sched/ids";
+import { toMeeting, type MeetingRecord } from "./meeting.js";
+import { formatTimestamp } from "./timing.js";
+
+/** The bus de-duplication id of a meeting's event: one per meeting and sequence number. */
+export function eventMsgId(meetingId: string, sequence: number): string {
+  return `meetings.${meetingId}.${sequence}`;
+}
+
+function base(record: MeetingRecord, sendInvites: boolean, eventId: string, now: Date) {
+  return {
+    eventId,
+    meetingId: record.id,
+    mode: record.mode,
+    organizer: { userId: record.organizerId, email: record.organizerEmail },
+    meeting: toMeeting(record),
+    sequence: record.sequence,
+    sendInvites,
+    occurredAt: formatTimestamp(now),
+  };
+}
+
+export function createdEvent(record: MeetingRecord, sendInvites: boolean, eventId: string, now: Date): PayloadOf<typeof meetingCreated> {
+  return base(record, sendInvites, eventId, now);
+}
+
+export type ChangeEvent =
+  | { def: typeof meetingUpdated; payload: PayloadOf<typeof meetingUpdated> }
+  | { def: typeof meetingCancelled; payload: PayloadOf<typeof meetingCancelled> };
+
+/** The event of an update: `meeting.cancelled` when it cancels, `meeting.updated` otherwise. */
+export function changeEvent(
+  before: { status: MeetingStatus; participants: string[] },
+  after: MeetingRecord,
+  changed: MeetingField[],
+  sendInvites: boolean,
+  eventId: string,
+  now: Date,
+): ChangeEvent {
+  const payload = { ...base(after, sendInvites, eventId, now), changedFields: changed, previousStatus: before.status, previousParticipants: before.participants };
+  return after.status === "cancelled" && before.status !== "cancelled" ? { def: meetingCancelled, payload } : { def: meetingUpdated, payload };
+}
+
+/** A unique id for one event, for consumers' logs and de-duplication. */
+export function newEventId(): string {
+  return `evt_${randomBase62(24)}`;
+}

@@ -1,0 +1,60 @@
+import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, Mode } from "@sched/proto";
+import { formatTimestamp } from "./timing.js";
+
+/** A meeting as the service holds it. */
+export interface MeetingRecord {
+  id: string;
+  mode: Mode;
+  organizerId: string;
+  organizerEmail: string;
+  title: string;
+  description: string;
+  startTime: Date;
+  duration: Duration;
+  /** Lower-cased, de-duplicated, in the order given. */
+  participants: string[];
+  status: MeetingStatus;
+  /** 1 at creation, one more on every change. */
+  sequence: number;
+  createdAt: Date;
+}
+
+/** What a caller may do with a meeting of their mode. */
+export type Access = "organizer" | "participant" | "none";
+
+/**
+ * The calendar rule: a user sees the meetings they organize and those whose
+ * participants include their account e-mail (api-decisions part 5).
+ */
+export function accessOf(meeting: Pick<MeetingRecord, "mode" | "organizerId" | "participants">, caller: Pick<Caller, "userId" | "email" | "mode">): Access {
+  if (meeting.mode !== caller.mode) return "none";
+  if (meeting.organizerId === caller.userId) return "organizer";
+  if (meeting.participants.includes(caller.email.toLowerCase())) return "participant";
+  return "none";
+}
+
+export function toMeeting(record: MeetingRecord): Meeting {
+  return {
+    id: record.id,
+    title: record.title,
+    description: record.description,
+    startTime: formatTimestamp(record.startTime),
+    duration: record.duration,
+    participants: record.participants,
+    status: record.status,
+    organizer: record.organizerEmail,
+    createdAt: formatTimestamp(record.createdAt),
+  };
+}
+
+export function toListItem(record: Omit<MeetingRecord, "description" | "createdAt">): MeetingListItem {
+  return {
+    id: record.id,
+    title: record.title,
+    startTime: formatTimestamp(record.startTime),
+    duration: record.duration,
+    participants: record.participants,
+    status: record.status,
+    organizer: record.organizerEmail,
+  };
+}

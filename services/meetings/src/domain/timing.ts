@@ -1,0 +1,34 @@
+import type { Duration } from "@sched/proto";
+
+export const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
+  "15 mins": 15,
+  "30 mins": 30,
+  "45 mins": 45,
+  "1 hour": 60,
+  "1.5 hours": 90,
+  "2 hours": 120,
+};
+
+const MINUTE_MS = 60_000;
+/** Bounds on any meeting's length; they turn "ended before/after t" into a start-time range an index can serve. */
+export const SHORTEST_MEETING_MS = 15 * MINUTE_MS;
+export const LONGEST_MEETING_MS = 120 * MINUTE_MS;
+
+export function endTimeOf(startTime: Date, duration: Duration): Date {
+  return new Date(startTime.getTime() + DURATION_MINUTES[duration] * MINUTE_MS);
+}
+
+/** A meeting has ended when its end is not after now (api-decisions part 5). */
+export function hasEnded(meeting: { startTime: Date; duration: Duration }, now: Date): boolean {
+  return endTimeOf(meeting.startTime, meeting.duration).getTime() <= now.getTime();
+}
+
+/** The one response spelling of a time: UTC, whole seconds. */
+export function formatTimestamp(time: Date): string {
+  return time.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Drops fractions of a second (never rounds up into the next second). */
+export function truncateToSecond(time: Date): Date {
+  return new Date(Math.floor(time.getTime() / 1_000) * 1_000);
+}

@@ -1,0 +1,41 @@
+import type { Handler } from "@sched/bus";
+import type { Knex } from "@sched/db";
+import { newId } from "@sched/ids";
+import { enqueueEvent } from "@sched/outbox";
+import { meetingCreated, type meetingsCreate } from "@sched/proto";
+import { invitesOnCreate } from "../domain/changes.js";
+import { newMeeting } from "../domain/create.js";
+import { readDateTime } from "../domain/datetime.js";
+import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
+import { readIdempotencyKey, requestFingerprint } from "../domain/idempotency.js";
+import { toMeeting } from "../domain/meeting.js";
+import { insertMeeting } from "../db/queries.js";
+import { requireCaller, type MeetingsDeps } from "./deps.js";
+import { runOnce } from "./idempotent.js";
+
+/** POST /v1/meetings → 201 with the meeting; its `meeting.created` event commits with it. */
+export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate> {
+  return async ({ body }, ctx) => {
+    const caller = requireCaller(ctx);
+    const idempotencyKey = readIdempotencyKey(ctx.headers);
+    const now = deps.now();
+    const startTime = readDateTime(body.startTime, caller.timezone, "startTime");
+    const record = newMeeting({ id: newId("mtg"), caller, body, startTime, now });
+    const event = createdEvent(record, invitesOnCreate(record.status, body.sendInvites ?? true), newEventId(), now);
+    const reply = { status: 201, body: toMeeting(record) };
+    const write = async (trx: Knex.Transaction) => {
+      await insertMeeting(trx, record);
+      await enqueueEvent(trx, meetingCreated, event, eventMsgId(record.id, record.sequence));
+    };
+
+    if (idempotencyKey === undefined) {
+      await deps.db.transaction(write);
+    } else {
+      const claim = { apiKeyId: caller.apiKeyId, key: idempotencyKey, fingerprint: requestFingerprint("POST", "/v1/meetings", body) };
+      const replay = await runOnce(deps.db, claim, reply, write);
+      if (replay) return replay;
+    }
+    deps.relay.wake();
+    return reply;
+  };
+}

@@ -1,0 +1,55 @@
+import type { Knex } from "@sched/db";
+import { AppError } from "@sched/errors";
+import { randomBase62 } from "@sched/ids";
+import type { HttpReply } from "@sched/proto";
+import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyRecord, releaseIdempotencyKey } from "../db/queries.js";
+
+export interface IdempotencyClaim {
+  apiKeyId: string;
+  key: string;
+  fingerprint: string;
+}
+
+const inProgress = () =>
+  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
+
+/**
+ * Runs `write` at most once per key (api-decisions part 5). The key is
+ * claimed in its own committed statement before anything happens, so a
+ * concurrent request with the key sees it in progress (409); the response is
+ * stored in the same transaction as the change, so a replay always matches
+ * what was committed. Returns the stored reply to replay, or undefined after
+ * writing.
+ */
+export async function runOnce(
+  db: Knex,
+  claim: IdempotencyClaim,
+  reply: HttpReply,
+  write: (trx: Knex.Transaction) => Promise<void>,
+): Promise<HttpReply | undefined> {
+  const claimToken = randomBase62(24);
+  const mine = { apiKeyId: claim.apiKeyId, key: claim.key, claimToken };
+  // A claim can be released or expire between our insert and our read; then we simply try again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await claimIdempotencyKey(db, { ...mine, fingerprint: claim.fingerprint })) {
+      try {
+        await db.transaction(async (trx) => {
+          await write(trx);
+          if (!(await completeIdempotencyKey(trx, { ...mine, status: reply.status, body: reply.body }))) throw inProgress();
+        });
+      } catch (err) {
+        await releaseIdempotencyKey(db, mine).catch(() => undefined);
+        throw err;
+      }
+      return undefined;
+    }
+    const existing = await findIdempotencyRecord(db, claim.apiKeyId, claim.key);
+    if (!existing) continue;
+    if (existing.fingerprint !== claim.fingerprint) {
+      throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
+    }
+    if (existing.state === "in_progress" || existing.responseStatus === null) throw inProgress();
+    return { status: existing.responseStatus, body: existing.responseBody, headers: { "Idempotent-Replayed": "true" } };
+  }
+  throw inProgress();
+}

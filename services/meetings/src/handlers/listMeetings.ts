@@ -1,0 +1,28 @@
+import type { Handler } from "@sched/bus";
+import { AppError } from "@sched/errors";
+import { isId } from "@sched/ids";
+import type { meetingsList } from "@sched/proto";
+import { planList } from "../domain/filters.js";
+import { toListItem } from "../domain/meeting.js";
+import { findCalendarPosition, listCalendar } from "../db/queries.js";
+import { requireCaller, type MeetingsDeps } from "./deps.js";
+
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** GET /v1/meetings: one page of the caller's calendar under a filter, continuing after `startingAfter`. */
+export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
+  return async ({ query }, ctx) => {
+    const caller = requireCaller(ctx);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const whose = { mode: caller.mode, userId: caller.userId, email: caller.email };
+    let after: { startTime: Date; id: string } | undefined;
+    if (query.startingAfter !== undefined) {
+      const id = query.startingAfter;
+      after = isId("mtg", id) ? await findCalendarPosition(deps.db, { ...whose, id }) : undefined;
+      if (!after) throw new AppError("invalid_request", "Invalid startingAfter: no meeting with this id in your calendar.", { param: "startingAfter" });
+    }
+    const plan = planList(query.filter ?? "upcoming", deps.now());
+    const rows = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit: limit + 1 });
+    return { status: 200, body: { data: rows.slice(0, limit).map(toListItem), hasMore: rows.length > limit } };
+  };
+}

@@ -1,0 +1,1 @@
+export { meetingsService } from "./service.js";

@@ -1,0 +1,49 @@
+import { bind } from "@sched/bus";
+import { startOutboxRelay } from "@sched/outbox";
+import { meetingEvents, meetingsBusy, meetingsCreate, meetingsGet, meetingsList, meetingsUpdate } from "@sched/proto";
+import { defineService } from "@sched/runtime";
+import { z } from "zod";
+import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
+import { migrations } from "./db/migrations/index.js";
+import { busy } from "./handlers/busy.js";
+import { createMeeting } from "./handlers/createMeeting.js";
+import type { MeetingsDeps } from "./handlers/deps.js";
+import { getMeeting } from "./handlers/getMeeting.js";
+import { listMeetings } from "./handlers/listMeetings.js";
+import { updateMeeting } from "./handlers/updateMeeting.js";
+
+const RELAY_POLL_MS = 1_000;
+const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
+
+/**
+ * Meetings: the public meetings API, the busy intervals availability asks
+ * for, and the MEETINGS event stream fed through the outbox.
+ */
+export const meetingsService = defineService({
+  name: "meetings",
+  schema: "meetings",
+  migrations,
+  config: z.object({}),
+  start: async ({ bus, db, logger }) => {
+    const relay = startOutboxRelay({ db, bus, logger, events: meetingEvents, pollMs: RELAY_POLL_MS });
+    const deps: MeetingsDeps = { db, relay, now: () => new Date() };
+    const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
+      bind(meetingsList, listMeetings(deps)),
+      bind(meetingsCreate, createMeeting(deps)),
+      bind(meetingsGet, getMeeting(deps)),
+      bind(meetingsUpdate, updateMeeting(deps)),
+      bind(meetingsBusy, busy(deps)),
+    ]);
+    const sweeper = setInterval(() => {
+      deleteExpiredIdempotencyKeys(db).catch((err: unknown) => logger.warn({ err }, "could not delete expired idempotency keys"));
+    }, IDEMPOTENCY_SWEEP_MS);
+    sweeper.unref();
+    return {
+      stop: async () => {
+        await served.stop();
+        clearInterval(sweeper);
+        await relay.stop();
+      },
+    };
+  },
+});

@@ -1,0 +1,182 @@
+import type { Bus, EventMessage, Stoppable } from "@sched/bus";
+import { meetingEvents, type PayloadOf, type meetingUpdated } from "@sched/proto";
+import { eventually } from "@sched/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { client, created, hoursFromNow, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
+
+type AnyMeetingEvent = PayloadOf<typeof meetingUpdated>;
+
+let h: TestMeetings | undefined;
+let consumer: Stoppable | undefined;
+
+afterEach(async () => {
+  await consumer?.stop();
+  await h?.close();
+  consumer = undefined;
+  h = undefined;
+});
+
+/** Every meeting event that reaches a durable consumer of the MEETINGS stream. */
+async function consume(bus: Bus): Promise<EventMessage[]> {
+  const received: EventMessage[] = [];
+  consumer = await bus.consume({ durable: "meetings-test", events: meetingEvents }, async (m) => void received.push(m));
+  return received;
+}
+
+const unpublished = async (t: TestMeetings) => Number((await t.db("outbox").whereNull("published_at").count({ c: "*" }))[0]!.c);
+
+describe("meeting events", () => {
+  let received: EventMessage[];
+  beforeEach(async () => {
+    h = await startMeetings();
+    received = await consume(h.bus);
+  });
+
+  it("create, update and cancel publish created, updated and cancelled with sequence 1, 2, 3", async () => {
+    const api = client(h!.bus);
+    const alice = newCaller();
+    const meeting = await created(h!.bus, alice, { startTime: hoursFromNow(24), participants: ["a@example.com", "b@example.com"] });
+    const updated = await api.update(alice, meeting.id, { participants: ["b@example.com", "c@example.com"], title: "New title" });
+    await api.update(alice, meeting.id, { status: "cancelled" });
+    await eventually(() => received.length === 3);
+
+    expect(received.map((m) => m.subject)).toEqual([
+      "meetings.v1.events.meeting.created",
+      "meetings.v1.events.meeting.updated",
+      "meetings.v1.events.meeting.cancelled",
+    ]);
+    const [c, u, x] = received.map((m) => m.payload as AnyMeetingEvent);
+    expect(c).toMatchObject({ meetingId: meeting.id, mode: "test", organizer: { userId: alice.userId, email: alice.email }, sequence: 1, sendInvites: true, meeting });
+    expect(c!.eventId).toMatch(/^evt_/);
+    expect(u).toMatchObject({
+      sequence: 2,
+      sendInvites: true,
+      changedFields: ["title", "participants"],
+      previousParticipants: ["a@example.com", "b@example.com"],
+      previousStatus: "confirmed",
+      meeting: updated.body,
+    });
+    expect(x).toMatchObject({ sequence: 3, sendInvites: true, changedFields: ["status"], previousStatus: "confirmed", meeting: { status: "cancelled" } });
+    expect(new Set([c!.eventId, u!.eventId, x!.eventId]).size).toBe(3);
+  });
+
+  it("drafts invite no one until confirmed; sendInvites false and status-only changes invite no one", async () => {
+    const api = client(h!.bus);
+    const alice = newCaller();
+    const draft = await created(h!.bus, alice, { startTime: hoursFromNow(24), status: "draft" });
+    await api.update(alice, draft.id, { title: "Draft title" });
+    await api.update(alice, draft.id, { status: "confirmed" });
+    await api.update(alice, draft.id, { description: "quiet", sendInvites: false });
+    const quiet = await created(h!.bus, alice, { startTime: hoursFromNow(24), sendInvites: false });
+    await eventually(() => received.length === 5);
+    expect(received.map((m) => [(m.payload as AnyMeetingEvent).sequence, (m.payload as AnyMeetingEvent).sendInvites])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+      [4, false],
+      [1, false],
+    ]);
+    expect((received[4]!.payload as AnyMeetingEvent).meetingId).toBe(quiet.id);
+  });
+
+  it("a PATCH that changes nothing publishes nothing and keeps the sequence", async () => {
+    const api = client(h!.bus);
+    const alice = newCaller();
+    const meeting = await created(h!.bus, alice, { startTime: hoursFromNow(24), title: "Same" });
+    await api.update(alice, meeting.id, { title: "Same", duration: meeting.duration, participants: meeting.participants });
+    await api.update(alice, meeting.id, { title: "Different" });
+    await eventually(() => received.length === 2);
+    expect(received.map((m) => (m.payload as AnyMeetingEvent).sequence)).toEqual([1, 2]);
+  });
+
+  it("concurrent updates of one meeting each get their own sequence number, in commit order", async () => {
+    const api = client(h!.bus);
+    const alice = newCaller();
+    const meeting = await created(h!.bus, alice, { startTime: hoursFromNow(24) });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => api.update(alice, meeting.id, { title: `Title ${i}` })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    await eventually(() => received.length === 11);
+    const payloads = received.map((m) => m.payload as AnyMeetingEvent);
+    expect(payloads.map((p) => p.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect((await api.get(alice, meeting.id)).body.title).toBe(payloads[10]!.meeting.title);
+  });
+
+  it("a refused update writes no event", async () => {
+    const api = client(h!.bus);
+    const alice = newCaller();
+    const meeting = await created(h!.bus, alice, { startTime: hoursFromNow(24) });
+    await api.update(alice, meeting.id, { status: "draft" });
+    await api.update(newCaller(), meeting.id, { title: "x" });
+    await eventually(() => received.length === 1);
+    expect(Number((await h!.db("outbox").count({ c: "*" }))[0]!.c)).toBe(1);
+  });
+});
+
+describe("the outbox across a crash", () => {
+  async function makeChanges(t: TestMeetings) {
+    const api = client(t.bus);
+    const alice = newCaller();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const m = await created(t.bus, alice, { startTime: hoursFromNow(24 + i) });
+      ids.push(m.id);
+      await api.update(alice, m.id, { title: `Renamed ${i}` });
+      if (i % 2 === 0) await api.update(alice, m.id, { status: "cancelled" });
+    }
+    return ids;
+  }
+
+  function expectExactlyOncePerSequence(received: EventMessage[], ids: string[]) {
+    const seen = received.map((m) => `${(m.payload as AnyMeetingEvent).meetingId}#${(m.payload as AnyMeetingEvent).sequence}`);
+    const expected = ids.flatMap((id, i) => (i % 2 === 0 ? [`${id}#1`, `${id}#2`, `${id}#3`] : [`${id}#1`, `${id}#2`]));
+    expect([...seen].sort()).toEqual([...expected].sort());
+    // Per meeting, sequences arrive in order.
+    for (const id of ids) {
+      const sequences = received.filter((m) => (m.payload as AnyMeetingEvent).meetingId === id).map((m) => (m.payload as AnyMeetingEvent).sequence);
+      expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    }
+  }
+
+  it("when the relay dies after the commit and before the publish, then a restart publishes every event exactly once", async () => {
+    // The publish never happens: the process "dies" between the commit and the publish.
+    h = await startMeetings({ bus: (bus) => withPublish(bus, async () => Promise.reject(new Error("killed before publish"))) });
+    const received = await consume(h.bus);
+    const ids = await makeChanges(h);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received).toEqual([]);
+    expect(await unpublished(h)).toBe(13);
+
+    await h.restart(h.bus);
+    await eventually(() => received.length >= 13);
+    await eventually(async () => (await unpublished(h!)) === 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expectExactlyOncePerSequence(received, ids);
+  });
+
+  it("when the relay dies after the publish and before its mark commits, then the republished events are de-duplicated", async () => {
+    h = await startMeetings();
+    const received = await consume(h.bus);
+    const ids = await makeChanges(h);
+    await eventually(async () => (await unpublished(h!)) === 0);
+    await eventually(() => received.length === 13);
+    await h.stopService();
+    // The marks were lost with the dying transaction: every row is pending again.
+    await h.db("outbox").update({ published_at: null });
+
+    await h.restart(h.bus);
+    await eventually(async () => (await unpublished(h!)) === 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expectExactlyOncePerSequence(received, ids);
+  });
+
+  it("when the service is stopped with events pending, then the next start publishes them without any new request", async () => {
+    h = await startMeetings({ bus: (bus) => withPublish(bus, async () => Promise.reject(new Error("bus down"))) });
+    const received = await consume(h.bus);
+    const alice = newCaller();
+    const m = await created(h.bus, alice, { startTime: hoursFromNow(3) });
+    await h.stopService();
+    await h.restart(h.bus);
+    await eventually(() => received.length === 1);
+    expect((received[0]!.payload as AnyMeetingEvent).meetingId).toBe(m.id);
+  });
+});

@@ -1,0 +1,139 @@
+import { MemoryBus, type Bus, type Stoppable } from "@sched/bus";
+import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { AppError } from "@sched/errors";
+import { newId } from "@sched/ids";
+import { createLogger } from "@sched/logging";
+import {
+  SCOPES,
+  meetingsCreate,
+  meetingsGet,
+  meetingsList,
+  meetingsUpdate,
+  type Caller,
+  type Endpoint,
+  type HttpReply,
+  type Meeting,
+  type Mode,
+} from "@sched/proto";
+import { createTestDatabase, uniqueSuffix } from "@sched/testing";
+import { meetingsService } from "../src/index.js";
+
+export const logger = createLogger({ name: "meetings-test", level: "silent" });
+
+/** What the gateway would write back: the reply, or the error envelope of an AppError. */
+export interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Record<string, string>;
+}
+
+export interface TestMeetings {
+  bus: MemoryBus;
+  db: Knex;
+  /** Restarts the service on the same database, optionally on another bus (e.g. one whose publish fails). */
+  restart(bus?: Bus): Promise<void>;
+  stopService(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The meetings service on a fresh Postgres database (or PGlite) and an in-process bus, as the runtimes start it. */
+export async function startMeetings(options: { target?: "postgres" | "pglite"; bus?: (bus: MemoryBus) => Bus } = {}): Promise<TestMeetings> {
+  const database = options.target === "pglite" ? undefined : await createTestDatabase();
+  const target: DatabaseTarget = database ? { kind: "postgres", url: database.url } : { kind: "pglite" };
+  const db = await openSchema(target, meetingsService.schema, meetingsService.migrations);
+  const bus = new MemoryBus(logger);
+  let service: Stoppable | undefined = await meetingsService.start({ bus: options.bus ? options.bus(bus) : bus, db, logger, config: {} });
+  return {
+    bus,
+    db,
+    restart: async (other?: Bus) => {
+      await service?.stop();
+      service = await meetingsService.start({ bus: other ?? bus, db, logger, config: {} });
+    },
+    stopService: async () => {
+      await service?.stop();
+      service = undefined;
+    },
+    close: async () => {
+      await service?.stop();
+      await bus.close();
+      await db.destroy();
+      await database?.drop();
+    },
+  };
+}
+
+/** A bus that behaves like `bus` except for how it publishes. */
+export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
+  return {
+    request: (e, p, o) => bus.request(e, p, o),
+    serve: (s, b) => bus.serve(s, b),
+    publish,
+    consume: (o, h) => bus.consume(o, h),
+    notify: (n, p) => bus.notify(n, p),
+    onNotice: (n, h) => bus.onNotice(n, h),
+    isConnected: () => bus.isConnected(),
+    close: () => bus.close(),
+  };
+}
+
+export function newCaller(overrides: Partial<Caller> = {}): Caller {
+  return {
+    userId: newId("usr"),
+    email: `user-${uniqueSuffix()}@example.com`,
+    timezone: "UTC",
+    mode: "test",
+    scopes: [...SCOPES],
+    apiKeyId: newId("key"),
+    ...overrides,
+  };
+}
+
+/** The same user acting with a key of the other mode. */
+export function inMode(caller: Caller, mode: Mode): Caller {
+  return { ...caller, mode, apiKeyId: newId("key") };
+}
+
+/** Calls an HTTP route endpoint exactly as the gateway does, answering errors with their envelope. */
+export async function call(
+  bus: Bus,
+  endpoint: Endpoint,
+  request: { params?: unknown; query?: unknown; body?: unknown },
+  caller?: Caller,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  try {
+    const reply = (await bus.request(endpoint, { params: request.params ?? {}, query: request.query ?? {}, body: request.body } as never, {
+      ...(caller ? { caller } : {}),
+      headers,
+    })) as HttpReply;
+    return { status: reply.status, body: reply.body, headers: reply.headers ?? {} };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { status: err.status, body: { error: err.toJSON() }, headers: {} };
+  }
+}
+
+/** Client helpers for the four public routes. */
+export function client(bus: Bus) {
+  return {
+    create: (caller: Caller | undefined, body: unknown, headers?: Record<string, string>) => call(bus, meetingsCreate, { body }, caller, headers),
+    get: (caller: Caller | undefined, id: string) => call(bus, meetingsGet, { params: { id } }, caller),
+    update: (caller: Caller | undefined, id: string, body: unknown) => call(bus, meetingsUpdate, { params: { id }, body }, caller),
+    list: (caller: Caller | undefined, query: Record<string, unknown> = {}) => call(bus, meetingsList, { query }, caller),
+  };
+}
+
+/** Creates a meeting that must succeed and returns it. */
+export async function created(bus: Bus, caller: Caller, body: Record<string, unknown>): Promise<Meeting> {
+  const answer = await client(bus).create(caller, { title: "Sync", duration: "30 mins", participants: ["someone@example.com"], ...body });
+  if (answer.status !== 201) throw new Error(`create failed: ${JSON.stringify(answer.body)}`);
+  return answer.body as Meeting;
+}
+
+const HOUR = 3_600_000;
+
+/** A second-precision UTC timestamp `hours` from now. */
+export function hoursFromNow(hours: number): string {
+  return new Date(Math.floor((Date.now() + hours * HOUR) / 1_000) * 1_000).toISOString().replace(".000Z", "Z");
+}

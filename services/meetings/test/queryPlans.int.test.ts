@@ -1,0 +1,94 @@
+import type { Knex } from "@sched/db";
+import { MEETING_FILTERS } from "@sched/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { busySql, calendarPageSql } from "../src/db/queries.js";
+import { planList } from "../src/domain/filters.js";
+import { startMeetings, type TestMeetings } from "./harness.js";
+
+/**
+ * The list and busy queries stay index scans that read little more than they
+ * return at 100,000 meetings organized and 100,000 attended by one user.
+ */
+let h: TestMeetings;
+const USER = { userId: "usr_planplanplanplanplanplan", email: "planner@example.com" };
+const PER_USER = 100_000;
+
+beforeAll(async () => {
+  h = await startMeetings();
+  await h.db.raw(
+    `insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration, participants, status, sequence, created_at, updated_at)
+     select 'mtg_o' || lpad(i::text, 23, '0'), 'test', ?, ?, 'Seeded', '', s, s + interval '30 minutes', '30 mins',
+            array['p' || (i % 50) || '@example.com'],
+            case i % 10 when 0 then 'draft' when 1 then 'cancelled' else 'confirmed' end, 1, now(), now()
+       from generate_series(1, ?) as i, lateral (select now() - interval '520 days' + i * interval '15 minutes' as s) t`,
+    [USER.userId, USER.email, PER_USER],
+  );
+  await h.db.raw(
+    `insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration, participants, status, sequence, created_at, updated_at)
+     select 'mtg_a' || lpad(i::text, 23, '0'), case when i % 20 = 0 then 'live' else 'test' end, 'usr_other' || (i % 1000), 'other' || (i % 1000) || '@example.com',
+            'Seeded', '', s, s + interval '1 hour', '1 hour', array[?::text],
+            case i % 10 when 0 then 'draft' else 'confirmed' end, 1, now(), now()
+       from generate_series(1, ?) as i, lateral (select now() - interval '520 days' + i * interval '15 minutes' + interval '7 minutes' as s) t`,
+    [USER.email, PER_USER],
+  );
+  await h.db.raw(
+    `insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
+     select id, participants[1], mode, status, start_time, end_time from meetings`,
+  );
+  await h.db.raw("analyze meetings");
+  await h.db.raw("analyze meeting_participants");
+}, 120_000);
+afterAll(async () => h?.close());
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+}
+
+async function explain(db: Knex, q: { sql: string; bindings: unknown[] }): Promise<{ root: PlanNode; ms: number }> {
+  const result = await db.raw(`explain (analyze, buffers, format json) ${q.sql}`, q.bindings as Knex.RawBinding[]);
+  const [doc] = result.rows[0]["QUERY PLAN"] as [{ Plan: PlanNode; "Execution Time": number }];
+  return { root: doc.Plan, ms: doc["Execution Time"] };
+}
+
+function nodes(root: PlanNode): PlanNode[] {
+  return [root, ...(root.Plans ?? []).flatMap(nodes)];
+}
+
+/** Every read of the two tables is an index scan, and together they touch at most `maxRows` rows. */
+function expectIndexScans(root: PlanNode, maxRows: number) {
+  const reads = nodes(root).filter((n) => n["Relation Name"] === "meetings" || n["Relation Name"] === "meeting_participants");
+  expect(reads.length).toBeGreaterThan(0);
+  for (const n of reads) expect(["Index Scan", "Index Only Scan"]).toContain(n["Node Type"]);
+  expect(nodes(root).some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
+  const touched = reads.reduce((sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1), 0);
+  expect(touched).toBeLessThanOrEqual(maxRows);
+}
+
+describe("query plans at 100,000 meetings per user", () => {
+  it.each(MEETING_FILTERS)("the %s list is index scans, first page and a page in the middle", async (filter) => {
+    const plan = planList(filter, new Date());
+    const base = { mode: "test" as const, ...USER, plan, limit: 101 };
+    const first = await explain(h.db, calendarPageSql(base));
+    expectIndexScans(first.root, 1_500);
+    const middle = (await h.db("meetings").select("id", "start_time").where({ id: "mtg_o" + "50000".padStart(23, "0") }).first()) as { id: string; start_time: Date };
+    const after = await explain(h.db, calendarPageSql({ ...base, after: { id: middle.id, startTime: new Date(middle.start_time) } }));
+    expectIndexScans(after.root, 1_500);
+    expect(first.ms).toBeLessThan(250);
+  });
+
+  it("the busy query for 100 users over a week is index scans", async () => {
+    const users = [USER, ...Array.from({ length: 99 }, (_, i) => ({ userId: `usr_other${i}`, email: `other${i}@example.com` }))];
+    const from = new Date();
+    const to = new Date(from.getTime() + 7 * 86_400_000);
+    const { root, ms } = await explain(h.db, busySql({ mode: "test", users, from, to }));
+    // The planner user alone has about 2 × 4 × 24 × 7 meetings in a week.
+    expectIndexScans(root, 3_000);
+    expect(ms).toBeLessThan(250);
+  });
+});

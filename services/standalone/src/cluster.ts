@@ -1,0 +1,44 @@
+import { randomBase62 } from "@sched/ids";
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { serviceModules } from "./services.js";
+
+/**
+ * `npm run cluster`: every service and the gateway as its own process against
+ * NATS_URL, DATABASE_URL and REDIS_URL (standard local ports by default), as
+ * they run in production. Ctrl-C stops them all gracefully.
+ */
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const adminToken = process.env.ADMIN_TOKEN ?? `adm_${randomBase62(32)}`;
+const names = [...serviceModules.map((m) => m.name), "gateway"];
+
+const children: ChildProcess[] = names.map((name) =>
+  spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", `services/${name}/src/main.ts`], {
+    cwd: root,
+    env: { ...process.env, ADMIN_TOKEN: adminToken },
+    stdio: ["ignore", "inherit", "inherit"],
+  }),
+);
+
+process.stdout.write(
+  `Scheduling API (cluster): ${names.join(", ")} as separate processes; gateway on http://localhost:${process.env.PORT ?? 8080}\n` +
+    (process.env.ADMIN_TOKEN ? "" : `Admin token: ${adminToken}\n`),
+);
+
+let stopping = false;
+const stopAll = (signal: NodeJS.Signals) => {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill(signal);
+};
+process.on("SIGINT", () => stopAll("SIGTERM"));
+process.on("SIGTERM", () => stopAll("SIGTERM"));
+for (const [i, child] of children.entries()) {
+  child.on("exit", (code) => {
+    if (!stopping) {
+      process.stderr.write(`${names[i]} exited (${code}); stopping the cluster\n`);
+      stopAll("SIGTERM");
+    }
+    if (children.every((c) => c.exitCode !== null || c.signalCode !== null)) process.exit(stopping ? 0 : 1);
+  });
+}

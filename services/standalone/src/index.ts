@@ -1,0 +1,2 @@
+export { System, type SystemOptions, type Wiring } from "./system.js";
+export { serviceModules } from "./services.js";

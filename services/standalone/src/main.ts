@@ -1,0 +1,39 @@
+import { loadConfigOrExit } from "@sched/config";
+import { randomBase62 } from "@sched/ids";
+import { createLogger } from "@sched/logging";
+import { onShutdown } from "@sched/runtime";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { standaloneConfigSchema } from "./config.js";
+import { createDemoUser } from "./demo.js";
+import { System } from "./system.js";
+
+const config = loadConfigOrExit(standaloneConfigSchema);
+const logger = createLogger({ name: "standalone", level: config.LOG_LEVEL });
+const dataDir = resolve(config.DATA_DIR);
+const firstStart = !existsSync(join(dataDir, "accounts"));
+mkdirSync(dataDir, { recursive: true });
+
+const tokenFile = join(dataDir, "admin-token");
+const adminToken = config.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : `adm_${randomBase62(32)}`);
+if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
+
+const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken }).start();
+const base = `http://localhost:${config.PORT}`;
+const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`];
+if (firstStart) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const demo = await createDemoUser(system.bus, zone);
+  lines.push(
+    "",
+    `Demo user ${demo.email} (time zone ${zone}). Its test-mode API key, shown only now:`,
+    `  ${demo.key}`,
+    "",
+    "Try:",
+    `  curl -s ${base}/v1/me -H "Authorization: Bearer ${demo.key}"`,
+  );
+}
+if (!config.ADMIN_TOKEN) lines.push("", `Admin token (kept in ${tokenFile}): ${adminToken}`);
+process.stdout.write(`${lines.join("\n")}\n`);
+
+onShutdown(logger, 10_000, () => system.stop());

@@ -1,0 +1,7 @@
+import { accountsService } from "@sched/accounts";
+import { contactsService } from "@sched/contacts";
+import { meetingsService } from "@sched/meetings";
+import type { ServiceModule } from "@sched/runtime";
+
+/** Every bus service of the product. */
+export const serviceModules = [accountsService, contactsService, meetingsService] as unknown as ServiceModule[];

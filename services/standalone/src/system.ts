@@ -1,0 +1,145 @@
+import * as busLib from "@sched/bus";
+import { MemoryBus, type Bus, type Stoppable } from "@sched/bus";
+const connectNatsBus = (busLib as unknown as { connectNatsBus: (o: unknown) => Promise<Bus> }).connectNatsBus;
+import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { Authenticator, createGatewayApp, RateLimits } from "@sched/gateway";
+import type { Logger } from "@sched/logging";
+import type { ServiceModule } from "@sched/runtime";
+import { Redis } from "ioredis";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { publicRoutes } from "@sched/proto";
+import { serviceModules } from "./services.js";
+
+/** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
+export type Wiring =
+  | { kind: "standalone"; dataDir?: string }
+  | { kind: "cluster"; natsUrl: string; databaseUrl: string; redisUrl: string; namespace: string };
+
+export interface SystemOptions {
+  wiring: Wiring;
+  logger: Logger;
+  port: number;
+  adminToken: string;
+  /** Gateway settings that tests and deployments tune. */
+  gateway?: Partial<{ busTimeoutMs: number; authCacheTtlMs: number; standardPerMinute: number; aiPerMinute: number; authFailuresPerMinute: number; trustProxy: string }>;
+  /** Service-specific environment values, by service name, parsed by each service's schema. */
+  serviceEnv?: Record<string, Record<string, string>>;
+}
+
+interface RunningService {
+  module: ServiceModule;
+  db: Knex;
+  bus: Bus;
+  handle: Stoppable;
+}
+
+/**
+ * Every service and the gateway in this process, in the chosen wiring. In
+ * cluster wiring each service has its own NATS connection and pool, exactly
+ * as separate processes would; only the process boundary is missing.
+ */
+export class System {
+  private readonly running = new Map<string, RunningService>();
+  private gatewayBus!: Bus;
+  private server!: Server;
+  private redis: Redis | undefined;
+  private memoryBus: MemoryBus | undefined;
+  private stopAuth: Stoppable | undefined;
+
+  constructor(private readonly options: SystemOptions) {}
+
+  get url(): string {
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async start(): Promise<this> {
+    const { wiring, logger } = this.options;
+    if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }));
+    await Promise.all(serviceModules.map((m) => this.startService(m.name)));
+    this.gatewayBus = await this.newBus("gateway");
+    if (wiring.kind === "cluster") this.redis = new Redis(wiring.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    const g = this.options.gateway ?? {};
+    const busTimeoutMs = g.busTimeoutMs ?? 5_000;
+    const authenticator = new Authenticator(this.gatewayBus, { cacheTtlMs: g.authCacheTtlMs ?? 1_000, timeoutMs: busTimeoutMs });
+    this.stopAuth = await authenticator.listen();
+    const rateLimits = new RateLimits(
+      {
+        standardPerMinute: g.standardPerMinute ?? 100,
+        aiPerMinute: g.aiPerMinute ?? 10,
+        authFailuresPerMinute: g.authFailuresPerMinute ?? 30,
+      },
+      { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched", logger },
+    );
+    const app = createGatewayApp({
+      bus: this.gatewayBus,
+      logger: logger.child({ component: "gateway" }),
+      routes: publicRoutes,
+      authenticator,
+      rateLimits,
+      adminToken: this.options.adminToken,
+      busTimeoutMs,
+      trustProxy: g.trustProxy ?? "false",
+    });
+    await new Promise<void>((resolve) => {
+      this.server = app.listen(this.options.port, "0.0.0.0", () => resolve());
+    });
+    return this;
+  }
+
+  /** Starts one service (again); tests use it with stopService to show what a missing service does. */
+  async startService(name: string): Promise<void> {
+    const module = serviceModules.find((m) => m.name === name);
+    if (!module) throw new Error(`unknown service ${name}`);
+    const { logger } = this.options;
+    const db = await openSchema(this.databaseTarget(), module.schema, module.migrations);
+    const bus = await this.newBus(module.name);
+    const config = module.config.parse(this.options.serviceEnv?.[name] ?? {});
+    const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
+    this.running.set(name, { module, db, bus, handle });
+  }
+
+  async stopService(name: string): Promise<void> {
+    const r = this.running.get(name);
+    if (!r) return;
+    this.running.delete(name);
+    await r.handle.stop();
+    if (r.bus !== this.memoryBus) await r.bus.close();
+    await r.db.destroy();
+  }
+
+  /** A service's own database handle (tests inspect what was stored). */
+  database(name: string): Knex {
+    const r = this.running.get(name);
+    if (!r) throw new Error(`service ${name} is not running`);
+    return r.db;
+  }
+
+  /** The bus as the gateway sees it. */
+  get bus(): Bus {
+    return this.gatewayBus;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    this.server?.closeAllConnections();
+    await this.stopAuth?.stop();
+    for (const name of [...this.running.keys()]) await this.stopService(name);
+    if (this.gatewayBus !== this.memoryBus) await this.gatewayBus?.close();
+    await this.memoryBus?.close();
+    this.redis?.disconnect();
+  }
+
+  private databaseTarget(): DatabaseTarget {
+    const { wiring } = this.options;
+    if (wiring.kind === "cluster") return { kind: "postgres", url: wiring.databaseUrl, poolMax: 5 };
+    return wiring.dataDir ? { kind: "pglite", dataDir: wiring.dataDir } : { kind: "pglite" };
+  }
+
+  private async newBus(name: string): Promise<Bus> {
+    const { wiring, logger } = this.options;
+    if (wiring.kind === "standalone") return this.memoryBus!;
+    return connectNatsBus({ servers: wiring.natsUrl, namespace: wiring.namespace, name, logger: logger.child({ component: "bus", service: name }) });
+  }
+}

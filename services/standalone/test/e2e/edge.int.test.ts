@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+
+describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
+  const available = await wiringAvailable(wiring);
+  let sys: TestSystem;
+  let key: string;
+  let url: string;
+
+  beforeAll(async () => {
+    if (!available) return;
+    sys = await startTestSystem(wiring);
+    url = sys.url;
+    ({ key } = await createUserWithKey(url));
+  });
+  afterAll(async () => sys?.stop());
+
+  it.runIf(available)("answers an unknown path with 404 whatever the key", async () => {
+    expectError(await call(url, "GET", "/v1/nope"), 404, "not_found");
+    expectError(await call(url, "GET", "/v1/nope", { key: "garbage" }), 404, "not_found");
+    expectError(await call(url, "GET", "/v2/contacts", { key }), 404, "not_found");
+  });
+
+  it.runIf(available)("answers a known path with the wrong method with 405 and Allow", async () => {
+    const res = await call(url, "PUT", "/v1/contacts", { key });
+    expectError(res, 405, "method_not_allowed");
+    expect(res.headers.get("allow")).toBe("GET, POST");
+  });
+
+  it.runIf(available)("refuses a missing, malformed, unknown or revoked key with 401", async () => {
+    expectError(await call(url, "GET", "/v1/me"), 401, "unauthorized");
+    expectError(await call(url, "GET", "/v1/me", { headers: { Authorization: "Basic abc" } }), 401, "unauthorized");
+    expectError(await call(url, "GET", "/v1/me", { key: "sk_prod_0123456789012345678901234567890123" }), 401, "unauthorized");
+    expectError(await call(url, "GET", "/v1/me", { key: "sk_test_short" }), 401, "unauthorized");
+    expectError(await call(url, "GET", "/v1/me", { key: `sk_test_${"A".repeat(40)}` }), 401, "unauthorized");
+
+    const fresh = await createUserWithKey(url);
+    expect((await call(url, "GET", "/v1/me", { key: fresh.key })).status).toBe(200);
+    const revoked = await call(url, "DELETE", `/admin/v1/api-keys/${fresh.keyId}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ id: fresh.keyId, revoked: true });
+    expectError(await call(url, "GET", "/v1/me", { key: fresh.key }), 401, "unauthorized");
+  });
+
+  it.runIf(available)("refuses a key without the scope with 403 naming the scope", async () => {
+    const limited = await createUserWithKey(url, { scopes: ["contacts:read"] });
+    const res = await call(url, "GET", "/v1/me", { key: limited.key });
+    expectError(res, 403, "forbidden");
+    expect(res.body.error.message).toContain("account:read");
+    expect((await call(url, "GET", "/v1/contacts", { key: limited.key })).status).toBe(200);
+    expectError(await call(url, "POST", "/v1/contacts", { key: limited.key, body: { email: "x@example.com" } }), 403, "forbidden");
+  });
+
+  it.runIf(available)("refuses bodies that are not JSON, too large or malformed", async () => {
+    expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: "email=a@b.c", headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type");
+    expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: "{not json", headers: { "Content-Type": "application/json" } }), 400, "invalid_json");
+    const big = JSON.stringify({ email: "a@example.com", relationship: "x".repeat(110 * 1024) });
+    expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: big, headers: { "Content-Type": "application/json" } }), 413, "payload_too_large");
+  });
+
+  it.runIf(available)("names the bad field in invalid_request errors", async () => {
+    const unknown = await call(url, "POST", "/v1/contacts", { key, body: { email: "a@example.com", nickname: "A" } });
+    expectError(unknown, 400, "invalid_request");
+    expect(unknown.body.error.param).toBe("nickname");
+    const wrongType = await call(url, "POST", "/v1/contacts", { key, body: { email: 42 } });
+    expectError(wrongType, 400, "invalid_request");
+    expect(wrongType.body.error.param).toBe("email");
+    expect(wrongType.body.error.message).toContain("email");
+    const query = await call(url, "GET", "/v1/contacts?includeBlocked=yes", { key });
+    expectError(query, 400, "invalid_request");
+    expect(query.body.error.param).toBe("includeBlocked");
+  });
+
+  it.runIf(available)("refuses browser preflights and never sends CORS headers", async () => {
+    const res = await call(url, "OPTIONS", "/v1/contacts", { headers: { Origin: "https://example.com", "Access-Control-Request-Method": "GET" } });
+    expectError(res, 403, "forbidden");
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    const get = await call(url, "GET", "/v1/contacts", { key, headers: { Origin: "https://example.com" } });
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it.runIf(available)("echoes a sane X-Request-Id and replaces an insane one", async () => {
+    const sane = await call(url, "GET", "/v1/me", { key, headers: { "X-Request-Id": "client-123" } });
+    expect(sane.headers.get("x-request-id")).toBe("client-123");
+    const insane = await call(url, "GET", "/v1/nope", { headers: { "X-Request-Id": "bad id with spaces" } });
+    expect(insane.headers.get("x-request-id")).toMatch(/^req_[0-9A-Za-z]{24}$/);
+    expect(insane.body.error.requestId).toBe(insane.headers.get("x-request-id"));
+  });
+
+  it.runIf(available)("puts rate-limit headers on every authenticated response, errors included", async () => {
+    const ok = await call(url, "GET", "/v1/me", { key });
+    expect(Number(ok.headers.get("x-ratelimit-limit"))).toBe(100);
+    expect(Number(ok.headers.get("x-ratelimit-remaining"))).toBeLessThan(100);
+    const reset = Number(ok.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThan(Date.now() / 1000);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    const bad = await call(url, "GET", "/v1/contacts?includeBlocked=1", { key });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("x-ratelimit-limit")).toBe("100");
+  });
+
+  it.runIf(available)("guards the admin API with the admin token, never an API key", async () => {
+    expectError(await call(url, "GET", "/admin/v1/users?email=a@example.com"), 401, "unauthorized");
+    expectError(await call(url, "GET", "/admin/v1/users?email=a@example.com", { key }), 401, "unauthorized");
+    const found = await call(url, "GET", "/admin/v1/users?email=nobody@example.com", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(found.status).toBe(200);
+    expect(found.body).toEqual({ data: [] });
+  });
+
+  it.runIf(available)("answers health and readiness without authentication", async () => {
+    expect((await call(url, "GET", "/healthz")).status).toBe(200);
+    expect((await call(url, "GET", "/readyz")).status).toBe(200);
+  });
+
+  it.runIf(available)("gives a fast 503 when the contacts service is stopped, and recovers", async () => {
+    await sys.system.stopService("contacts");
+    try {
+      const started = Date.now();
+      const res = await call(url, "GET", "/v1/contacts", { key });
+      expectError(res, 503, "service_unavailable");
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await sys.system.startService("contacts");
+    }
+    expect((await call(url, "GET", "/v1/contacts", { key })).status).toBe(200);
+  });
+});

@@ -1,0 +1,105 @@
+import { createLogger } from "@sched/logging";
+import { clusterServersAvailable, createTestDatabase, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
+import { System, type SystemOptions } from "../src/system.js";
+
+export type WiringKind = "standalone" | "cluster";
+export const WIRINGS: WiringKind[] = ["standalone", "cluster"];
+export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
+
+export interface TestSystem {
+  system: System;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Whether a wiring can run here (cluster needs the real servers; in CI they are required). */
+export async function wiringAvailable(kind: WiringKind): Promise<boolean> {
+  return kind === "standalone" ? true : clusterServersAvailable();
+}
+
+/**
+ * The whole system on an ephemeral port: standalone with in-memory PGlite and
+ * the in-process bus, or cluster against real NATS (own namespace), a fresh
+ * Postgres database and Redis.
+ */
+export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["gateway"] = {}): Promise<TestSystem> {
+  const logger = createLogger({ name: "e2e", level: "silent" });
+  if (kind === "standalone") {
+    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken: ADMIN_TOKEN, gateway }).start();
+    return { system, url: system.url, stop: () => system.stop() };
+  }
+  const database = await createTestDatabase();
+  const system = await new System({
+    wiring: { kind: "cluster", natsUrl: NATS_URL, databaseUrl: database.url, redisUrl: REDIS_URL, namespace: `t${uniqueSuffix()}` },
+    logger,
+    port: 0,
+    adminToken: ADMIN_TOKEN,
+    gateway,
+  }).start();
+  return {
+    system,
+    url: system.url,
+    stop: async () => {
+      await system.stop();
+      await database.drop();
+    },
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // Response bodies are JSON of any shape; tests assert on them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** A plain HTTP call, as an external client makes it. */
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.Authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await fetch(`${url}${path}`, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Creates a user and a key through the admin API. */
+export async function createUserWithKey(
+  url: string,
+  options: { email?: string; name?: string; timezone?: string; mode?: "test" | "live"; scopes?: string[] } = {},
+): Promise<{ userId: string; email: string; key: string; keyId: string }> {
+  const email = options.email ?? `user-${uniqueSuffix()}@example.com`;
+  const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  const user = await call(url, "POST", "/admin/v1/users", {
+    headers: admin,
+    body: { email, name: options.name ?? "Test User", ...(options.timezone ? { timezone: options.timezone } : {}) },
+  });
+  if (user.status !== 201) throw new Error(`user create failed: ${JSON.stringify(user.body)}`);
+  const key = await call(url, "POST", `/admin/v1/users/${user.body.id}/api-keys`, {
+    headers: admin,
+    body: { mode: options.mode ?? "test", ...(options.scopes ? { scopes: options.scopes } : {}) },
+  });
+  if (key.status !== 201) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
+  return { userId: user.body.id, email, key: key.body.key, keyId: key.body.id };
+}
+
+/** Asserts the error envelope of api-decisions part 1. */
+export function expectError(res: ApiResponse, status: number, code: string): void {
+  if (res.status !== status || res.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  if (!String(res.headers.get("content-type")).startsWith("application/json")) throw new Error("error without JSON content type");
+  if (typeof res.body.error.message !== "string" || res.body.error.requestId !== res.headers.get("x-request-id")) {
+    throw new Error(`bad envelope: ${JSON.stringify(res.body)}`);
+  }
+}
