@@ -1,3 +1,4 @@
 export * from "./service.js";
 export { commonConfigSchema, type CommonConfig } from "./commonConfig.js";
 export { onShutdown } from "./shutdown.js";
+export { runService } from "./runService.js";

@@ -76,3 +76,4 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
   }
 }
 export { thrown, rejection } from "./appErrors.js";
+export { deleteNamespaceStreams } from "./nats.js";

@@ -1,6 +1,4 @@
-import * as busLib from "@sched/bus";
-import { MemoryBus, type Bus, type Stoppable } from "@sched/bus";
-const connectNatsBus = (busLib as unknown as { connectNatsBus: (o: unknown) => Promise<Bus> }).connectNatsBus;
+import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { Authenticator, createGatewayApp, RateLimits } from "@sched/gateway";
 import type { Logger } from "@sched/logging";

@@ -1,5 +1,5 @@
 import { createLogger } from "@sched/logging";
-import { clusterServersAvailable, createTestDatabase, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { System, type SystemOptions } from "../src/system.js";
 
 export type WiringKind = "standalone" | "cluster";
@@ -29,8 +29,9 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
     return { system, url: system.url, stop: () => system.stop() };
   }
   const database = await createTestDatabase();
+  const namespace = `t${uniqueSuffix()}`;
   const system = await new System({
-    wiring: { kind: "cluster", natsUrl: NATS_URL, databaseUrl: database.url, redisUrl: REDIS_URL, namespace: `t${uniqueSuffix()}` },
+    wiring: { kind: "cluster", natsUrl: NATS_URL, databaseUrl: database.url, redisUrl: REDIS_URL, namespace },
     logger,
     port: 0,
     adminToken: ADMIN_TOKEN,
@@ -42,6 +43,7 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
     stop: async () => {
       await system.stop();
       await database.drop();
+      await deleteNamespaceStreams(NATS_URL, namespace);
     },
   };
 }

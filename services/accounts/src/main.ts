@@ -1,0 +1,4 @@
+import { runService } from "@sched/runtime";
+import { accountsService } from "./service.js";
+
+await runService(accountsService);

@@ -1,0 +1,63 @@
+import type { Handler } from "@sched/bus";
+import { notFound } from "@sched/errors";
+import { contactsGrantsView, type availabilityDay, type Caller, type DayViewBody, type UserProfile } from "@sched/proto";
+import { resolveDayQuery } from "../domain/dates.js";
+import type { LocalDate } from "../domain/calendar.js";
+import { dayView } from "../domain/dayView.js";
+import { workingWindowsOn } from "../domain/workingWindows.js";
+import { busyOf } from "./busy.js";
+import { SIBLING_TIMEOUT_MS, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { callerProfile, lookupUsers } from "./people.js";
+
+/**
+ * GET /v1/availability (api-spec 4.5, api-decisions 6): one person's working
+ * hours on one date, tiled into free and busy slots on that person's clock.
+ *
+ * With `email=` the person is the account with that e-mail, when they let the
+ * caller see their day (contacts.v1.grants-view, a block by either side
+ * refusing); the date is then read in THEIR zone, as the whole view is ("in
+ * Bob's zone"): `today` is Bob's today. An unknown e-mail and a refused view
+ * are the same 404, so the answer tells nothing about who has an account.
+ */
+export function dayViewHandler(deps: AvailabilityDeps): Handler<typeof availabilityDay> {
+  return async ({ query }, ctx) => {
+    const caller = requireCaller(ctx);
+    const now = deps.now();
+    // Whether a date is valid does not depend on the zone: refuse a bad one (400)
+    // before any question to another service, and before any 404.
+    readDate(query.date, caller.timezone, now);
+
+    const person = query.email === undefined || query.email === caller.email ? await ownProfile(deps, caller) : await visibleProfile(deps, caller, query.email);
+    const localDate = readDate(query.date, person.timezone, now);
+    const windows = workingWindowsOn(localDate, person.timezone, person.workingHours);
+    const busy =
+      windows.length === 0
+        ? []
+        : ((await busyOf(deps.bus, caller.mode, [person], { start: windows[0]!.start, end: windows[windows.length - 1]!.end })).get(person.id) ?? []);
+    const body: DayViewBody = dayView({ localDate, zone: person.timezone, workingHours: person.workingHours, busy });
+    return { status: 200, body };
+  };
+}
+
+function readDate(text: string, zone: string, now: number): LocalDate {
+  const parsed = resolveDayQuery(text, zone, now);
+  if (!parsed.ok) throw invalidParam(parsed);
+  return parsed.value;
+}
+
+async function ownProfile(deps: AvailabilityDeps, caller: Caller): Promise<UserProfile> {
+  return callerProfile(await lookupUsers(deps.bus, { ids: [caller.userId] }), caller);
+}
+
+async function visibleProfile(deps: AvailabilityDeps, caller: Caller, email: string): Promise<UserProfile> {
+  const owner = (await lookupUsers(deps.bus, { emails: [email] })).find((u) => u.email.toLowerCase() === email);
+  if (!owner) throw notFound("user");
+  if (owner.id === caller.userId) return owner;
+  const { granted } = await deps.bus.request(
+    contactsGrantsView,
+    { mode: caller.mode, owner: { userId: owner.id, email: owner.email }, viewerEmail: caller.email, viewerUserId: caller.userId },
+    { timeoutMs: SIBLING_TIMEOUT_MS },
+  );
+  if (!granted) throw notFound("user");
+  return owner;
+}

@@ -1,0 +1,141 @@
+import type { Handler } from "@sched/bus";
+import {
+  contactsVisibility,
+  type availabilityRecommend,
+  type Caller,
+  type Duration,
+  type RankedBy,
+  type RecommendationBody,
+  type RecommendBody,
+  type UserProfile,
+} from "@sched/proto";
+import { MINUTE_MS } from "../domain/calendar.js";
+import { parseHorizon } from "../domain/dates.js";
+import type { Interval } from "../domain/intervals.js";
+import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
+import { rankWithAI } from "./aiRanking.js";
+import { busyOf } from "./busy.js";
+import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { callerProfile, lookupUsers } from "./people.js";
+
+const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
+  "15 mins": 15,
+  "30 mins": 30,
+  "45 mins": 45,
+  "1 hour": 60,
+  "1.5 hours": 90,
+  "2 hours": 120,
+};
+
+/**
+ * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's
+ * greedy choice makes them distinct, non-overlapping and spread over the days;
+ * twice the largest `limit` leaves the ranker real choice at a small cost.
+ */
+const AI_CANDIDATES = 100;
+
+/**
+ * POST /v1/availability/recommended (api-spec 4.6, api-decisions 7).
+ *
+ * Who counts: the caller, and each participant with an account whom
+ * contacts.v1.visibility lets the caller see; everyone else is ignored.
+ * The horizon, the search windows, the grid, the score and `emptyReason` are
+ * the domain's (recommendSlots); zones and working hours come from accounts,
+ * busy time of everyone who counts from meetings, in one request.
+ *
+ * With `useAI` the heuristic's best AI_CANDIDATES slots go to ai-ranking under
+ * a short deadline; its scores and reasons order them when it answers,
+ * otherwise (or when there is nothing to rank) the heuristic's ranking answers
+ * and `rankedBy` says so.
+ */
+export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availabilityRecommend> {
+  return async ({ body }, ctx) => {
+    const caller = requireCaller(ctx);
+    const now = deps.now();
+    // Refuse a bad horizon before asking anyone; it is read again below on the
+    // account's own zone, which is the same one unless it changed a moment ago.
+    readHorizon(body, caller.timezone, now);
+
+    const emails = body.participants.filter((e) => e !== caller.email);
+    const users = await lookupUsers(deps.bus, { ids: [caller.userId], emails });
+    const me = callerProfile(users, caller);
+    const horizon = readHorizon(body, me.timezone, now);
+    const counted = await countedParticipants(deps, caller, me, emails, users);
+    const people = [me, ...counted];
+
+    const durationMs = DURATION_MINUTES[body.duration] * MINUTE_MS;
+    const earliest = Math.max(horizon.start, now);
+    // No busy time is needed when nothing fits anyway; meetings just outside
+    // the horizon still shorten the buffer of a slot at its edge.
+    const busy =
+      horizon.end - earliest >= durationMs
+        ? await busyOf(deps.bus, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS })
+        : new Map<string, Interval[]>();
+
+    const recommendation = recommendSlots({
+      now,
+      zone: me.timezone,
+      horizon,
+      timeRange: body.timeRange,
+      durationMs,
+      people: people.map((p) => ({ userId: p.id, zone: p.timezone, workingHours: p.workingHours, busy: busy.get(p.id) ?? [], isCaller: p.id === me.id })),
+      // The greedy choice takes its best picks first, so the first `limit` of a
+      // longer run are the suggestions a run with `limit` would make.
+      limit: body.useAI ? Math.max(body.limit, AI_CANDIDATES) : body.limit,
+    });
+
+    let slots: RecommendedSlot[] = recommendation.slots.slice(0, body.limit);
+    let rankedBy: RankedBy = "heuristic";
+    if (body.useAI && recommendation.slots.length > 0) {
+      const ranked = await rankWithAI(deps, { mode: caller.mode, callerUserId: me.id, people, candidates: recommendation.slots });
+      if (ranked) {
+        slots = ranked.slice(0, body.limit);
+        rankedBy = "ai";
+      }
+    }
+
+    const emailOf = new Map(people.map((p) => [p.id, p.email.toLowerCase()]));
+    const reply: RecommendationBody = {
+      slots: slots.map((s) => ({
+        start: formatTimestamp(s.start),
+        end: formatTimestamp(s.end),
+        score: s.score,
+        reason: s.reason,
+        withinWorkingHours: s.withinWorkingHours.map((id) => emailOf.get(id)!),
+      })),
+      consideredParticipants: counted.map((p) => p.email.toLowerCase()),
+      rankedBy,
+      ...(recommendation.emptyReason ? { emptyReason: recommendation.emptyReason } : {}),
+    };
+    return { status: 200, body: reply };
+  };
+}
+
+function readHorizon(body: RecommendBody, zone: string, now: number): Interval {
+  const parsed = parseHorizon({ from: body.from, to: body.to }, zone, now);
+  if (!parsed.ok) throw invalidParam(parsed);
+  return parsed.value;
+}
+
+/**
+ * The participants who count, in the order they were listed: those with an
+ * account (never the caller) whom the visibility rule lets the caller see.
+ */
+async function countedParticipants(
+  deps: AvailabilityDeps,
+  caller: Caller,
+  me: UserProfile,
+  emails: readonly string[],
+  users: readonly UserProfile[],
+): Promise<UserProfile[]> {
+  const byEmail = new Map(users.filter((u) => u.id !== me.id).map((u) => [u.email.toLowerCase(), u]));
+  const withAccount = [...new Set(emails.flatMap((e) => byEmail.get(e) ?? []))];
+  if (withAccount.length === 0) return [];
+  const { visibleUserIds } = await deps.bus.request(
+    contactsVisibility,
+    { mode: caller.mode, viewer: { userId: me.id, email: me.email }, others: withAccount.map((u) => ({ userId: u.id, email: u.email })) },
+    { timeoutMs: SIBLING_TIMEOUT_MS },
+  );
+  const visible = new Set(visibleUserIds);
+  return withAccount.filter((u) => visible.has(u.id));
+}

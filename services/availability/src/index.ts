@@ -1,0 +1,1 @@
+export { availabilityService } from "./service.js";

@@ -1,0 +1,4 @@
+import { runService } from "@sched/runtime";
+import { availabilityService } from "./service.js";
+
+await runService(availabilityService);

@@ -1,0 +1,4 @@
+import { runService } from "@sched/runtime";
+import { contactsService } from "./service.js";
+
+await runService(contactsService);
