@@ -115,17 +115,21 @@ async function expectRoundTripOr400(answer: Answer, expectedStatus: number, call
 describe("any JSON body", () => {
   it("to create gives 201 with a meeting GET returns unchanged, or a 400 with the envelope", async () => {
     let createdCount = 0;
+    let refusedCount = 0;
     await fc.assert(
       fc.asyncProperty(createBody, zones, async (body, timezone) => {
         const caller = newCaller({ timezone });
         const answer = await api.create(caller, body);
         if (answer.status === 201) createdCount += 1;
+        else refusedCount += 1;
         await expectRoundTripOr400(answer, 201, caller);
       }),
       { numRuns: 400 },
     );
-    // The generator must reach both outcomes for the property to mean anything.
-    expect(createdCount).toBeGreaterThan(40);
+    // The generator must reach both outcomes for the property to mean anything;
+    // about one body in ten is valid, so 20 leaves a wide margin for chance.
+    expect(createdCount).toBeGreaterThan(20);
+    expect(refusedCount).toBeGreaterThan(20);
   });
 
   it("to update gives 200 with a meeting GET returns unchanged, or a 400 with the envelope", async () => {
