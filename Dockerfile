@@ -1,0 +1,64 @@
+# syntax=docker/dockerfile:1
+# One recipe for every service: `docker build --target <service> .` with
+# <service> one of accounts, contacts, meetings, availability, ai-ranking,
+# gateway. The targets differ only in their last line, so they share layers.
+# Each CMD preloads the OpenTelemetry SDK (configured by the OTEL_* variables)
+# there rather than in NODE_OPTIONS, which the health check's node would inherit.
+
+ARG NODE_IMAGE=node:20-slim
+
+# The package manifests alone, at their paths, so the dependency layers below
+# are rebuilt only when a manifest or the lock file changes.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /manifests \
+ && find . -maxdepth 3 -name package.json -exec cp --parents {} /manifests/ \; \
+ && cp package-lock.json /manifests/
+
+# Compile every workspace (tsc -b follows the project references) and gather
+# the dist folders at their paths.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY --from=manifests /manifests/ ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npx tsc -b \
+ && mkdir /out \
+ && cp -r --parents proto/dist libs/*/dist services/*/dist /out/
+
+# Production dependencies and compiled JavaScript only: no TypeScript, no dev
+# tools, files owned by root so the service cannot change its own code.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=manifests /manifests/ ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force \
+ && rm -rf /root/.npm /tmp/*
+COPY --from=build /out/ ./
+# The node user of the official image, by number so Kubernetes can check
+# runAsNonRoot. Nothing is written outside /tmp (a tmpfs when read-only).
+USER 1000:1000
+# Health and metrics: /livez, /readyz, /metrics.
+EXPOSE 9464
+
+FROM runtime AS accounts
+CMD ["node", "--import", "@sched/telemetry/register", "services/accounts/dist/main.js"]
+
+FROM runtime AS contacts
+CMD ["node", "--import", "@sched/telemetry/register", "services/contacts/dist/main.js"]
+
+FROM runtime AS meetings
+CMD ["node", "--import", "@sched/telemetry/register", "services/meetings/dist/main.js"]
+
+FROM runtime AS availability
+CMD ["node", "--import", "@sched/telemetry/register", "services/availability/dist/main.js"]
+
+FROM runtime AS ai-ranking
+CMD ["node", "--import", "@sched/telemetry/register", "services/ai-ranking/dist/main.js"]
+
+# The gateway comes last, so a plain `docker build .` produces it.
+FROM runtime AS gateway
+EXPOSE 8080
+CMD ["node", "--import", "@sched/telemetry/register", "services/gateway/dist/main.js"]
