@@ -1,0 +1,92 @@
+import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
+import { summarize, type Summary } from "./stats.js";
+
+export interface LoadRequest {
+  method: string;
+  /** Path and query, e.g. /v1/meetings?limit=100. */
+  path: string;
+  /** JSON text. */
+  body?: string;
+}
+
+export interface LoadPlan {
+  /** http://127.0.0.1:<port>; any other host is refused. */
+  baseUrl: string;
+  headers: Record<string, string>;
+  /** Sent in order, one every 1/ratePerSecond seconds. */
+  requests: LoadRequest[];
+  ratePerSecond: number;
+  /** Most requests in flight at once; a request due while all are busy waits (and counts as late). */
+  concurrency: number;
+}
+
+export interface LoadResult {
+  latenciesMs: number[];
+  /** Count by HTTP status; 0 = no response. */
+  statuses: Record<string, number>;
+  elapsedMs: number;
+  /** Requests sent more than 5 ms after they were due. */
+  late: number;
+  maxLagMs: number;
+}
+
+export interface LoadReport extends Summary {
+  /** Every request's latency, in the order sent (ms). */
+  latenciesMs: number[];
+  /** Completed requests per second over the whole run. */
+  throughput: number;
+  statuses: Record<string, number>;
+  late: number;
+  maxLagMs: number;
+  /** CPU time of this whole process (the system and the load driver) per request. */
+  cpuMsPerRequest: number;
+  /** Share of the run the main thread (gateway and services) was busy, 0–1. */
+  mainThreadBusy: number;
+}
+
+/**
+ * Runs a bounded load (every request of the plan, then it stops) from a
+ * worker thread and summarizes it. The worker is TypeScript: it registers tsx
+ * itself, since Node 20 does not pass `--import` hooks on to worker threads.
+ */
+export function runLoad(plan: LoadPlan): Promise<LoadReport> {
+  const url = new URL(plan.baseUrl);
+  if (url.hostname !== "127.0.0.1") throw new Error(`benchmarks only call loopback, not ${url.hostname}`);
+  const entry = new URL("./loadWorker.ts", import.meta.url).href;
+  const boot = `import { register } from ${JSON.stringify(import.meta.resolve("tsx/esm/api"))}; register(); await import(${JSON.stringify(entry)});`;
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: plan });
+  // Measured from the worker's first request, so its start-up is not counted.
+  let cpu = process.cpuUsage();
+  let loop = performance.eventLoopUtilization();
+  return new Promise<LoadReport>((resolve, reject) => {
+    worker.on("message", (message: LoadResult | { started: true }) => {
+      if ("started" in message) {
+        cpu = process.cpuUsage();
+        loop = performance.eventLoopUtilization();
+        return;
+      }
+      const used = process.cpuUsage(cpu);
+      const busy = performance.eventLoopUtilization(loop).utilization;
+      void worker.terminate();
+      resolve({
+        ...summarize(message.latenciesMs),
+        latenciesMs: message.latenciesMs,
+        throughput: (message.latenciesMs.length * 1_000) / message.elapsedMs,
+        statuses: message.statuses,
+        late: message.late,
+        maxLagMs: message.maxLagMs,
+        cpuMsPerRequest: (used.user + used.system) / 1_000 / message.latenciesMs.length,
+        mainThreadBusy: busy,
+      });
+    });
+    worker.once("error", reject);
+  });
+}
+
+/** "200×4000" style: how many answered with each status. */
+export function statusText(statuses: Record<string, number>): string {
+  return Object.entries(statuses)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(" ");
+}

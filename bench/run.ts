@@ -1,0 +1,46 @@
+/**
+ * npm run bench -- <meetings|availability> [--wiring=cluster|standalone|both] [--quick]
+ *
+ * Each benchmark starts the whole system in this process on an ephemeral
+ * loopback port (cluster wiring against the local NATS, Postgres and Redis
+ * with a fresh database and namespace; standalone wiring for comparison),
+ * seeds its data, drives a bounded HTTP load from a worker thread, prints the
+ * figures and removes what it created.
+ */
+import { arch, cpus, loadavg, totalmem } from "node:os";
+import { benchAvailability } from "./availability.js";
+import { benchMeetings, type BenchOptions } from "./meetings.js";
+import type { WiringKind } from "./lib/system.js";
+
+const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
+  meetings: benchMeetings,
+  availability: benchAvailability,
+};
+
+function usage(message: string): never {
+  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|standalone|both] [--quick]`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+const name = args.find((a) => !a.startsWith("--"));
+if (!name || !BENCHMARKS[name]) usage(name ? `unknown benchmark: ${name}` : "which benchmark?");
+let wirings: WiringKind[] = ["cluster", "standalone"];
+let quick = false;
+for (const arg of args.filter((a) => a.startsWith("--"))) {
+  const [flag, value] = arg.split("=");
+  if (flag === "--quick") quick = true;
+  else if (flag === "--wiring" && (value === "cluster" || value === "standalone")) wirings = [value];
+  else if (flag === "--wiring" && value === "both") wirings = ["cluster", "standalone"];
+  else usage(`unknown option: ${arg}`);
+}
+
+const cpu = cpus();
+console.log(
+  `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}, wirings ${wirings.join(" + ")}${quick ? ", quick" : ""}`,
+);
+const started = performance.now();
+await BENCHMARKS[name]!({ wirings, quick });
+console.log(`\ndone in ${((performance.now() - started) / 1_000).toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+process.exit(0);
