@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
 import { Caller, Email, Empty, NoBody, HttpReply, Mode, Scope, Timestamp, httpRequest } from "./common.js";
+import { AdminUser, AdminUserList, ApiKeyCreated, ApiKeyRevoked } from "./openapi/schemas.js";
 import type { RouteDef } from "./route.js";
 
 export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
@@ -100,25 +101,25 @@ export const accountsAdminCreateUser = endpoint(
 );
 export const accountsAdminFindUsers = endpoint(
   "accounts.v1.http.admin.users.find",
-  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254) }), body: NoBody }),
+  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254).meta({ description: "E-mail address, compared case-insensitively." }) }), body: NoBody }),
   HttpReply,
 );
 export const accountsAdminCreateKey = endpoint(
   "accounts.v1.http.admin.keys.create",
-  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: AdminCreateKeyBody }),
+  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The user id (`usr_…`)." }) }), query: Empty, body: AdminCreateKeyBody }),
   HttpReply,
 );
 export const accountsAdminRevokeKey = endpoint(
   "accounts.v1.http.admin.keys.revoke",
-  httpRequest({ params: z.strictObject({ id: z.string() }), query: Empty, body: NoBody }),
+  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: NoBody }),
   HttpReply,
 );
 
 export const accountsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account" },
-  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone or working hours" },
-  { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user" },
-  { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail" },
-  { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here" },
-  { method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, auth: "admin", hasBody: false, summary: "Revoke an API key" },
+  { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account", responses: [{ status: 200, description: "The account", body: UserProfile }] },
+  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone or working hours", responses: [{ status: 200, description: "The whole account after the change", body: UserProfile }] },
+  { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user", responses: [{ status: 201, description: "The new user", body: AdminUser }], errors: ["user_exists"] },
+  { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail", responses: [{ status: 200, description: "The users with this e-mail (none or one)", body: AdminUserList }] },
+  { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here", responses: [{ status: 201, description: "The new key; `key` is shown only in this answer", body: ApiKeyCreated }] },
+  { method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, auth: "admin", hasBody: false, summary: "Revoke an API key", responses: [{ status: 200, description: "The key is revoked (again, when it already was)", body: ApiKeyRevoked }] },
 ];

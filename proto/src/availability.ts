@@ -65,9 +65,9 @@ export type RecommendationBody = z.infer<typeof RecommendationBody>;
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const AvailabilityDayQuery = z.strictObject({
   /** YYYY-MM-DD or a relative expression; read by the availability service in the user's zone. */
-  date: z.string().max(200),
+  date: z.string().max(200).meta({ description: "`YYYY-MM-DD`, or a relative expression read in the user's zone: `today`, `tomorrow`, `yesterday`, `monday`, `next Monday`, `this Friday`, `in 3 days`.", example: "2030-03-06" }),
   /** Extension (api-decisions 6): another user's day view, when they let the caller see it. */
-  email: Email.optional(),
+  email: Email.optional().meta({ description: "Another user's day view, in their zone: only when they have the caller as a contact they have not blocked (404 otherwise)." }),
 });
 export type AvailabilityDayQuery = z.output<typeof AvailabilityDayQuery>;
 
@@ -99,6 +99,6 @@ export const availabilityRecommend = endpoint(
 );
 
 export const availabilityRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/availability", endpoint: availabilityDay, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone" },
-  { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: false, summary: "Recommended meeting times across participants" },
+  { method: "GET", path: "/v1/availability", endpoint: availabilityDay, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone", responses: [{ status: 200, description: "The day view", body: DayViewBody }], errors: ["not_found"] },
+  { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: false, summary: "Recommended meeting times across participants", responses: [{ status: 200, description: "Recommended slots, best first", body: RecommendationBody }] },
 ];

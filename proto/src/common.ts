@@ -36,7 +36,8 @@ export const Email = z
   .trim()
   .max(254)
   .pipe(z.email({ message: "must be a valid e-mail address" }))
-  .transform((e) => e.toLowerCase());
+  .transform((e) => e.toLowerCase())
+  .meta({ format: "email" });
 
 /** Request payload shape of every public HTTP route forwarded by the gateway. */
 export function httpRequest<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(shape: {

@@ -24,10 +24,10 @@ export type ContactList = z.infer<typeof ContactList>;
 
 // ---- public routes ------------------------------------------------------
 
-const ContactParams = z.strictObject({ id: z.string() });
+const ContactParams = z.strictObject({ id: z.string().meta({ description: "The contact id (`ctc_…`).", example: "ctc_7HqW2mZp9LrX4nBv6TcK1sYd" }) });
 
 export const ContactListQuery = z.strictObject({
-  includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+  includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional().meta({ description: "Include blocked contacts (default false)." }),
 });
 
 export const ContactCreateBody = z.strictObject({
@@ -71,11 +71,11 @@ export const contactsDelete = endpoint(
 );
 
 export const contactsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/contacts", endpoint: contactsList, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "List trusted contacts, most recently added first" },
-  { method: "POST", path: "/v1/contacts", endpoint: contactsCreate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Add a trusted contact" },
-  { method: "GET", path: "/v1/contacts/:id", endpoint: contactsGet, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "Retrieve one contact" },
-  { method: "PATCH", path: "/v1/contacts/:id", endpoint: contactsUpdate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, summary: "Change a contact's relationship or blocked flag" },
-  { method: "DELETE", path: "/v1/contacts/:id", endpoint: contactsDelete, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: false, summary: "Remove a contact" },
+  { method: "GET", path: "/v1/contacts", endpoint: contactsList, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "List trusted contacts, most recently added first", responses: [{ status: 200, description: "The contacts", body: ContactList }] },
+  { method: "POST", path: "/v1/contacts", endpoint: contactsCreate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Add a trusted contact", responses: [{ status: 201, description: "The contact added", body: Contact }], errors: ["contact_exists"] },
+  { method: "GET", path: "/v1/contacts/:id", endpoint: contactsGet, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "Retrieve one contact", responses: [{ status: 200, description: "The contact", body: Contact }] },
+  { method: "PATCH", path: "/v1/contacts/:id", endpoint: contactsUpdate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, summary: "Change a contact's relationship or blocked flag", responses: [{ status: 200, description: "The whole contact after the change", body: Contact }] },
+  { method: "DELETE", path: "/v1/contacts/:id", endpoint: contactsDelete, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: false, summary: "Remove a contact", responses: [{ status: 204, description: "The contact is removed" }] },
 ];
 
 // ---- internal endpoints -------------------------------------------------

@@ -8,3 +8,4 @@ export * from "./meetings.js";
 export * from "./availability.js";
 export * from "./aiRanking.js";
 export * from "./routes.js";
+export * from "./openapi/schemas.js";

@@ -107,19 +107,20 @@ export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
 
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const MeetingListQuery = z.strictObject({
-  filter: MeetingFilter.optional(),
+  filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first." }),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, "must be an integer between 1 and 100")
     .transform(Number)
     .refine((n) => n >= 1 && n <= 100, "must be an integer between 1 and 100")
-    .optional(),
+    .optional()
+    .meta({ type: "integer", minimum: 1, maximum: 100, default: 20, description: "Most meetings in the page." }),
   /** Id of the last meeting of the previous page. */
-  startingAfter: z.string().max(64).optional(),
+  startingAfter: z.string().max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order." }),
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 
-const MeetingIdParams = z.strictObject({ id: z.string() });
+const MeetingIdParams = z.strictObject({ id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
 // ---- public routes ---------------------------------------------------------
 
@@ -145,29 +146,39 @@ export const meetingsUpdate = endpoint(
 );
 
 export const meetingsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/meetings", endpoint: meetingsList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar" },
-  { method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites" },
-  { method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting" },
-  { method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)" },
+  { method: "GET", path: "/v1/meetings", endpoint: meetingsList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar", responses: [{ status: 200, description: "One page of the calendar, in the filter's order", body: MeetingList }] },
+  { method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites", responses: [{ status: 201, description: "The meeting created (or, for a repeated Idempotency-Key, the first answer again)", body: Meeting }] },
+  { method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting", responses: [{ status: 200, description: "The meeting", body: Meeting }] },
+  { method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)", responses: [{ status: 200, description: "The whole meeting after the change", body: Meeting }], errors: ["forbidden", "meeting_ended", "meeting_cancelled"] },
 ];
 
 // ---- internal endpoints ----------------------------------------------------
 
 export const BusyUser = z.object({ userId: z.string(), email: Email });
-export const TimeInterval = z.object({ start: Timestamp, end: Timestamp });
-export type TimeInterval = z.infer<typeof TimeInterval>;
+
+/** A recommendation counts the caller and up to 100 participants: one busy request covers them all. */
+export const MAX_BUSY_USERS = 101;
 
 /**
- * Busy intervals of up to 100 users over [from, to): the confirmed meetings
- * each organizes or attends (by account e-mail) that overlap the range, in
- * start order. Every requested user appears in the reply, possibly with none.
+ * A busy interval as `[start, end)` in whole epoch seconds. Pairs of numbers
+ * keep a reply of tens of thousands of intervals well inside NATS's 1 MB
+ * message limit (at most 24 bytes each; an object of two timestamps takes 62).
+ */
+export const BusyInterval = z.tuple([z.number().int(), z.number().int()]);
+export type BusyInterval = z.infer<typeof BusyInterval>;
+
+/**
+ * Busy time of up to 101 users over [from, to): the confirmed meetings each
+ * organizes or attends (by account e-mail) that overlap the range, merged per
+ * user where they overlap or touch, in start order. Intervals are not cut at
+ * the range's edges. Every requested user appears in the reply, possibly with none.
  */
 export const meetingsBusy = endpoint(
   "meetings.v1.busy",
   z
-    .object({ mode: Mode, users: z.array(BusyUser).max(100), from: Timestamp, to: Timestamp })
+    .object({ mode: Mode, users: z.array(BusyUser).max(MAX_BUSY_USERS), from: Timestamp, to: Timestamp })
     .refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
-  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(TimeInterval) })) }),
+  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(BusyInterval) })) }),
 );
 
 // ---- events ------------------------------------------------------------------

@@ -1,8 +1,18 @@
+import type { z } from "zod";
 import type { Endpoint } from "./contract.js";
 import type { Scope } from "./common.js";
+import type { ErrorCode } from "./errors.js";
 
 /** Which per-key rate-limit bucket a route counts against (api-decisions part 9). */
 export type RateBucket = "standard" | "ai";
+
+/** One success answer of a route, as the OpenAPI document describes it. */
+export interface RouteResponse {
+  readonly status: number;
+  readonly description: string;
+  /** The JSON body; absent when the answer has none (204). */
+  readonly body?: z.ZodType;
+}
 
 /**
  * One public HTTP route: the gateway authenticates, checks `scope`, counts the
@@ -22,4 +32,12 @@ export interface RouteDef {
   /** Whether `Idempotency-Key` applies (every public POST). */
   readonly idempotent?: boolean;
   readonly summary: string;
+  /** The success answers; the reply schema (HttpReply) cannot say what the body holds. */
+  readonly responses?: readonly RouteResponse[];
+  /**
+   * Error codes of the service's own checks. The gateway's codes (auth, scope,
+   * rate limit, bodies, validation, unavailability) and `not_found` for a route
+   * with path parameters follow from the other fields and are not listed.
+   */
+  readonly errors?: readonly ErrorCode[];
 }

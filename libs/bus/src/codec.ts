@@ -9,9 +9,16 @@ export function encodeCaller(caller: Caller): string {
   return JSON.stringify(caller);
 }
 
+/** A missing or malformed caller header means no caller: public handlers then refuse the request. */
 export function decodeCaller(raw: string | undefined): Caller | undefined {
   if (!raw) return undefined;
-  const parsed = Caller.safeParse(JSON.parse(raw));
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const parsed = Caller.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
 

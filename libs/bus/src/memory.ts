@@ -1,7 +1,8 @@
 import { AppError, unavailable } from "@sched/errors";
 import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
-import { dispatch } from "./codec.js";
+import type { BusOutcome } from "@sched/telemetry";
+import { consumeEvent, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import {
   DEFAULT_BACKOFF_MS,
   DEFAULT_TIMEOUT_MS,
@@ -18,11 +19,14 @@ interface StoredEvent {
   streamSequence: number;
   subject: string;
   payload: unknown;
+  /** Trace context of the publisher, as NATS keeps it in the message headers. */
+  headers: Record<string, string>;
 }
 
 interface Responder {
   binding: EndpointBinding;
   stopped: boolean;
+  inFlight: Set<Promise<unknown>>;
 }
 
 /** Wire round-trip: handlers never share object references with callers, as on NATS. */
@@ -51,29 +55,42 @@ export class MemoryBus implements Bus {
     payload: RequestOf<E>,
     options: RequestOptions = {},
   ): Promise<ReplyOf<E>> {
-    const live = (this.responders.get(endpoint.subject) ?? []).filter((r) => !r.stopped);
-    if (this.closed || live.length === 0) throw unavailable();
-    const turn = this.roundRobin.get(endpoint.subject) ?? 0;
-    this.roundRobin.set(endpoint.subject, turn + 1);
-    const responder = live[turn % live.length]!;
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...options.headers } };
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable()), timeoutMs);
-    });
-    try {
-      const reply = await Promise.race([dispatch(responder.binding, wire(payload), ctx, this.logger), deadline]);
-      return wire(reply) as ReplyOf<E>;
-    } catch (err) {
-      throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
-    } finally {
-      clearTimeout(timer);
-    }
+    let failure: BusOutcome | undefined;
+    const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
+      const live = (this.responders.get(endpoint.subject) ?? []).filter((r) => !r.stopped);
+      if (this.closed || live.length === 0) {
+        failure = this.closed ? "unavailable" : "no_responders";
+        throw unavailable();
+      }
+      const turn = this.roundRobin.get(endpoint.subject) ?? 0;
+      this.roundRobin.set(endpoint.subject, turn + 1);
+      const responder = live[turn % live.length]!;
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...headers } };
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          failure = "timeout";
+          reject(unavailable());
+        }, timeoutMs);
+      });
+      const served = serveRequest("memory", responder.binding, () => wire(payload), ctx, this.logger);
+      responder.inFlight.add(served);
+      void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
+      try {
+        const reply = await Promise.race([served, deadline]);
+        return wire(reply) as ReplyOf<E>;
+      } catch (err) {
+        throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    return sendRequest("memory", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
   }
 
   async serve(_service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
-    const mine: Responder[] = bindings.map((binding) => ({ binding, stopped: false }));
+    const mine: Responder[] = bindings.map((binding) => ({ binding, stopped: false, inFlight: new Set() }));
     for (const r of mine) {
       const list = this.responders.get(r.binding.endpoint.subject) ?? [];
       list.push(r);
@@ -86,6 +103,8 @@ export class MemoryBus implements Bus {
           const list = this.responders.get(r.binding.endpoint.subject) ?? [];
           this.responders.set(r.binding.endpoint.subject, list.filter((x) => x !== r));
         }
+        // Requests already taken are finished, as NATS drains a stopped service.
+        await Promise.allSettled(mine.flatMap((r) => [...r.inFlight]));
       },
     };
   }
@@ -95,7 +114,9 @@ export class MemoryBus implements Bus {
     const checked = event.payload.parse(payload);
     if (this.seenMsgIds.has(options.msgId)) return;
     this.seenMsgIds.add(options.msgId);
-    this.log.push({ streamSequence: this.log.length + 1, subject: event.subject, payload: wire(checked) });
+    await publishEvent("memory", event.subject, checked, async (headers) => {
+      this.log.push({ streamSequence: this.log.length + 1, subject: event.subject, payload: wire(checked), headers });
+    });
     for (const c of this.consumers) c.wake();
   }
 
@@ -122,12 +143,8 @@ export class MemoryBus implements Bus {
         attempts += 1;
         try {
           const def = bySubject.get(next.subject)!;
-          await handler({
-            subject: next.subject,
-            payload: def.payload.parse(wire(next.payload)),
-            deliveryCount: attempts,
-            streamSequence: next.streamSequence,
-          });
+          const message = { subject: next.subject, payload: def.payload.parse(wire(next.payload)), deliveryCount: attempts, streamSequence: next.streamSequence };
+          await consumeEvent("memory", options.durable, message, next.headers, maxDeliver > 0 && attempts >= maxDeliver, handler);
         } catch (err) {
           if (maxDeliver === 0 || attempts < maxDeliver) {
             this.logger.warn({ err, subject: next.subject, attempts }, "event handler failed; redelivering");
@@ -145,7 +162,7 @@ export class MemoryBus implements Bus {
           }
           this.logger.error({ err, subject: next.subject, attempts }, "event given up after the last delivery");
         }
-        if (stopped) return; // unacked: a restarted consumer gets it again
+        // Settled even when stop() came meanwhile: stop waits for the handler and keeps its outcome.
         this.ackFloors.set(options.durable, next.streamSequence);
         attempts = 0;
       }

@@ -1,22 +1,23 @@
 import { AppError, internalError, unavailable } from "@sched/errors";
 import type { Logger } from "@sched/logging";
 import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf, StreamDef } from "@sched/proto";
-import { headers as natsHeaders, nanos, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, StorageType, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { headers as natsHeaders, nanos, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
-import { CALLER_HEADER, decodeCaller, dispatch, encodeCaller } from "./codec.js";
-import {
-  DEFAULT_BACKOFF_MS,
-  DEFAULT_TIMEOUT_MS,
-  type Bus,
-  type ConsumerOptions,
-  type EndpointBinding,
-  type EventMessage,
-  type RequestOptions,
-  type ServiceInfo,
-  type Stoppable,
-} from "./types.js";
+import type { BusOutcome } from "@sched/telemetry";
+import { CALLER_HEADER, decodeCaller, encodeCaller } from "./codec.js";
+import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
+import { runPullConsumer } from "./natsConsumer.js";
+import { DEFAULT_TIMEOUT_MS, type Bus, type ConsumerOptions, type EndpointBinding, type EventMessage, type RequestOptions, type ServiceInfo, type Stoppable } from "./types.js";
 
 export interface NatsBusOptions {
   servers: string;
@@ -34,7 +35,12 @@ export interface NatsBusOptions {
 /** Events published again within this window with the same msgId are stored once. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
-const encode = (value: unknown): string => JSON.stringify(value ?? null);
+// `undefined` travels as an empty payload so both wirings hand handlers the same value.
+const encode = (value: unknown): string => (value === undefined ? "" : JSON.stringify(value));
+const decode = (msg: { data: Uint8Array; json(): unknown }): unknown => (msg.data.length === 0 ? undefined : msg.json());
+
+/** The services API accepts names of letters, digits, `_` and `-` only. */
+const svcmName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
 
 /** Connects to NATS and returns the bus over it. */
 export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
@@ -45,116 +51,185 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
 
 /**
  * The bus over NATS: the services API for request/reply (queue group per
- * service, errors as service-error headers), JetStream for durable events,
- * core publish/subscribe for fan-out notices.
+ * service, errors as service errors), JetStream for durable events, core
+ * publish/subscribe for fan-out notices.
  */
 class NatsBus implements Bus {
   private readonly streams = new Map<string, Promise<string>>();
+  /** Served endpoints and running consumers, stopped gracefully by close(). */
+  private readonly running = new Set<Stoppable>();
+  private connected = true;
+  private closing = false;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly options: NatsBusOptions,
-  ) {}
+  ) {
+    void this.watchConnection();
+  }
+
+  private async watchConnection(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === "disconnect") {
+        this.connected = false;
+        this.options.logger.warn({ server: s.server }, "bus disconnected; reconnecting");
+      } else if (s.type === "reconnect") {
+        this.connected = true;
+        this.options.logger.info({ server: s.server }, "bus reconnected");
+      }
+    }
+  }
 
   private subject(name: string): string {
     return `${this.options.namespace}.${name}`;
   }
 
+  private track(stoppable: Stoppable): Stoppable {
+    const tracked: Stoppable = {
+      stop: async () => {
+        this.running.delete(tracked);
+        await stoppable.stop();
+      },
+    };
+    this.running.add(tracked);
+    return tracked;
+  }
+
   async request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
-    const h = natsHeaders();
-    if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
-    for (const [k, v] of Object.entries(options.headers ?? {})) h.set(k, v);
-    let msg: Msg;
-    try {
-      msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: h });
-    } catch {
-      // Timeout, no responder, or a closed connection: the caller sees a fast 503.
-      throw unavailable();
-    }
-    if (ServiceError.isServiceError(msg)) throw AppError.fromJSON(msg.data.length > 0 ? msg.json() : {});
-    return msg.json() as ReplyOf<E>;
+    let failure: BusOutcome | undefined;
+    // `headers` are the caller's plus the trace context of the CLIENT span.
+    const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
+      const h = natsHeaders();
+      for (const [k, v] of Object.entries(headers)) h.set(k, v);
+      if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
+      let msg: Msg;
+      try {
+        msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: h });
+      } catch (err) {
+        // Deadline passed, nobody serves the subject, or the connection is gone: a fast 503 either way.
+        this.options.logger.debug({ err, subject: endpoint.subject }, "request not answered");
+        failure = transportFailure(err);
+        throw unavailable();
+      }
+      if (ServiceError.isServiceError(msg)) {
+        let body: unknown;
+        try {
+          body = decode(msg);
+        } catch {
+          body = undefined;
+        }
+        throw AppError.fromJSON(body);
+      }
+      return decode(msg) as ReplyOf<E>;
+    };
+    return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
   }
 
   async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
+    const name = svcmName(service.name);
     const svc = await new Svcm(this.nc).add({
-      name: service.name,
+      name,
       version: service.version,
       ...(service.description ? { description: service.description } : {}),
-      queue: service.name,
+      queue: name,
     });
+    const inFlight = new Set<Promise<void>>();
     for (const binding of bindings) {
-      svc.addEndpoint(binding.endpoint.subject.replace(/[^A-Za-z0-9_-]/g, "_"), {
+      svc.addEndpoint(svcmName(binding.endpoint.subject), {
         subject: this.subject(binding.endpoint.subject),
         handler: (err, msg) => {
           if (err) {
             this.options.logger.error({ err, subject: binding.endpoint.subject }, "service endpoint failed");
             return;
           }
-          void this.answer(binding, msg);
+          const answering = this.answer(binding, msg);
+          inFlight.add(answering);
+          void answering.finally(() => inFlight.delete(answering));
         },
       });
     }
     // Serving means the server knows the subscriptions: a request sent right after finds them.
     await this.nc.flush();
-    return { stop: async () => void (await svc.stop()) };
+    return this.track({
+      stop: async () => {
+        // Stop taking requests (the server confirms the unsubscriptions), then finish those taken.
+        await svc.stop();
+        await Promise.allSettled([...inFlight]);
+      },
+    });
   }
 
   private async answer(binding: EndpointBinding, msg: ServiceMsg): Promise<void> {
-    const headers = headerRecord(msg.headers);
     try {
-      let raw: unknown;
-      try {
-        raw = msg.json();
-      } catch {
-        throw new AppError("invalid_request", "The request is not valid JSON.");
-      }
-      const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(headers[CALLER_HEADER]), headers };
-      msg.respond(encode(await dispatch(binding, raw, ctx, this.options.logger)));
+      const { caller, headers } = readHeaders(msg.headers);
+      const raw = (): unknown => {
+        try {
+          return decode(msg);
+        } catch {
+          throw new AppError("invalid_request", "The request is not valid JSON.");
+        }
+      };
+      const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers };
+      msg.respond(encode(await serveRequest("nats", binding, raw, ctx, this.options.logger)));
     } catch (err) {
       const appError = err instanceof AppError ? err : internalError();
+      if (!(err instanceof AppError)) this.options.logger.error({ err, subject: binding.endpoint.subject }, "request could not be answered");
       msg.respondError(appError.status, appError.message, encode(appError.toJSON()));
     }
   }
 
+  /** Creates the stream on first use, or brings an existing one to the definition. */
   private ensureStream(stream: StreamDef): Promise<string> {
     const name = `${this.options.namespace}_${stream.name}`;
     let ready = this.streams.get(name);
     if (!ready) {
-      ready = (async () => {
-        const config = {
-          name,
-          subjects: [`${this.subject(stream.subjectPrefix)}.>`],
-          storage: StorageType.File,
-          duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-        };
-        try {
-          await this.jsm.streams.info(name);
-        } catch {
-          try {
-            await this.jsm.streams.add(config);
-          } catch (err) {
-            // Another replica may have created it first.
-            await this.jsm.streams.info(name).catch(() => {
-              throw err;
-            });
-          }
-        }
-        return name;
-      })();
+      ready = this.createOrUpdateStream(name, stream);
       ready.catch(() => this.streams.delete(name));
       this.streams.set(name, ready);
     }
     return ready;
   }
 
+  private async createOrUpdateStream(name: string, stream: StreamDef): Promise<string> {
+    const wanted = { subjects: [`${this.subject(stream.subjectPrefix)}.>`], duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+    const current = await this.jsm.streams.info(name).catch((err: unknown) => {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return undefined;
+      throw err;
+    });
+    if (!current) {
+      try {
+        await this.jsm.streams.add({ name, storage: StorageType.File, ...wanted });
+      } catch (err) {
+        // Another replica may have created it first.
+        await this.jsm.streams.info(name).catch(() => {
+          throw err;
+        });
+      }
+      return name;
+    }
+    const { subjects, duplicate_window } = current.config;
+    if (duplicate_window !== wanted.duplicate_window || JSON.stringify(subjects) !== JSON.stringify(wanted.subjects)) {
+      await this.jsm.streams.update(name, wanted);
+    }
+    return name;
+  }
+
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void> {
     const checked = event.payload.parse(payload);
     try {
       await this.ensureStream(event.stream);
-      await this.js.publish(this.subject(event.subject), encode(checked), { msgID: options.msgId });
+      // `headers` hold the trace context of the PRODUCER span, when there is one.
+      await publishEvent("nats", event.subject, checked, async (headers) => {
+        const entries = Object.entries(headers);
+        const h = natsHeaders();
+        for (const [k, v] of entries) h.set(k, v);
+        await this.js.publish(this.subject(event.subject), encode(checked), { msgID: options.msgId, ...(entries.length > 0 ? { headers: h } : {}) });
+      });
     } catch (err) {
+      // The stream may have been removed behind our back: look again on the next publish.
+      this.streams.delete(`${this.options.namespace}_${event.stream.name}`);
       this.options.logger.warn({ err, subject: event.subject }, "event publish failed");
       throw unavailable();
     }
@@ -164,69 +239,23 @@ class NatsBus implements Bus {
     const streams = new Set(options.events.map((e) => e.stream.name));
     if (streams.size !== 1) throw new Error("a consumer reads the events of exactly one stream");
     const stream = options.events[0]!.stream;
-    const streamName = await this.ensureStream(stream);
-    const bySubject = new Map(options.events.map((e) => [this.subject(e.subject), e]));
-    // nats-server 2.9 takes one filter subject per consumer: one event, or the whole stream.
-    const filter = options.events.length === 1 ? this.subject(options.events[0]!.subject) : `${this.subject(stream.subjectPrefix)}.>`;
-    const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    const maxDeliver = options.maxDeliver ?? 0;
-    const config = {
-      durable_name: options.durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: filter,
-      max_deliver: maxDeliver > 0 ? maxDeliver : -1,
-      ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
-    };
-    try {
-      await this.jsm.consumers.add(streamName, config);
-    } catch {
-      await this.jsm.consumers.update(streamName, options.durable, { filter_subject: filter, max_deliver: config.max_deliver, ack_wait: config.ack_wait });
-    }
-    const consumer = await this.js.consumers.get(streamName, options.durable);
-    const expires = Math.max(1_000, this.options.pullExpiresMs ?? 1_000);
-    let stopped = false;
-
-    const settle = async (m: JsMsg): Promise<void> => {
-      const def = bySubject.get(m.subject);
-      if (!def) return m.ack();
-      try {
-        await handler({ subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount, streamSequence: m.seq });
-        m.ack();
-      } catch (err) {
-        const attempts = m.info.deliveryCount;
-        if (maxDeliver > 0 && attempts >= maxDeliver) {
-          this.options.logger.error({ err, subject: def.subject, attempts }, "event given up after the last delivery");
-          m.term();
-          return;
-        }
-        this.options.logger.warn({ err, subject: def.subject, attempts }, "event handler failed; redelivering");
-        m.nak(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
-      }
-    };
-
-    // One pull at a time: an event is only taken when the previous one is settled,
-    // so stopping never strands a fetched but unprocessed event.
-    const loop = (async () => {
-      while (!stopped && !this.nc.isClosed()) {
-        let m: JsMsg | null;
-        try {
-          m = await consumer.next({ expires });
-        } catch (err) {
-          if (stopped || this.nc.isClosed()) break;
-          this.options.logger.warn({ err, durable: options.durable }, "event pull failed; retrying");
-          await new Promise((r) => setTimeout(r, 500));
-          continue;
-        }
-        if (m) await settle(m);
-      }
-    })();
-    return {
-      stop: async () => {
-        stopped = true;
-        await loop;
+    const consumer = await runPullConsumer({
+      jsm: this.jsm,
+      js: this.js,
+      logger: this.options.logger,
+      ensureStream: (fresh) => {
+        if (fresh) this.streams.delete(`${this.options.namespace}_${stream.name}`);
+        return this.ensureStream(stream);
       },
-    };
+      // nats-server 2.9 takes one filter subject per consumer: one event, or the whole stream.
+      filter: options.events.length === 1 ? this.subject(options.events[0]!.subject) : `${this.subject(stream.subjectPrefix)}.>`,
+      events: new Map(options.events.map((e) => [this.subject(e.subject), e])),
+      consumer: options,
+      ackWaitMs: this.options.ackWaitMs ?? 30_000,
+      pullExpiresMs: Math.max(1_000, this.options.pullExpiresMs ?? 1_000),
+      isOpen: () => !this.nc.isClosed() && !this.closing,
+    }, handler);
+    return this.track(consumer);
   }
 
   async notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void> {
@@ -237,26 +266,50 @@ class NatsBus implements Bus {
     const sub = this.nc.subscribe(this.subject(notice.subject), {
       callback: (err, msg) => {
         if (err) return;
-        const parsed = notice.payload.safeParse(msg.json());
+        let parsed;
+        try {
+          parsed = notice.payload.safeParse(decode(msg));
+        } catch {
+          return;
+        }
         if (parsed.success) handler(parsed.data as PayloadOf<N>);
+        else this.options.logger.warn({ subject: notice.subject }, "notice does not match its contract; ignored");
       },
     });
+    // Subscribed means the server knows it: a notice sent right after reaches this handler.
     await this.nc.flush();
     return { stop: async () => sub.unsubscribe() };
   }
 
   isConnected(): boolean {
-    return !this.nc.isClosed();
+    return this.connected && !this.closing && !this.nc.isClosed();
   }
 
+  /** Stops serving and consuming (letting handlers finish), then drains the connection. */
   async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await Promise.allSettled([...this.running].map((r) => r.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();
   }
 }
 
-function headerRecord(h: MsgHdrs | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!h) return out;
-  for (const [k, v] of h) out[k] = v[0] ?? "";
-  return out;
+/** The caller travels in its own header; handlers see the other headers as they were sent. */
+function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  let caller: string | undefined;
+  if (h) {
+    for (const [k, v] of h) {
+      if (k.toLowerCase() === CALLER_HEADER.toLowerCase()) caller = v[0];
+      else headers[k] = v[0] ?? "";
+    }
+  }
+  return { caller, headers };
+}
+
+/** Why a request got no reply, for the time-out and error metrics. */
+function transportFailure(err: unknown): BusOutcome {
+  if (err instanceof TimeoutError) return "timeout";
+  if (err instanceof RequestError && err.isNoResponders()) return "no_responders";
+  return "unavailable";
 }

@@ -4,163 +4,299 @@ import { endpoint, eventDef, noticeDef, type Caller, type StreamDef } from "@sch
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bind, connectNatsBus, MemoryBus, type Bus, type EventMessage } from "../src/index.js";
+import { bind, CALLER_HEADER, connectNatsBus, MemoryBus, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;
-const STREAM: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };
-const orderPlaced = eventDef(STREAM, "placed", z.object({ n: z.number() }));
-const orderShipped = eventDef(STREAM, "shipped", z.object({ n: z.number() }));
-const echo = endpoint("orders.v1.echo", z.object({ text: z.string() }), z.object({ text: z.string(), who: z.string().optional(), worker: z.string().optional() }));
-const slow = endpoint("orders.v1.slow", z.object({}), z.object({}));
+const echo = endpoint(
+  "orders.v1.echo",
+  z.object({ text: z.string() }),
+  z.object({ text: z.string(), who: z.string().optional(), worker: z.string().optional() }),
+);
+const slow = endpoint("orders.v1.slow", z.object({ ms: z.number() }), z.object({ done: z.boolean() }));
 const nobody = endpoint("orders.v1.nobody", z.object({}), z.object({}));
 const pinged = noticeDef("orders.v1.notice.ping", z.object({ n: z.number() }));
 const caller: Caller = { userId: "usr_1", email: "a@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read"], apiKeyId: "key_1" };
+const Numbered = z.object({ n: z.number() });
 
-type Factory = () => Promise<Bus>;
+/** Each test gets its own stream, so events of one test never reach the consumers of another. */
+function freshStream() {
+  const tag = uniqueSuffix();
+  const stream: StreamDef = { name: `ORDERS_${tag}`, subjectPrefix: `orders${tag}.v1.events` };
+  return { tag, placed: eventDef(stream, "placed", Numbered), shipped: eventDef(stream, "shipped", Numbered) };
+}
+const numberOf = (m: EventMessage): number => (m.payload as { n: number }).n;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `shared` is the bus the roles of a test meet on; `pair` gives a server a test may close, and its client. */
+interface Wiring {
+  name: string;
+  available: boolean;
+  shared(): Promise<Bus>;
+  pair(): Promise<{ server: Bus; client: Bus }>;
+}
+
 const memory = new MemoryBus(logger);
 const natsAvailable = await clusterServersAvailable();
 const opened: Bus[] = [];
-const nats: Factory = async () => {
+const connectNats = async () => {
   const bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bus-test", logger });
   opened.push(bus);
   return bus;
 };
 
 afterAll(async () => {
-  for (const bus of opened) await bus.close();
+  await Promise.all(opened.map((bus) => bus.close()));
   if (natsAvailable) await deleteNamespaceStreams(NATS_URL, namespace);
 });
 
 // The in-process bus is one shared object; NATS gets a connection per role, as separate processes would.
-const wirings: Array<[string, Factory, boolean]> = [
-  ["in-process", async () => memory, true],
-  ["NATS", nats, natsAvailable],
+const wirings: Wiring[] = [
+  {
+    name: "in-process",
+    available: true,
+    shared: async () => memory,
+    pair: async () => {
+      const bus = new MemoryBus(logger);
+      return { server: bus, client: bus };
+    },
+  },
+  { name: "NATS", available: natsAvailable, shared: connectNats, pair: async () => ({ server: await connectNats(), client: await connectNats() }) },
 ];
 
-describe.each(wirings)("the bus (%s)", (name, open, available) => {
+describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair }) => {
+  // Service and durable names differ per wiring; the in-process bus is shared by all tests of its wiring.
   const suffix = name === "NATS" ? "n" : "m";
   const durable = (base: string) => `${base}-${suffix}`;
 
-  it.runIf(available)("carries a request and its reply, with the caller", async () => {
-    const server = await open();
-    const svc = await server.serve({ name: `echo${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }, ctx) => ({ text, who: ctx.caller?.email }))]);
-    const client = await open();
-    expect(await client.request(echo, { text: "hi" }, { caller })).toEqual({ text: "hi", who: "a@example.com" });
-    await svc.stop();
-  });
+  describe("requests", () => {
+    it.runIf(available)("carries a request and its reply, with the caller and the other headers", async () => {
+      const contexts: RequestContext[] = [];
+      const svc = await (await open()).serve({ name: `echo${suffix}`, version: "1.0.0" }, [
+        bind(echo, async ({ text }, ctx) => (contexts.push(ctx), { text, who: ctx.caller?.email })),
+      ]);
+      const client = await open();
+      const headers = { "Idempotency-Key": "retry-7" };
+      expect(await client.request(echo, { text: "hi" }, { caller, headers })).toEqual({ text: "hi", who: "a@example.com" });
+      expect(await client.request(echo, { text: "anonymous" })).toEqual({ text: "anonymous" });
+      await svc.stop();
 
-  it.runIf(available)("refuses an invalid request with 400 naming the field, before the handler runs", async () => {
-    const server = await open();
-    let ran = false;
-    const svc = await server.serve({ name: `val${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ((ran = true), { text }))]);
-    const err = await rejection((await open()).request(echo, { text: 5 } as never));
-    expect([err.status, err.code, err.details.param]).toEqual([400, "invalid_request", "text"]);
-    expect(ran).toBe(false);
-    await svc.stop();
-  });
-
-  it.runIf(available)("passes a handler's AppError through and hides any other error", async () => {
-    const server = await open();
-    let mode: "app" | "bug" = "app";
-    const svc = await server.serve({ name: `err${suffix}`, version: "1.0.0" }, [
-      bind(echo, async () => {
-        if (mode === "app") throw new AppError("contact_exists", "Already there.", { param: "email" });
-        throw new Error("select * from secrets failed");
-      }),
-    ]);
-    const client = await open();
-    const appErr = await rejection(client.request(echo, { text: "x" }));
-    expect([appErr.status, appErr.code, appErr.message, appErr.details.param]).toEqual([409, "contact_exists", "Already there.", "email"]);
-    mode = "bug";
-    const bug = await rejection(client.request(echo, { text: "x" }));
-    expect([bug.status, bug.code]).toEqual([500, "internal_error"]);
-    expect(bug.message).not.toContain("secrets");
-    await svc.stop();
-  });
-
-  it.runIf(available)("turns a missed deadline into a fast 503", async () => {
-    const server = await open();
-    const svc = await server.serve({ name: `slow${suffix}`, version: "1.0.0" }, [bind(slow, () => new Promise((r) => setTimeout(() => r({}), 2_000)))]);
-    const started = Date.now();
-    const err = await rejection((await open()).request(slow, {}, { timeoutMs: 200 }));
-    expect([err.status, err.code]).toEqual([503, "service_unavailable"]);
-    expect(Date.now() - started).toBeLessThan(700);
-    await svc.stop();
-  });
-
-  it.runIf(available)("answers 503 at once when nobody serves the subject, or the service stopped", async () => {
-    const client = await open();
-    const started = Date.now();
-    expect((await rejection(client.request(nobody, {}, { timeoutMs: 3_000 }))).code).toBe("service_unavailable");
-    expect(Date.now() - started).toBeLessThan(1_000);
-    const svc = await (await open()).serve({ name: `gone${suffix}`, version: "1.0.0" }, [bind(nobody, async () => ({}))]);
-    await client.request(nobody, {});
-    await svc.stop();
-    expect((await rejection(client.request(nobody, {}, { timeoutMs: 3_000 }))).code).toBe("service_unavailable");
-  });
-
-  it.runIf(available)("shares requests among the replicas of a service", async () => {
-    const replica = (worker: string) => bind(echo, async ({ text }) => ({ text, worker }));
-    const a = await (await open()).serve({ name: `share${suffix}`, version: "1.0.0" }, [replica("a")]);
-    const b = await (await open()).serve({ name: `share${suffix}`, version: "1.0.0" }, [replica("b")]);
-    const client = await open();
-    const workers = await Promise.all(Array.from({ length: 40 }, () => client.request(echo, { text: "x" })));
-    const counts = { a: workers.filter((w) => w.worker === "a").length, b: workers.filter((w) => w.worker === "b").length };
-    expect(counts.a + counts.b).toBe(40);
-    expect(counts.a).toBeGreaterThan(0);
-    expect(counts.b).toBeGreaterThan(0);
-    await a.stop();
-    await b.stop();
-  });
-
-  it.runIf(available)("delivers every event at least once to a consumer that restarts", async () => {
-    const bus = await open();
-    const seen: number[] = [];
-    const tag = uniqueSuffix();
-    for (let n = 1; n <= 5; n++) await bus.publish(orderPlaced, { n }, { msgId: `${tag}-${n}` });
-    const first = await (await open()).consume({ durable: durable(`restart-${tag}`), events: [orderPlaced] }, async (m) => {
-      seen.push((m.payload as { n: number }).n);
+      expect(contexts[0]!.caller).toEqual(caller);
+      expect(contexts[0]!.subject).toBe(echo.subject);
+      expect(contexts[0]!.headers).toMatchObject(headers);
+      expect(Object.keys(contexts[0]!.headers).map((k) => k.toLowerCase())).not.toContain(CALLER_HEADER.toLowerCase());
+      expect(contexts[1]!.caller).toBeUndefined();
     });
-    await eventually(() => seen.length >= 2);
-    await first.stop();
-    const second = await (await open()).consume({ durable: durable(`restart-${tag}`), events: [orderPlaced] }, async (m) => {
-      seen.push((m.payload as { n: number }).n);
+
+    it.runIf(available)("refuses an invalid request with 400 naming the field, before the handler runs", async () => {
+      let ran = false;
+      const svc = await (await open()).serve({ name: `val${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ((ran = true), { text }))]);
+      const err = await rejection((await open()).request(echo, { text: 5 } as never));
+      await svc.stop();
+      expect([err.status, err.code, err.details.param]).toEqual([400, "invalid_request", "text"]);
+      expect(ran).toBe(false);
     });
-    await eventually(() => new Set(seen).size === 5 || undefined, 10_000);
-    await second.stop();
-    expect([...new Set(seen)].sort()).toEqual([1, 2, 3, 4, 5]);
+
+    it.runIf(available)("passes a handler's AppError through and hides any other error or a reply breaking the contract", async () => {
+      let mode: "app" | "bug" | "bad-reply" = "app";
+      const svc = await (await open()).serve({ name: `err${suffix}`, version: "1.0.0" }, [
+        bind(echo, async () => {
+          if (mode === "app") throw new AppError("contact_exists", "Already there.", { param: "email" });
+          if (mode === "bad-reply") return { text: 42 } as never;
+          throw new Error("select * from secrets failed");
+        }),
+      ]);
+      const client = await open();
+      const appErr = await rejection(client.request(echo, { text: "x" }));
+      mode = "bug";
+      const bug = await rejection(client.request(echo, { text: "x" }));
+      mode = "bad-reply";
+      const badReply = await rejection(client.request(echo, { text: "x" }));
+      await svc.stop();
+
+      expect(appErr).toBeInstanceOf(AppError);
+      expect([appErr.status, appErr.code, appErr.message, appErr.details.param]).toEqual([409, "contact_exists", "Already there.", "email"]);
+      expect([bug.status, bug.code]).toEqual([500, "internal_error"]);
+      expect(bug.message).not.toContain("secrets");
+      expect([badReply.status, badReply.code]).toEqual([500, "internal_error"]);
+    });
+
+    it.runIf(available)("turns a missed deadline into a 503 as soon as the deadline passes", async () => {
+      const svc = await (await open()).serve({ name: `slow${suffix}`, version: "1.0.0" }, [
+        bind(slow, async ({ ms }) => (await pause(ms), { done: true })),
+      ]);
+      const client = await open();
+      const started = Date.now();
+      const err = await rejection(client.request(slow, { ms: 1_000 }, { timeoutMs: 200 }));
+      const elapsed = Date.now() - started;
+      expect([err.status, err.code]).toEqual([503, "service_unavailable"]);
+      expect(elapsed).toBeGreaterThanOrEqual(190);
+      expect(elapsed).toBeLessThan(700);
+      expect(await client.request(slow, { ms: 10 }, { timeoutMs: 2_000 })).toEqual({ done: true });
+      await svc.stop();
+    });
+
+    it.runIf(available)("answers 503 at once when nobody serves the subject, or the service stopped", async () => {
+      const client = await open();
+      let started = Date.now();
+      expect((await rejection(client.request(nobody, {}, { timeoutMs: 3_000 }))).code).toBe("service_unavailable");
+      expect(Date.now() - started).toBeLessThan(1_000);
+
+      const svc = await (await open()).serve({ name: `gone${suffix}`, version: "1.0.0" }, [bind(nobody, async () => ({}))]);
+      expect(await client.request(nobody, {})).toEqual({});
+      await svc.stop();
+      started = Date.now();
+      expect((await rejection(client.request(nobody, {}, { timeoutMs: 3_000 }))).code).toBe("service_unavailable");
+      expect(Date.now() - started).toBeLessThan(1_000);
+    });
+
+    it.runIf(available)("shares requests among the replicas of a service", async () => {
+      const replica = (worker: string) => bind(echo, async ({ text }) => ({ text, worker }));
+      const a = await (await open()).serve({ name: `share${suffix}`, version: "1.0.0" }, [replica("a")]);
+      const b = await (await open()).serve({ name: `share${suffix}`, version: "1.0.0" }, [replica("b")]);
+      const client = await open();
+      const replies = await Promise.all(Array.from({ length: 20 }, () => client.request(echo, { text: "x" })));
+      await a.stop();
+      await b.stop();
+      const count = (w: string) => replies.filter((r) => r.worker === w).length;
+      expect(count("a") + count("b")).toBe(20);
+      expect(count("a")).toBeGreaterThan(0);
+      expect(count("b")).toBeGreaterThan(0);
+    });
+
+    it.runIf(available)("lets the requests being answered finish when the serving bus closes, then refuses", async () => {
+      const { server, client } = await pair();
+      const svc = await server.serve({ name: `close${suffix}`, version: "1.0.0" }, [bind(slow, async ({ ms }) => (await pause(ms), { done: true }))]);
+      const answer = client.request(slow, { ms: 300 }, { timeoutMs: 3_000 });
+      await pause(50);
+      expect(server.isConnected()).toBe(true);
+      await server.close();
+      expect(server.isConnected()).toBe(false);
+      expect(await answer).toEqual({ done: true });
+      expect((await rejection(client.request(slow, { ms: 1 }, { timeoutMs: 1_000 }))).code).toBe("service_unavailable");
+      await svc.stop();
+    });
   });
 
-  it.runIf(available)("redelivers an event whose handler failed, and de-duplicates by message id", async () => {
-    const bus = await open();
-    const tag = uniqueSuffix();
-    await bus.publish(orderShipped, { n: 1 }, { msgId: `${tag}-dup` });
-    await bus.publish(orderShipped, { n: 1 }, { msgId: `${tag}-dup` });
-    await bus.publish(orderShipped, { n: 2 }, { msgId: `${tag}-two` });
-    const deliveries: EventMessage[] = [];
-    let failedOnce = false;
-    const consumer = await bus.consume({ durable: durable(`retry-${tag}`), events: [orderShipped], backoffMs: [50] }, async (m) => {
-      deliveries.push(m);
-      if (!failedOnce) {
-        failedOnce = true;
-        throw new Error("transient");
-      }
+  describe("events", () => {
+    it.runIf(available)("delivers every event at least once, in order, to a consumer that stops and restarts", async () => {
+      const { tag, placed } = freshStream();
+      const bus = await open();
+      for (let n = 1; n <= 5; n++) await bus.publish(placed, { n }, { msgId: `${tag}-${n}` });
+
+      const firstRun: number[] = [];
+      const first = await (await open()).consume({ durable: durable(`restart-${tag}`), events: [placed] }, async (m) => {
+        firstRun.push(numberOf(m));
+      });
+      await eventually(() => firstRun.length >= 2);
+      await first.stop();
+      const handledBeforeStop = firstRun.length;
+
+      const secondRun: number[] = [];
+      const second = await (await open()).consume({ durable: durable(`restart-${tag}`), events: [placed] }, async (m) => {
+        secondRun.push(numberOf(m));
+      });
+      await eventually(() => new Set([...firstRun, ...secondRun]).size === 5 || undefined, 10_000);
+      await second.stop();
+
+      // Nothing ran after stop() returned, nothing was lost, and the restart resumed where the first run stopped.
+      expect(firstRun.length).toBe(handledBeforeStop);
+      expect(firstRun).toEqual([1, 2, 3, 4, 5].slice(0, firstRun.length));
+      expect(secondRun).toEqual([1, 2, 3, 4, 5].slice(firstRun.length));
     });
-    await eventually(() => deliveries.filter((d) => (d.payload as { n: number }).n === 2).length === 1 || undefined, 10_000);
-    await consumer.stop();
-    const ones = deliveries.filter((d) => (d.payload as { n: number }).n === 1);
-    expect(ones.map((d) => d.deliveryCount)).toEqual([1, 2]);
-    expect(ones[0]!.streamSequence).toBe(ones[1]!.streamSequence);
+
+    it.runIf(available)("redelivers an event whose handler failed before the events after it", async () => {
+      const { tag, placed } = freshStream();
+      const bus = await open();
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+      await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
+      const deliveries: EventMessage[] = [];
+      const consumer = await bus.consume({ durable: durable(`retry-${tag}`), events: [placed], backoffMs: [50] }, async (m) => {
+        deliveries.push(m);
+        if (deliveries.length === 1) throw new Error("transient");
+      });
+      await eventually(() => deliveries.some((d) => numberOf(d) === 2) || undefined, 10_000);
+      await consumer.stop();
+
+      expect(deliveries.map((d) => [numberOf(d), d.deliveryCount])).toEqual([
+        [1, 1],
+        [1, 2],
+        [2, 1],
+      ]);
+      expect(deliveries[0]!.streamSequence).toBe(deliveries[1]!.streamSequence);
+      expect(deliveries[2]!.streamSequence).toBeGreaterThan(deliveries[1]!.streamSequence);
+    });
+
+    it.runIf(available)("gives an event up after maxDeliver failed attempts and goes on with the next", async () => {
+      const { tag, placed } = freshStream();
+      const bus = await open();
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+      await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
+      const deliveries: EventMessage[] = [];
+      const consumer = await bus.consume({ durable: durable(`poison-${tag}`), events: [placed], backoffMs: [20], maxDeliver: 2 }, async (m) => {
+        deliveries.push(m);
+        if (numberOf(m) === 1) throw new Error("poison");
+      });
+      await eventually(() => deliveries.some((d) => numberOf(d) === 2) || undefined, 10_000);
+      await pause(200);
+      await consumer.stop();
+      expect(deliveries.map((d) => [numberOf(d), d.deliveryCount])).toEqual([
+        [1, 1],
+        [1, 2],
+        [2, 1],
+      ]);
+    });
+
+    it.runIf(available)("stores an event published twice with the same msgId once", async () => {
+      const { tag, placed } = freshStream();
+      const bus = await open();
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-same` });
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-same` });
+      await bus.publish(placed, { n: 2 }, { msgId: `${tag}-other` });
+      const seen: number[] = [];
+      const consumer = await (await open()).consume({ durable: durable(`dedup-${tag}`), events: [placed] }, async (m) => void seen.push(numberOf(m)));
+      await eventually(() => seen.includes(2) || undefined);
+      await pause(100);
+      await consumer.stop();
+      expect(seen).toEqual([1, 2]);
+    });
+
+    it.runIf(available)("gives a consumer only the events it asked for, in stream order", async () => {
+      const { tag, placed, shipped } = freshStream();
+      const bus = await open();
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+      await bus.publish(shipped, { n: 2 }, { msgId: `${tag}-2` });
+      await bus.publish(placed, { n: 3 }, { msgId: `${tag}-3` });
+      await bus.publish(shipped, { n: 4 }, { msgId: `${tag}-4` });
+      const onlyPlaced: string[] = [];
+      const both: string[] = [];
+      const a = await (await open()).consume({ durable: durable(`placed-${tag}`), events: [placed] }, async (m) => void onlyPlaced.push(`${m.subject}:${numberOf(m)}`));
+      const b = await (await open()).consume({ durable: durable(`both-${tag}`), events: [placed, shipped] }, async (m) => void both.push(`${m.subject}:${numberOf(m)}`));
+      await eventually(() => (onlyPlaced.length >= 2 && both.length >= 4) || undefined);
+      await pause(100);
+      await a.stop();
+      await b.stop();
+      expect(onlyPlaced).toEqual([`${placed.subject}:1`, `${placed.subject}:3`]);
+      expect(both).toEqual([`${placed.subject}:1`, `${shipped.subject}:2`, `${placed.subject}:3`, `${shipped.subject}:4`]);
+    });
+
+    it.runIf(available)("refuses to publish an event that breaks its contract", async () => {
+      const { tag, placed } = freshStream();
+      await expect((await open()).publish(placed, { n: "one" } as never, { msgId: `${tag}-bad` })).rejects.toThrow();
+    });
   });
 
-  it.runIf(available)("fans a notice out to every subscriber", async () => {
-    const got: string[] = [];
-    const subs = await Promise.all(["x", "y"].map(async (who) => (await open()).onNotice(pinged, () => void got.push(who))));
-    await new Promise((r) => setTimeout(r, 50));
-    await (await open()).notify(pinged, { n: 1 });
-    await eventually(() => got.length === 2);
-    expect(got.sort()).toEqual(["x", "y"]);
-    for (const s of subs) await s.stop();
+  describe("notices", () => {
+    it.runIf(available)("fans a notice out to every subscriber, and not to one that stopped", async () => {
+      const got: string[] = [];
+      const [x, y, z] = await Promise.all(["x", "y", "z"].map(async (who) => (await open()).onNotice(pinged, () => void got.push(who))));
+      await z!.stop();
+      await (await open()).notify(pinged, { n: 1 });
+      await eventually(() => got.length === 2);
+      await pause(100);
+      await x!.stop();
+      await y!.stop();
+      expect(got.sort()).toEqual(["x", "y"]);
+    });
   });
 });

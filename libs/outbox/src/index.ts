@@ -1,3 +1,3 @@
-export { outboxMigration } from "./migration.js";
-export { enqueueEvent } from "./enqueue.js";
+export { outboxMigration, outboxTraceContextMigration } from "./migration.js";
+export { enqueueEvent, outboxInsert } from "./enqueue.js";
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./relay.js";

@@ -2,6 +2,7 @@ import type { Bus } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
+import { observeOutboxLag, withTraceContext, type TraceCarrier } from "@sched/telemetry";
 
 export interface OutboxRelayOptions {
   db: Knex;
@@ -29,12 +30,19 @@ interface OutboxRow {
   subject: string;
   payload: unknown;
   msg_id: string;
+  trace_context: TraceCarrier | null;
+  /** Seconds since the row was written, by the database's clock. */
+  age_seconds: number;
 }
 
 interface BatchResult {
   /** Whether more rows may be waiting right now. */
   more: boolean;
   failure?: unknown;
+  /** Whether this relay held the lock, and so knows the lag. */
+  locked: boolean;
+  /** Age of the oldest row left unpublished, when one is. */
+  oldestLeftSeconds?: number;
 }
 
 const CLEANUP_EVERY_MS = 60_000;
@@ -61,6 +69,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let woken = false;
   let interrupt: (() => void) | undefined;
   let lastCleanup = 0;
+  // Lag as of the last batch: undefined while another replica relays (it reports the lag).
+  let lag: { seconds: number; at: number } | undefined;
+  let schema = "outbox";
+  const stopObserving = observeOutboxLag(() => {
+    if (lag === undefined) return undefined;
+    // A row left behind keeps ageing between batches; an empty outbox stays at 0 until the next one.
+    return { outbox: schema, seconds: lag.seconds === 0 ? 0 : lag.seconds + (Date.now() - lag.at) / 1_000 };
+  });
 
   const pause = (ms: number, wakeable: boolean) =>
     new Promise<void>((resolve) => {
@@ -78,10 +94,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   const relayBatch = (): Promise<BatchResult> =>
     db.transaction(async (trx) => {
-      const lock = await trx.raw("select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked");
-      if (!(lock.rows[0] as { locked: boolean }).locked) return { more: false };
+      const lock = await trx.raw("select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema");
+      const held = lock.rows[0] as { locked: boolean; schema: string };
+      schema = held.schema;
+      if (!held.locked) return { more: false, locked: false };
       const rows: OutboxRow[] = await trx("outbox")
-        .select("id", "subject", "payload", "msg_id")
+        .select("id", "subject", "payload", "msg_id", "trace_context", trx.raw("extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds"))
         .whereNull("published_at")
         .whereIn("subject", subjects)
         .orderBy("id")
@@ -92,7 +110,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       let failure: unknown;
       for (const row of rows) {
         try {
-          await bus.publish(bySubject.get(row.subject)!, row.payload as never, { msgId: row.msg_id });
+          // Published in the trace of the request that wrote the row.
+          await withTraceContext(row.trace_context, () => bus.publish(bySubject.get(row.subject)!, row.payload as never, { msgId: row.msg_id }));
         } catch (err) {
           failure = err;
           break;
@@ -100,7 +119,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         published.push(row.id);
       }
       if (published.length > 0) await trx("outbox").whereIn("id", published).update({ published_at: trx.fn.now() });
-      return failure === undefined ? { more: rows.length === batchSize } : { more: false, failure };
+      const left = rows[published.length];
+      const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
+      return failure === undefined ? { ...known, more: rows.length === batchSize } : { ...known, more: false, failure };
     });
 
   const cleanup = async () => {
@@ -121,8 +142,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       try {
         result = await relayBatch();
       } catch (err) {
-        result = { more: false, failure: err };
+        result = { more: false, failure: err, locked: lag !== undefined };
       }
+      if (!result.locked) lag = undefined;
+      else if (result.oldestLeftSeconds !== undefined) lag = { seconds: result.oldestLeftSeconds, at: Date.now() };
+      else if (result.failure === undefined) lag = { seconds: 0, at: Date.now() };
       if (result.failure !== undefined) {
         failures += 1;
         logger.warn({ err: result.failure, failures }, "outbox relay could not publish; retrying");
@@ -150,6 +174,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       stopped = true;
       interrupt?.();
       await done;
+      stopObserving();
     },
   };
 }

@@ -8,7 +8,14 @@ export const commonConfigSchema = z.object({
   DB_POOL_MAX: env.positiveInt(10),
   BUS_NAMESPACE: env.busNamespace(),
   LOG_LEVEL: env.logLevel(),
+  /** Port of /livez, /readyz and /metrics (9464 is Prometheus's registered exporter port). */
+  HEALTH_PORT: env.port(9464),
   /** Milliseconds a stopping process may take before it exits anyway. */
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  /**
+   * Milliseconds between readiness turning false and the process no longer
+   * taking work, for load balancers to stop sending it any (the gateway).
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
 export type CommonConfig = z.output<typeof commonConfigSchema>;

@@ -35,9 +35,7 @@ export class AccountsDouble {
   private served: Stoppable | undefined;
   private hanging = false;
   private release: () => void = () => {};
-  private readonly released = new Promise<void>((resolve) => {
-    this.release = resolve;
-  });
+  private released: Promise<void> = Promise.resolve();
 
   constructor(private readonly bus: MemoryBus) {}
 
@@ -54,10 +52,15 @@ export class AccountsDouble {
 
   async hang(): Promise<void> {
     await this.answer();
+    this.released = new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
     this.hanging = true;
   }
 
   async silence(): Promise<void> {
+    // Stopping waits for the requests being answered, so hung ones are let go first.
+    this.release();
     await this.served?.stop();
     this.served = undefined;
   }
@@ -78,7 +81,6 @@ export class AccountsDouble {
   }
 
   async stop(): Promise<void> {
-    this.release();
     await this.silence();
   }
 

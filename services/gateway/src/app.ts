@@ -10,6 +10,7 @@ import { rateLimitHeaders } from "./domain/rateLimitHeaders.js";
 import { chooseRequestId } from "./domain/requestId.js";
 import { compileRoutes } from "./domain/routeMatch.js";
 import { readJsonBody } from "./http/body.js";
+import { docsHandler } from "./http/docs.js";
 import { errorMiddleware } from "./http/errors.js";
 import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
 
@@ -61,6 +62,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const ready = deps.bus.isConnected() && (deps.isReady ? await deps.isReady() : true);
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not_ready" });
   });
+
+  app.use(docsHandler(deps.routes));
 
   app.use(async (req: Request, res: Response) => {
     if (req.method === "OPTIONS") {

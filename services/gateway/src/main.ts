@@ -1,19 +1,28 @@
 import { connectNatsBus } from "@sched/bus";
 import { loadConfigOrExit } from "@sched/config";
 import { createLogger } from "@sched/logging";
-import { commonConfigSchema, onShutdown } from "@sched/runtime";
+import { commonConfigSchema, onShutdown, startHealthServer } from "@sched/runtime";
 import { publicRoutes } from "@sched/proto";
+import { startTelemetry, withHttpMetrics } from "@sched/telemetry";
 import { Redis } from "ioredis";
+import { createServer } from "node:http";
 import { createGatewayApp } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import { gatewayConfigSchema } from "./config.js";
+import { compileRoutes } from "./domain/routeMatch.js";
 import { RateLimits } from "./limits/rateLimits.js";
 
-const common = loadConfigOrExit(commonConfigSchema.pick({ NATS_URL: true, BUS_NAMESPACE: true, LOG_LEVEL: true, SHUTDOWN_GRACE_MS: true }));
+const common = loadConfigOrExit(
+  commonConfigSchema.pick({ NATS_URL: true, BUS_NAMESPACE: true, LOG_LEVEL: true, HEALTH_PORT: true, SHUTDOWN_GRACE_MS: true, SHUTDOWN_DELAY_MS: true }),
+);
 const config = loadConfigOrExit(gatewayConfigSchema);
 const logger = createLogger({ name: "gateway", level: common.LOG_LEVEL });
+await startTelemetry({ serviceName: "gateway" });
 
+let stopping = false;
 const bus = await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: "gateway", logger });
+// Redis is not a readiness condition: without it the limits fall back to this replica's memory.
+const health = await startHealthServer({ port: common.HEALTH_PORT, logger, stopping: () => stopping, checks: async () => ({ bus: bus.isConnected() }) });
 // No offline queue: while Redis is away the limiter's in-memory insurance answers at once.
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
 redis.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; rate limits fall back to this replica"));
@@ -37,11 +46,40 @@ const app = createGatewayApp({
   busTimeoutMs: config.BUS_TIMEOUT_MS,
   trustProxy: config.TRUST_PROXY,
 });
-const server = app.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
 
-onShutdown(logger, common.SHUTDOWN_GRACE_MS, async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+// Requests are counted and timed by route template (HEAD as the GET it is answered like).
+const match = compileRoutes(publicRoutes);
+const routeOf = (method: string, path: string) => {
+  const found = match(method === "HEAD" ? "GET" : method, path);
+  return found.kind === "found" ? found.route.path : undefined;
+};
+const server = createServer(withHttpMetrics(app, routeOf));
+server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/**
+ * Stops accepting connections and waits for the requests in progress; a
+ * keep-alive connection is closed as soon as it is idle rather than when it
+ * times out. What is still open at the deadline is cut.
+ */
+async function closeServer(deadline: number): Promise<void> {
+  let closed = false;
+  server.close(() => (closed = true));
+  while (!closed && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await sleep(50);
+  }
+  server.closeAllConnections();
+}
+
+onShutdown(logger, common.SHUTDOWN_GRACE_MS, async (deadline) => {
+  stopping = true;
+  // Readiness is false now; the load balancer needs a moment to stop sending requests here.
+  await sleep(Math.min(common.SHUTDOWN_DELAY_MS, deadline - Date.now()));
+  await closeServer(deadline);
   await revocations.stop();
   await bus.close();
   redis.disconnect();
+  await health.close();
 });

@@ -11,8 +11,17 @@ import type { MeetingsDeps } from "./handlers/deps.js";
 import { getMeeting } from "./handlers/getMeeting.js";
 import { listMeetings } from "./handlers/listMeetings.js";
 import { updateMeeting } from "./handlers/updateMeeting.js";
+import { lingeringWake } from "./lingeringWake.js";
 
 const RELAY_POLL_MS = 1_000;
+/**
+ * How long the relay lingers after a commit before it publishes: commits in
+ * that window go out in one batch (one relay transaction of five statements)
+ * instead of one each. Events wait at most this long; in return a relay
+ * transaction per create no longer costs more than the create itself (on
+ * embedded Postgres, where statements run one at a time, it tripled creates/s).
+ */
+const RELAY_LINGER_MS = 20;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
 
 /**
@@ -26,7 +35,8 @@ export const meetingsService = defineService({
   config: z.object({}),
   start: async ({ bus, db, logger }) => {
     const relay = startOutboxRelay({ db, bus, logger, events: meetingEvents, pollMs: RELAY_POLL_MS });
-    const deps: MeetingsDeps = { db, relay, now: () => new Date() };
+    const lingering = lingeringWake(relay, RELAY_LINGER_MS);
+    const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
       bind(meetingsList, listMeetings(deps)),
       bind(meetingsCreate, createMeeting(deps)),
@@ -42,6 +52,7 @@ export const meetingsService = defineService({
       stop: async () => {
         await served.stop();
         clearInterval(sweeper);
+        lingering.cancel();
         await relay.stop();
       },
     };

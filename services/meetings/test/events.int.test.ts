@@ -2,7 +2,7 @@ import type { Bus, EventMessage, Stoppable } from "@sched/bus";
 import { meetingEvents, type PayloadOf, type meetingUpdated } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { client, created, hoursFromNow, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
+import { client, created, expectExactlyOncePerSequence, hoursFromNow, makeChanges, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
 
 type AnyMeetingEvent = PayloadOf<typeof meetingUpdated>;
 
@@ -101,6 +101,18 @@ describe("meeting events", () => {
     expect((await api.get(alice, meeting.id)).body.title).toBe(payloads[10]!.meeting.title);
   });
 
+  it("when the event cannot be recorded, then neither is the meeting nor any participant row", async () => {
+    const alice = newCaller();
+    await h!.db.raw("alter table outbox add constraint refuse_events check (msg_id = '') not valid");
+    const answer = await client(h!.bus).create(alice, { title: "Lost", duration: "30 mins", startTime: hoursFromNow(24), participants: ["a@example.com"] });
+    expect(answer.status).toBe(500);
+    const count = async (table: string) => Number((await h!.db(table).count({ c: "*" }))[0]!.c);
+    expect([await count("meetings"), await count("meeting_participants"), await count("outbox")]).toEqual([0, 0, 0]);
+    await h!.db.raw("alter table outbox drop constraint refuse_events");
+    await created(h!.bus, alice, { startTime: hoursFromNow(24) });
+    await eventually(() => received.length === 1);
+  });
+
   it("a refused update writes no event", async () => {
     const api = client(h!.bus);
     const alice = newCaller();
@@ -113,35 +125,11 @@ describe("meeting events", () => {
 });
 
 describe("the outbox across a crash", () => {
-  async function makeChanges(t: TestMeetings) {
-    const api = client(t.bus);
-    const alice = newCaller();
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const m = await created(t.bus, alice, { startTime: hoursFromNow(24 + i) });
-      ids.push(m.id);
-      await api.update(alice, m.id, { title: `Renamed ${i}` });
-      if (i % 2 === 0) await api.update(alice, m.id, { status: "cancelled" });
-    }
-    return ids;
-  }
-
-  function expectExactlyOncePerSequence(received: EventMessage[], ids: string[]) {
-    const seen = received.map((m) => `${(m.payload as AnyMeetingEvent).meetingId}#${(m.payload as AnyMeetingEvent).sequence}`);
-    const expected = ids.flatMap((id, i) => (i % 2 === 0 ? [`${id}#1`, `${id}#2`, `${id}#3`] : [`${id}#1`, `${id}#2`]));
-    expect([...seen].sort()).toEqual([...expected].sort());
-    // Per meeting, sequences arrive in order.
-    for (const id of ids) {
-      const sequences = received.filter((m) => (m.payload as AnyMeetingEvent).meetingId === id).map((m) => (m.payload as AnyMeetingEvent).sequence);
-      expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
-    }
-  }
-
   it("when the relay dies after the commit and before the publish, then a restart publishes every event exactly once", async () => {
     // The publish never happens: the process "dies" between the commit and the publish.
     h = await startMeetings({ bus: (bus) => withPublish(bus, async () => Promise.reject(new Error("killed before publish"))) });
     const received = await consume(h.bus);
-    const ids = await makeChanges(h);
+    const ids = await makeChanges(h.bus);
     await new Promise((r) => setTimeout(r, 200));
     expect(received).toEqual([]);
     expect(await unpublished(h)).toBe(13);
@@ -156,7 +144,7 @@ describe("the outbox across a crash", () => {
   it("when the relay dies after the publish and before its mark commits, then the republished events are de-duplicated", async () => {
     h = await startMeetings();
     const received = await consume(h.bus);
-    const ids = await makeChanges(h);
+    const ids = await makeChanges(h.bus);
     await eventually(async () => (await unpublished(h!)) === 0);
     await eventually(() => received.length === 13);
     await h.stopService();

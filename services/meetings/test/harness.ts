@@ -1,4 +1,4 @@
-import { MemoryBus, type Bus, type Stoppable } from "@sched/bus";
+import { MemoryBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
@@ -14,8 +14,11 @@ import {
   type HttpReply,
   type Meeting,
   type Mode,
+  type PayloadOf,
+  type meetingUpdated,
 } from "@sched/proto";
 import { createTestDatabase, uniqueSuffix } from "@sched/testing";
+import { expect } from "vitest";
 import { meetingsService } from "../src/index.js";
 
 export const logger = createLogger({ name: "meetings-test", level: "silent" });
@@ -136,4 +139,35 @@ const HOUR = 3_600_000;
 /** A second-precision UTC timestamp `hours` from now. */
 export function hoursFromNow(hours: number): string {
   return new Date(Math.floor((Date.now() + hours * HOUR) / 1_000) * 1_000).toISOString().replace(".000Z", "Z");
+}
+
+/** Every meeting event carries meetingId and sequence; updated has the widest payload. */
+type AnyMeetingEvent = PayloadOf<typeof meetingUpdated>;
+
+/**
+ * Five meetings, each renamed, and the first, third and fifth cancelled: 13
+ * events. Returns the meeting ids in creation order.
+ */
+export async function makeChanges(bus: Bus): Promise<string[]> {
+  const api = client(bus);
+  const alice = newCaller();
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const m = await created(bus, alice, { startTime: hoursFromNow(24 + i) });
+    ids.push(m.id);
+    await api.update(alice, m.id, { title: `Renamed ${i}` });
+    if (i % 2 === 0) await api.update(alice, m.id, { status: "cancelled" });
+  }
+  return ids;
+}
+
+/** The events of makeChanges arrived once per (meeting, sequence), each meeting's in sequence order. */
+export function expectExactlyOncePerSequence(received: EventMessage[], ids: string[]): void {
+  const seen = received.map((m) => `${(m.payload as AnyMeetingEvent).meetingId}#${(m.payload as AnyMeetingEvent).sequence}`);
+  const expected = ids.flatMap((id, i) => (i % 2 === 0 ? [`${id}#1`, `${id}#2`, `${id}#3`] : [`${id}#1`, `${id}#2`]));
+  expect([...seen].sort()).toEqual([...expected].sort());
+  for (const id of ids) {
+    const sequences = received.filter((m) => (m.payload as AnyMeetingEvent).meetingId === id).map((m) => (m.payload as AnyMeetingEvent).sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+  }
 }

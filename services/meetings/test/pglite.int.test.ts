@@ -38,7 +38,7 @@ describe("meetings on PGlite (standalone mode)", () => {
     expect((await api.get(alice, made[0]!.id)).body).toEqual(updated.body);
 
     const busy = await h.bus.request(meetingsBusy, { mode: "test", users: [{ userId: alice.userId, email: alice.email }], from: "2031-06-01T00:00:00Z", to: "2031-06-02T00:00:00Z" });
-    expect(busy.busy).toEqual([{ userId: alice.userId, intervals: [{ start: "2031-06-01T08:00:00Z", end: "2031-06-01T08:30:00Z" }] }]);
+    expect(busy.busy).toEqual([{ userId: alice.userId, intervals: [[Date.parse("2031-06-01T08:00:00Z") / 1_000, Date.parse("2031-06-01T08:30:00Z") / 1_000]] }]);
 
     const body = { title: "Once", duration: "15 mins", startTime: hoursFromNow(3), participants: ["y@example.com"] };
     const once = await api.create(alice, body, { "Idempotency-Key": "pglite-1" });

@@ -12,16 +12,20 @@ const root = fileURLToPath(new URL("../../..", import.meta.url));
 const adminToken = process.env.ADMIN_TOKEN ?? `adm_${randomBase62(32)}`;
 const names = [...serviceModules.map((m) => m.name), "gateway"];
 
-const children: ChildProcess[] = names.map((name) =>
-  spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", `services/${name}/src/main.ts`], {
+// One machine, one health port per process: HEALTH_PORT, HEALTH_PORT + 1, … in the order of `names`.
+const healthBase = Number(process.env.HEALTH_PORT ?? 9464);
+
+const children: ChildProcess[] = names.map((name, i) =>
+  spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", `services/${name}/src/main.ts`], {
     cwd: root,
-    env: { ...process.env, ADMIN_TOKEN: adminToken },
+    env: { ...process.env, ADMIN_TOKEN: adminToken, HEALTH_PORT: String(healthBase + i) },
     stdio: ["ignore", "inherit", "inherit"],
   }),
 );
 
 process.stdout.write(
   `Scheduling API (cluster): ${names.join(", ")} as separate processes; gateway on http://localhost:${process.env.PORT ?? 8080}\n` +
+    `Health ports (/livez, /readyz, /metrics): ${names.map((n, i) => `${n} ${healthBase + i}`).join(", ")}\n` +
     (process.env.ADMIN_TOKEN ? "" : `Admin token: ${adminToken}\n`),
 );
 

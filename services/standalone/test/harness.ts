@@ -1,4 +1,6 @@
 import { createLogger } from "@sched/logging";
+import { buildOpenApiDocument } from "@sched/openapi";
+import { ResponseValidator } from "@sched/openapi/response-validator";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { System, type SystemOptions } from "../src/system.js";
 
@@ -56,7 +58,33 @@ export interface ApiResponse {
   body: any;
 }
 
-/** A plain HTTP call, as an external client makes it. */
+/** Paths outside the API, which the document does not describe: probes and the HTML reference page. */
+const OUTSIDE_THE_API = /^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
+
+let validator: ResponseValidator | undefined;
+
+/**
+ * Fails unless the response is what the OpenAPI document says this request
+ * can get: a documented status, its required headers, a body of its schema
+ * (an undocumented field included).
+ */
+export function expectDocumented(method: string, path: string, res: ApiResponse): void {
+  if (OUTSIDE_THE_API.test(new URL(path, "http://localhost").pathname)) return;
+  validator ??= new ResponseValidator(buildOpenApiDocument());
+  const problems = validator.check(method, path, res);
+  if (problems.length > 0) throw new Error(`response not as the OpenAPI document says:\n${problems.join("\n")}`);
+}
+
+/** fetch for a typed client: every response is checked against the document as well. */
+export async function documentedFetch(request: Request): Promise<Response> {
+  const res = await fetch(request);
+  const text = await res.clone().text();
+  const url = new URL(request.url);
+  expectDocumented(request.method, `${url.pathname}${url.search}`, { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined });
+  return res;
+}
+
+/** A plain HTTP call, as an external client makes it; the response is checked against the OpenAPI document. */
 export async function call(
   url: string,
   method: string,
@@ -72,7 +100,9 @@ export async function call(
   }
   const res = await fetch(`${url}${path}`, { method, headers, body });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  const response: ApiResponse = { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  expectDocumented(method, path, response);
+  return response;
 }
 
 /** Creates a user and a key through the admin API. */

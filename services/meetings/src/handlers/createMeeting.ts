@@ -1,7 +1,6 @@
 import type { Handler } from "@sched/bus";
-import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
-import { enqueueEvent } from "@sched/outbox";
+import { outboxInsert } from "@sched/outbox";
 import { meetingCreated, type meetingsCreate } from "@sched/proto";
 import { invitesOnCreate } from "../domain/changes.js";
 import { newMeeting } from "../domain/create.js";
@@ -23,16 +22,13 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
     const record = newMeeting({ id: newId("mtg"), caller, body, startTime, now });
     const event = createdEvent(record, invitesOnCreate(record.status, body.sendInvites ?? true), newEventId(), now);
     const reply = { status: 201, body: toMeeting(record) };
-    const write = async (trx: Knex.Transaction) => {
-      await insertMeeting(trx, record);
-      await enqueueEvent(trx, meetingCreated, event, eventMsgId(record.id, record.sequence));
-    };
+    const outboxRow = outboxInsert(meetingCreated, event, eventMsgId(record.id, record.sequence));
 
     if (idempotencyKey === undefined) {
-      await deps.db.transaction(write);
+      await insertMeeting(deps.db, record, outboxRow);
     } else {
       const claim = { apiKeyId: caller.apiKeyId, key: idempotencyKey, fingerprint: requestFingerprint("POST", "/v1/meetings", body) };
-      const replay = await runOnce(deps.db, claim, reply, write);
+      const replay = await runOnce(deps.db, claim, reply, (trx) => insertMeeting(trx, record, outboxRow));
       if (replay) return replay;
     }
     deps.relay.wake();

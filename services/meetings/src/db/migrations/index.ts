@@ -1,7 +1,14 @@
 import type { Migration } from "@sched/db";
-import { outboxMigration } from "@sched/outbox";
+import { outboxMigration, outboxTraceContextMigration } from "@sched/outbox";
 import { createMeetings } from "./001_create_meetings.js";
 import { createIdempotencyKeys } from "./002_create_idempotency_keys.js";
+import { coverEndTime } from "./005_cover_end_time.js";
 
 /** The meetings schema, in order. Released migrations never change. */
-export const migrations: readonly Migration[] = [createMeetings, createIdempotencyKeys, outboxMigration("003_create_outbox")];
+export const migrations: readonly Migration[] = [
+  createMeetings,
+  createIdempotencyKeys,
+  outboxMigration("003_create_outbox"),
+  outboxTraceContextMigration("004_outbox_trace_context"),
+  coverEndTime,
+];

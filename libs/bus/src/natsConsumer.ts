@@ -1,0 +1,118 @@
+import type { Logger } from "@sched/logging";
+import type { EventDef } from "@sched/proto";
+import { nanos } from "@nats-io/nats-core";
+import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { consumeEvent, headerValues } from "./observed.js";
+import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessage, type Stoppable } from "./types.js";
+
+export interface PullConsumerSetup {
+  jsm: JetStreamManager;
+  js: JetStreamClient;
+  logger: Logger;
+  /** Resolves to the stream's name once it exists; `fresh` looks again instead of trusting a cache. */
+  ensureStream(fresh: boolean): Promise<string>;
+  filter: string;
+  /** Event definitions by their full (namespaced) subject. */
+  events: ReadonlyMap<string, EventDef>;
+  consumer: ConsumerOptions;
+  ackWaitMs: number;
+  pullExpiresMs: number;
+  isOpen(): boolean;
+}
+
+const RETRY_PULL_MS = 1_000;
+
+/**
+ * A durable pull consumer handling one event at a time, in stream order:
+ * with one unacknowledged event allowed, a failed event (nak with a delay)
+ * holds back the ones after it, as on the in-process bus.
+ */
+export async function runPullConsumer(setup: PullConsumerSetup, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+  const { logger, consumer: options } = setup;
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const maxDeliver = options.maxDeliver ?? 0;
+
+  const open = async (fresh: boolean): Promise<Consumer> => {
+    const streamName = await setup.ensureStream(fresh);
+    const settings = {
+      filter_subject: setup.filter,
+      max_deliver: maxDeliver > 0 ? maxDeliver : -1,
+      ack_wait: nanos(setup.ackWaitMs),
+      max_ack_pending: 1,
+    };
+    try {
+      await setup.jsm.consumers.add(streamName, {
+        durable_name: options.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ...settings,
+      });
+    } catch {
+      // It exists with other settings (an older deployment): bring it to these.
+      await setup.jsm.consumers.update(streamName, options.durable, settings);
+    }
+    return setup.js.consumers.get(streamName, options.durable);
+  };
+
+  const settle = async (m: JsMsg): Promise<void> => {
+    const def = setup.events.get(m.subject);
+    // The stream-wide filter also brings the stream's other events: not ours, skip them.
+    if (!def) return m.ack();
+    const attempts = m.info.deliveryCount;
+    // A slow handler is not a lost one: keep JetStream from redelivering meanwhile.
+    const keepAlive = setInterval(() => m.working(), Math.max(1_000, setup.ackWaitMs / 3));
+    try {
+      const message = { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: attempts, streamSequence: m.seq };
+      await consumeEvent("nats", options.durable, message, headerValues(m.headers), maxDeliver > 0 && attempts >= maxDeliver, handler);
+    } catch (err) {
+      if (maxDeliver > 0 && attempts >= maxDeliver) {
+        logger.error({ err, subject: def.subject, attempts, durable: options.durable }, "event given up after the last delivery");
+        m.term();
+        return;
+      }
+      logger.warn({ err, subject: def.subject, attempts, durable: options.durable }, "event handler failed; redelivering");
+      m.nak(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
+      return;
+    } finally {
+      clearInterval(keepAlive);
+    }
+    // Confirmed, so a consumer restarted right after stop() never sees a handled event again.
+    await m.ackAck().catch((err: unknown) => {
+      logger.warn({ err, subject: def.subject, durable: options.durable }, "event acknowledgement not confirmed; it may be redelivered");
+    });
+  };
+
+  let stopped = false;
+  let consumer = await open(false);
+  const running = () => !stopped && setup.isOpen();
+
+  // One pull at a time: an event is only taken when the previous one is settled,
+  // so stopping never strands a fetched but unprocessed event.
+  const loop = async (): Promise<void> => {
+    while (running()) {
+      let m: JsMsg | null;
+      try {
+        m = await consumer.next({ expires: setup.pullExpiresMs });
+      } catch (err) {
+        if (!running()) break;
+        logger.warn({ err, durable: options.durable }, "event pull failed; retrying");
+        await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
+        // The stream or consumer may be gone (deleted, server state lost): set them up again.
+        consumer = await open(true).catch((openErr: unknown) => {
+          logger.warn({ err: openErr, durable: options.durable }, "event consumer could not be set up again");
+          return consumer;
+        });
+        continue;
+      }
+      if (m) await settle(m);
+    }
+  };
+
+  const done = loop();
+  return {
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+}

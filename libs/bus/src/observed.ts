@@ -1,0 +1,168 @@
+import { AppError } from "@sched/errors";
+import type { Logger } from "@sched/logging";
+import type { Caller } from "@sched/proto";
+import {
+  extractTraceContext,
+  idAttributes,
+  injectTraceContext,
+  inSpan,
+  now,
+  recordBusRequest,
+  recordEventConsumed,
+  recordEventPublished,
+  SpanKind,
+  type Attributes,
+  type BusOutcome,
+  type Span,
+} from "@sched/telemetry";
+import { dispatch } from "./codec.js";
+import type { EndpointBinding, EventMessage, RequestContext, RequestOptions } from "./types.js";
+
+// Every bus operation, on either wiring, in a span and a measurement: the
+// trace context travels in the message headers, as W3C traceparent/tracestate.
+
+/** Span attributes of a bus operation: the subject and the caller's ids, never its e-mail address. */
+export function messagingAttributes(system: "nats" | "memory", subject: string, operation: "send" | "process", caller?: Caller): Attributes {
+  return {
+    "messaging.system": system,
+    "messaging.destination.name": subject,
+    "messaging.operation.type": operation,
+    ...(caller ? { "enduser.id": caller.userId, "sched.api_key.id": caller.apiKeyId, "sched.mode": caller.mode } : {}),
+  };
+}
+
+/** How a failed request ends, for metrics: refusals (4xx) are the server doing its job. */
+export function outcomeOf(err: unknown): BusOutcome {
+  if (err instanceof AppError) return err.status >= 500 ? (err.code === "service_unavailable" ? "unavailable" : "server_error") : "client_error";
+  return "server_error";
+}
+
+/** Marks a span failed for server-side failures only, and notes the error code either way. */
+export function spanFailure(err: unknown, span: Span): string | undefined {
+  if (!(err instanceof AppError)) return err instanceof Error ? err.name : "Error";
+  span.setAttribute("sched.error.code", err.code);
+  return err.status >= 500 ? err.code : undefined;
+}
+
+/** The ids of a request or reply (`params.id`, `userId`, the body's `id`), as span attributes. */
+function payloadIds(value: unknown): Attributes {
+  if (typeof value !== "object" || value === null) return {};
+  const v = value as { params?: unknown; body?: unknown };
+  return { ...idAttributes(value), ...idAttributes(v.params), ...idAttributes(v.body) };
+}
+
+/**
+ * Sends one request in a CLIENT span named `<subject> send`, with the trace
+ * context added to the headers `send` puts on the wire, and records its
+ * duration and outcome. `classify` tells a time-out from a missing responder.
+ */
+export async function sendRequest<T>(
+  system: "nats" | "memory",
+  subject: string,
+  options: RequestOptions,
+  send: (headers: Record<string, string>) => Promise<T>,
+  classify: (err: unknown) => BusOutcome = outcomeOf,
+): Promise<T> {
+  const startedAt = now();
+  const attributes = messagingAttributes(system, subject, "send", options.caller);
+  try {
+    const reply = await inSpan(`${subject} send`, { kind: SpanKind.CLIENT, attributes, failure: spanFailure }, () => send(injectTraceContext({ ...options.headers })));
+    recordBusRequest("client", subject, "ok", startedAt);
+    return reply;
+  } catch (err) {
+    recordBusRequest("client", subject, classify(err), startedAt);
+    throw err;
+  }
+}
+
+/**
+ * Serves one request in a SERVER span named after the subject, continuing the
+ * trace the request's headers carry, and records its duration and outcome.
+ * `decode` turns the wire bytes into the request (its failure is a 400).
+ */
+export async function serveRequest(
+  system: "nats" | "memory",
+  binding: EndpointBinding,
+  decode: () => unknown,
+  ctx: RequestContext,
+  logger: Logger,
+): Promise<unknown> {
+  const subject = binding.endpoint.subject;
+  const startedAt = now();
+  const attributes = messagingAttributes(system, subject, "process", ctx.caller);
+  try {
+    const reply = await inSpan(subject, { kind: SpanKind.SERVER, parent: extractTraceContext(ctx.headers), attributes, failure: spanFailure }, async (span) => {
+      const raw = decode();
+      span.setAttributes(payloadIds(raw));
+      const result = await dispatch(binding, raw, ctx, logger);
+      span.setAttributes(payloadIds(result));
+      return result;
+    });
+    recordBusRequest("server", subject, "ok", startedAt);
+    return reply;
+  } catch (err) {
+    recordBusRequest("server", subject, outcomeOf(err), startedAt);
+    throw err;
+  }
+}
+
+/**
+ * Stores one event in a PRODUCER span named `<subject> send`, its trace
+ * context in the headers `send` stores with it. Called inside the trace
+ * context of the request that caused the event (the outbox restores it), the
+ * span joins that request's trace. The message id is left out of the span:
+ * its shape is each service's business.
+ */
+export async function publishEvent(
+  system: "nats" | "memory",
+  subject: string,
+  payload: unknown,
+  send: (headers: Record<string, string>) => Promise<void>,
+): Promise<void> {
+  const attributes = { ...messagingAttributes(system, subject, "send"), ...idAttributes(payload) };
+  try {
+    await inSpan(`${subject} send`, { kind: SpanKind.PRODUCER, attributes }, () => send(injectTraceContext({})));
+    recordEventPublished(subject, true);
+  } catch (err) {
+    recordEventPublished(subject, false);
+    throw err;
+  }
+}
+
+/**
+ * Runs an event handler in a CONSUMER span named after the subject, as a child
+ * of the span that published the event (whose context the message carries),
+ * so the work an event causes joins the trace of the request that caused it.
+ * Records the handling time and outcome; a handler's error is rethrown for
+ * the caller to settle the message.
+ */
+export async function consumeEvent(
+  system: "nats" | "memory",
+  durable: string,
+  message: EventMessage,
+  headers: Readonly<Record<string, string>> | undefined,
+  lastAttempt: boolean,
+  handler: (message: EventMessage) => Promise<void>,
+): Promise<void> {
+  const startedAt = now();
+  const attributes: Attributes = {
+    ...messagingAttributes(system, message.subject, "process"),
+    "messaging.consumer.group.name": durable,
+    "messaging.message.delivery_count": message.deliveryCount,
+    ...idAttributes(message.payload),
+  };
+  try {
+    await inSpan(message.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(headers), attributes }, () => handler(message));
+    recordEventConsumed(message.subject, "ack", startedAt);
+  } catch (err) {
+    recordEventConsumed(message.subject, lastAttempt ? "given_up" : "retry", startedAt);
+    throw err;
+  }
+}
+
+/** NATS headers as a plain record (first value of each), for trace-context extraction. */
+export function headerValues(h: Iterable<[string, string[]]> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h) for (const [k, v] of h) out[k] = v[0] ?? "";
+  return out;
+}

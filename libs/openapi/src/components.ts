@@ -1,0 +1,74 @@
+import { zodToOpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import {
+  AdminUser,
+  AdminUserList,
+  ApiKeyCreated,
+  ApiKeyRevoked,
+  Contact,
+  ContactList,
+  DaySlot,
+  DayViewBody,
+  Duration,
+  ErrorBody,
+  type ErrorCode,
+  Meeting,
+  MeetingList,
+  MeetingListItem,
+  MeetingStatus,
+  RecommendationBody,
+  RecommendedSlot,
+  Relationship,
+  UserProfile,
+  WorkingHoursEntry,
+} from "@sched/proto";
+import { z } from "zod";
+
+/** The schemas shown as named components, by the name the document gives them. */
+const NAMED: ReadonlyArray<readonly [string, z.ZodType]> = [
+  ["Account", UserProfile],
+  ["WorkingHoursEntry", WorkingHoursEntry],
+  ["Meeting", Meeting],
+  ["MeetingListItem", MeetingListItem],
+  ["MeetingList", MeetingList],
+  ["Duration", Duration],
+  ["MeetingStatus", MeetingStatus],
+  ["DayView", DayViewBody],
+  ["DaySlot", DaySlot],
+  ["Recommendation", RecommendationBody],
+  ["RecommendedSlot", RecommendedSlot],
+  ["Contact", Contact],
+  ["ContactList", ContactList],
+  ["Relationship", Relationship],
+  ["AdminUser", AdminUser],
+  ["AdminUserList", AdminUserList],
+  ["ApiKeyCreated", ApiKeyCreated],
+  ["ApiKeyRevoked", ApiKeyRevoked],
+];
+
+/**
+ * Names the contract's own schema instances, so that every place using one
+ * (a list's items, a nested enum) becomes a `$ref` to its component. The
+ * generator's registry is keyed by instance; naming a copy (`.openapi(name)`)
+ * would leave the nested uses inline.
+ */
+export function nameComponents(): void {
+  for (const [name, schema] of NAMED) zodToOpenAPIRegistry.add(schema, { _internal: { refId: name } });
+}
+
+/** `invalid_request` → `InvalidRequestError`. */
+export function errorComponentName(code: ErrorCode): string {
+  return `${code.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())}Error`;
+}
+
+/**
+ * The error envelope once per code, with `code` fixed: a response lists the
+ * codes it can carry as a `oneOf` of these. They are referenced by name only,
+ * so they are handed to the generator as definitions of their own.
+ */
+export function errorComponents(codes: Iterable<ErrorCode>): Array<{ type: "schema"; schema: z.ZodType }> {
+  return [...codes].map((code) => {
+    const schema = z.strictObject({ error: ErrorBody.shape.error.extend({ code: z.literal(code) }) });
+    zodToOpenAPIRegistry.add(schema, { _internal: { refId: errorComponentName(code) } });
+    return { type: "schema", schema };
+  });
+}

@@ -1,0 +1,194 @@
+import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import type { z } from "zod";
+import { errorComponentName, errorComponents, nameComponents } from "./components.js";
+import { byStatus, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
+import { EXAMPLES } from "./examples.js";
+import { HEADER_COMPONENTS, HEADER_PARAMETERS, responseHeaders, type HeaderContext } from "./headers.js";
+import { closeResponseSchemas, dropStringChecksOfIntegerParameters } from "./postprocess.js";
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31["generateDocument"]>;
+
+/** Where the gateway serves the document, without authentication. */
+export const OPENAPI_JSON_PATH = "/v1/openapi.json";
+
+const SAMPLE_REQUEST_ID = "req_8ZtV2pQ5xN1mK7wR4cL9bY3e";
+
+const TAGS = [
+  { name: "Meetings", description: "The meetings of the user's calendar: the ones they organize and the ones they are invited to." },
+  { name: "Availability", description: "Free and busy time of one day, and recommended times across participants." },
+  { name: "Contacts", description: "Trusted contacts: a contact sees the user's availability and counts for recommendations." },
+  { name: "Account", description: "The authenticated user's own account: name, time zone and working hours." },
+  {
+    name: "Admin",
+    description:
+      "Operator only: the dashboard's job (creating users and API keys) until a dashboard exists. Authenticated with the admin token (`Authorization: Bearer <ADMIN_TOKEN>`), never with an `sk_` key, and not rate limited per key. Listed here, in their own tag, so that one document describes every route the gateway serves.",
+  },
+  { name: "Reference", description: "This document." },
+];
+
+const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts" };
+
+const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, recommended times and trusted contacts.
+
+**Authentication.** Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\`. Keys start with \`sk_test_\` or \`sk_live_\`; a test key sees and changes only test data, a live key only live data. Keys are for servers: the API sends no CORS headers and answers a browser preflight (\`OPTIONS\`) with 403 \`forbidden\`. A key lacking an operation's scope gets 403 \`forbidden\` naming the scope.
+
+**Errors** have one shape, \`{"error": {"code", "message", "param"?, "requestId"}}\`, always as \`application/json\`. Each operation lists its statuses and codes. An unknown path is 404 \`not_found\` whatever the key; a known path with another method is 405 \`method_not_allowed\` with an \`Allow\` header. Checks run in this order: path, authentication (401), rate limit (429), scope (403), body and validation (400, 413, 415), then the resource (404, 403, 409).
+
+**Request ids.** Every response carries \`X-Request-Id\` (yours when it is sane, otherwise a generated one); error bodies repeat it as \`error.requestId\`.
+
+**Rate limits**, per API key in one-minute windows: 100 requests on every \`/v1\` operation except \`POST /v1/availability/recommended\`, which has its own 10. Every response that passed authentication carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). A 429 adds \`Retry-After\`. Failed authentications are limited per client address.
+
+**Idempotency.** POSTs that create something accept \`Idempotency-Key\`: a retry with the same key and body answers the first response again and creates nothing.
+
+**Datetimes** in responses are UTC with second precision, \`YYYY-MM-DDTHH:mm:ssZ\`. In requests any ISO 8601 datetime is accepted; one without an offset is read in the user's time zone.`;
+
+/** `meetings.v1.http.list` → `meetingsList`. */
+function operationId(route: RouteDef): string {
+  const words = route.endpoint.subject.replace(".v1.http.", ".").split(/[.-]/);
+  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+}
+
+function tagOf(route: RouteDef): string {
+  if (route.auth === "admin") return "Admin";
+  const segment = route.path.split("/")[2] ?? "";
+  return TAG_BY_SEGMENT[segment] ?? segment.charAt(0).toUpperCase() + segment.slice(1);
+}
+
+function operationDescription(route: RouteDef): string {
+  if (route.auth === "admin") return "Admin token; not rate limited.";
+  const bucket = route.bucket === "ai" ? "the AI-powered bucket (10 requests a minute per key)" : "the standard bucket (100 requests a minute per key)";
+  return `Scope \`${route.scope ?? "none"}\`; counts against ${bucket}.`;
+}
+
+/** The `{params, query, body}` schemas of a route's request. */
+function requestParts(route: RouteDef): { params: z.ZodObject; query: z.ZodObject; body: z.ZodType } {
+  const shape = (route.endpoint.request as Partial<z.ZodObject>).shape as Record<string, z.ZodType> | undefined;
+  if (!shape?.params || !shape.query || !shape.body) {
+    throw new Error(`${route.method} ${route.path}: the request schema is not httpRequest({params, query, body})`);
+  }
+  return { params: shape.params as z.ZodObject, query: shape.query as z.ZodObject, body: shape.body };
+}
+
+function oneOrAnyOf(refs: Array<{ $ref: string }>) {
+  return refs.length === 1 ? refs[0]! : { anyOf: refs };
+}
+
+function errorResponse(route: HeaderContext, status: number, codes: ErrorCode[]) {
+  return {
+    description: codes.map((code) => `\`${code}\`: ${errorMeaning(code)}.`).join(" "),
+    headers: responseHeaders(route, status),
+    content: {
+      "application/json": {
+        schema: oneOrAnyOf(codes.map((code) => ({ $ref: `#/components/schemas/${errorComponentName(code)}` }))),
+        examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
+      },
+    },
+  };
+}
+
+function operation(route: RouteDef): RouteConfig {
+  const key = `${route.method} ${route.path}`;
+  if (!route.responses?.length) throw new Error(`${key}: the route declares no responses, so the document cannot describe it`);
+  const examples = EXAMPLES[key];
+  const { params, query, body } = requestParts(route);
+  const responses: RouteConfig["responses"] = {};
+  for (const r of route.responses) {
+    const example = examples?.responses[r.status];
+    responses[r.status] = {
+      description: r.description,
+      headers: responseHeaders(route, r.status),
+      ...(r.body ? { content: { "application/json": { schema: r.body, ...(example !== undefined ? { example } : {}) } } } : {}),
+    };
+  }
+  for (const [status, codes] of byStatus(routeErrorCodes(route))) responses[status] = errorResponse(route, status, codes);
+  const ref = (name: keyof typeof HEADER_PARAMETERS) => ({ $ref: `#/components/parameters/${name}` });
+  return {
+    method: route.method.toLowerCase() as RouteConfig["method"],
+    path: route.path.replace(/:(\w+)/g, "{$1}"),
+    operationId: operationId(route),
+    summary: route.summary,
+    description: operationDescription(route),
+    tags: [tagOf(route)],
+    security: [route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }],
+    parameters: [ref("RequestId"), ...(route.idempotent ? [ref("IdempotencyKey")] : [])],
+    request: {
+      params,
+      query,
+      ...(route.hasBody
+        ? { body: { required: true, content: { "application/json": { schema: body, ...(examples?.request !== undefined ? { example: examples.request } : {}) } } } }
+        : {}),
+    },
+    responses,
+  };
+}
+
+/** The operation serving this document; it sits outside the route table. */
+function documentOperation(): RouteConfig {
+  const unauthenticated: HeaderContext = { auth: "none" };
+  return {
+    method: "get",
+    path: OPENAPI_JSON_PATH,
+    operationId: "openapiDocument",
+    summary: "This OpenAPI document",
+    description: "The OpenAPI 3.1 description of the API, generated from the same schemas that validate requests. No authentication.",
+    tags: ["Reference"],
+    security: [],
+    parameters: [{ $ref: "#/components/parameters/RequestId" }],
+    responses: {
+      200: {
+        description: "The OpenAPI document",
+        headers: responseHeaders(unauthenticated, 200),
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              properties: { openapi: { type: "string", pattern: "^3\\.1\\." }, info: { type: "object" }, paths: { type: "object" } },
+              required: ["openapi", "info", "paths"],
+              additionalProperties: true,
+            },
+          },
+        },
+      },
+      500: errorResponse(unauthenticated, 500, ["internal_error"]),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document of the routes (by default the gateway's whole table). */
+export function buildOpenApiDocument(routes: readonly RouteDef[] = publicRoutes): OpenApiDocument {
+  nameComponents();
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent("securitySchemes", "apiKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key, `sk_test_…` or `sk_live_…`, sent as `Authorization: Bearer <API_KEY>`. Keys are made by the admin API (the dashboard's job) and shown once.",
+  });
+  registry.registerComponent("securitySchemes", "adminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's admin token (`ADMIN_TOKEN` of the gateway), for the Admin operations only.",
+  });
+  for (const [name, parameter] of Object.entries(HEADER_PARAMETERS)) registry.registerComponent("parameters", name, parameter);
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) registry.registerComponent("headers", name, header);
+  const usedCodes = new Set<ErrorCode>(["internal_error", ...routes.flatMap(routeErrorCodes)]);
+  for (const code of usedCodes) {
+    registry.registerComponent("examples", code, {
+      summary: errorMeaning(code),
+      value: { error: { code, ...ERROR_SAMPLES[code], requestId: SAMPLE_REQUEST_ID } },
+    });
+  }
+  for (const route of routes) registry.registerPath(operation(route));
+  registry.registerPath(documentOperation());
+
+  const document = new OpenApiGeneratorV31([...registry.definitions, ...errorComponents(usedCodes)]).generateDocument({
+    openapi: "3.1.0",
+    info: { title: "Scheduling API", version: "1.0.0", description: DESCRIPTION },
+    servers: [{ url: "/", description: "The gateway serving this document" }],
+    security: [{ apiKey: [] }],
+    tags: TAGS,
+  });
+  closeResponseSchemas(document as unknown as Record<string, unknown>);
+  dropStringChecksOfIntegerParameters(document as unknown as Record<string, unknown>);
+  return document;
+}

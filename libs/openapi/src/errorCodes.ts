@@ -1,0 +1,83 @@
+import { ERROR_STATUS, type ErrorCode, type RouteDef } from "@sched/proto";
+
+/** What each code means, for the response descriptions. */
+const MEANING: Record<ErrorCode, string> = {
+  invalid_json: "the body is not JSON",
+  invalid_request: "validation failed; `param` names the field",
+  meeting_ended: "the meeting has already ended",
+  meeting_cancelled: "the meeting is cancelled",
+  unauthorized: "the key (or admin token) is missing, malformed, unknown or revoked",
+  forbidden: "the key lacks the scope (the message names it), or the caller may not do this to this resource",
+  not_found: "no such resource for this caller (an id of the wrong shape included)",
+  method_not_allowed: "known path, other method",
+  contact_exists: "the e-mail address is already in the contacts",
+  user_exists: "a user with this e-mail address exists",
+  idempotency_request_in_progress: "a request with this Idempotency-Key is still being processed",
+  payload_too_large: "the body is over 100 KiB",
+  unsupported_media_type: "the body is not `application/json` (UTF-8)",
+  idempotency_key_reused: "this Idempotency-Key was used with a different request",
+  rate_limited: "the rate limit of the key (or of failed authentications from this address) is exceeded",
+  internal_error: "a bug; the message holds no internals",
+  service_unavailable: "a backing service did not answer in time",
+};
+
+/** A message and param like the ones the API sends, for the examples. */
+export const ERROR_SAMPLES: Record<ErrorCode, { message: string; param?: string }> = {
+  invalid_json: { message: "The request body is not valid JSON." },
+  invalid_request: { message: "Invalid participants[1]: must be a valid e-mail address.", param: "participants[1]" },
+  meeting_ended: { message: "This meeting has already ended and can no longer be updated." },
+  meeting_cancelled: { message: "This meeting has been cancelled and can no longer be updated." },
+  unauthorized: { message: "Invalid API key." },
+  forbidden: { message: "This API key lacks the required scope: meetings:write." },
+  not_found: { message: "No such meeting." },
+  method_not_allowed: { message: "PUT is not allowed on /v1/contacts." },
+  contact_exists: { message: "This e-mail address is already in your contacts.", param: "email" },
+  user_exists: { message: "A user with this e-mail address already exists.", param: "email" },
+  idempotency_request_in_progress: { message: "A request with this Idempotency-Key is still being processed; retry shortly." },
+  payload_too_large: { message: "The request body is larger than 100 KiB." },
+  unsupported_media_type: { message: "Request bodies must be JSON, sent with Content-Type: application/json." },
+  idempotency_key_reused: { message: "This Idempotency-Key was already used with a different request." },
+  rate_limited: { message: "Too many requests: the rate limit for this API key is exceeded." },
+  internal_error: { message: "An internal error occurred." },
+  service_unavailable: { message: "A backing service did not answer in time; retry shortly." },
+};
+
+export function errorMeaning(code: ErrorCode): string {
+  return MEANING[code];
+}
+
+/**
+ * Every error code a route can answer: the gateway's checks follow from the
+ * route's fields (api-decisions 1, 2 and 10), the service's own from `errors`.
+ */
+export function routeErrorCodes(route: RouteDef): ErrorCode[] {
+  const codes = new Set<ErrorCode>(["invalid_request", "unauthorized"]);
+  if (route.auth === "api-key") {
+    codes.add("forbidden");
+    codes.add("rate_limited");
+  }
+  if (route.hasBody) {
+    codes.add("invalid_json");
+    codes.add("payload_too_large");
+    codes.add("unsupported_media_type");
+  }
+  if (route.path.includes("/:")) codes.add("not_found");
+  if (route.idempotent) {
+    codes.add("idempotency_request_in_progress");
+    codes.add("idempotency_key_reused");
+  }
+  for (const code of route.errors ?? []) codes.add(code);
+  codes.add("internal_error");
+  codes.add("service_unavailable");
+  return [...codes];
+}
+
+/** Codes grouped by their HTTP status, statuses ascending. */
+export function byStatus(codes: readonly ErrorCode[]): Array<[number, ErrorCode[]]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_STATUS[code];
+    groups.set(status, [...(groups.get(status) ?? []), code]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => a - b);
+}

@@ -1,0 +1,1 @@
+export { buildOpenApiDocument, OPENAPI_JSON_PATH, type OpenApiDocument } from "./document.js";

@@ -1,0 +1,147 @@
+import { ERROR_STATUS, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { describe, expect, it } from "vitest";
+import { buildOpenApiDocument, OPENAPI_JSON_PATH } from "../src/index.js";
+import { EXAMPLES } from "../src/examples.js";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+// The document is plain JSON; tests walk it freely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+const document: Json = buildOpenApiDocument();
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(document, "openapi.json", undefined, false);
+
+const pointer = (...parts: Array<string | number>) => `#/${parts.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
+const templated = (route: RouteDef) => route.path.replace(/:(\w+)/g, "{$1}");
+const operationOf = (route: RouteDef) => document.paths[templated(route)][route.method.toLowerCase()];
+const resolve = (value: Json): Json =>
+  value?.$ref ? value.$ref.slice(2).split("/").reduce((node: Json, part: string) => node[part.replace(/~1/g, "/").replace(/~0/g, "~")], document) : value;
+
+function schemaErrors(schemaPointer: string, value: unknown): string | undefined {
+  const validate = ajv.getSchema(`openapi.json${schemaPointer}`) ?? ajv.compile({ $ref: `openapi.json${schemaPointer}` });
+  return validate(value) ? undefined : ajv.errorsText(validate.errors);
+}
+
+describe("the OpenAPI document", () => {
+  it("is OpenAPI 3.1 and describes every route of the gateway's table, and its own endpoint", () => {
+    expect(document.openapi).toBe("3.1.0");
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
+    const expected = [...publicRoutes.map((r) => `${r.method} ${templated(r)}`), `GET ${OPENAPI_JSON_PATH}`];
+    expect(operations.sort()).toEqual(expected.sort());
+  });
+
+  it("refuses a route that declares no responses rather than describing it wrongly", () => {
+    const [route] = publicRoutes;
+    expect(() => buildOpenApiDocument([{ ...route!, responses: undefined }])).toThrow(/declares no responses/);
+  });
+
+  it("gives every operation a unique operationId, a tag the document defines, and its security", () => {
+    const tags = new Set(document.tags.map((t: { name: string }) => t.name));
+    const ids = new Set<string>();
+    for (const route of publicRoutes) {
+      const op = operationOf(route);
+      expect(ids.has(op.operationId)).toBe(false);
+      ids.add(op.operationId);
+      expect(tags.has(op.tags[0])).toBe(true);
+      expect(op.security).toEqual([route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }]);
+      if (route.auth === "admin") expect(op.tags).toEqual(["Admin"]);
+    }
+    expect(operationOf(publicRoutes.find((r) => r.path === "/v1/meetings" && r.method === "GET")!).operationId).toBe("meetingsList");
+    expect(document.paths[OPENAPI_JSON_PATH].get.security).toEqual([]);
+  });
+
+  it("documents path and query parameters from the request schemas, with the header parameters", () => {
+    const list = operationOf(publicRoutes.find((r) => r.path === "/v1/meetings" && r.method === "GET")!);
+    const params = list.parameters.map(resolve);
+    expect(params.map((p: { name: string }) => p.name).sort()).toEqual(["X-Request-Id", "filter", "limit", "startingAfter"]);
+    const limit = params.find((p: { name: string }) => p.name === "limit");
+    expect(limit.schema).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20, description: expect.any(String) });
+    const get = operationOf(publicRoutes.find((r) => r.path === "/v1/meetings/:id")!);
+    expect(get.parameters.map(resolve).find((p: { in: string }) => p.in === "path")).toMatchObject({ name: "id", required: true });
+    for (const route of publicRoutes) {
+      const names = operationOf(route).parameters.map((p: Json) => resolve(p).name);
+      expect(names.includes("Idempotency-Key")).toBe(route.idempotent === true);
+      expect(names).toContain("X-Request-Id");
+    }
+  });
+
+  it("lists each error status with exactly the codes of that status, each with its example", () => {
+    for (const route of publicRoutes) {
+      const op = operationOf(route);
+      for (const [status, response] of Object.entries(op.responses) as Array<[string, Json]>) {
+        if (Number(status) < 400) continue;
+        const media = response.content["application/json"];
+        const refs: Array<{ $ref: string }> = media.schema.anyOf ?? [media.schema];
+        const codes = refs.map((ref) => resolve(ref).properties.error.properties.code.enum[0] as ErrorCode);
+        for (const code of codes) expect(ERROR_STATUS[code]).toBe(Number(status));
+        expect(Object.keys(media.examples).sort()).toEqual([...codes].sort());
+        for (const code of codes) {
+          expect(schemaErrors(pointer("paths", templated(route), route.method.toLowerCase(), "responses", status, "content", "application/json", "schema"), resolve(media.examples[code]).value)).toBeUndefined();
+        }
+      }
+      const statuses = Object.keys(op.responses).map(Number);
+      expect(statuses).toEqual(expect.arrayContaining([400, 401, 500, 503]));
+      if (route.auth === "api-key") expect(statuses).toEqual(expect.arrayContaining([403, 429]));
+      if (route.hasBody) expect(statuses).toEqual(expect.arrayContaining([413, 415]));
+      if (route.idempotent) expect(statuses).toEqual(expect.arrayContaining([409, 422]));
+    }
+    const update = operationOf(publicRoutes.find((r) => r.path === "/v1/meetings/:id" && r.method === "PATCH")!);
+    expect(Object.keys(update.responses["400"].content["application/json"].examples).sort()).toEqual(["invalid_json", "invalid_request", "meeting_cancelled", "meeting_ended"]);
+  });
+
+  it("puts the rate-limit headers on API-key responses, Retry-After on 429 and 503, and X-Request-Id on every response", () => {
+    for (const route of publicRoutes) {
+      for (const [status, response] of Object.entries(operationOf(route).responses) as Array<[string, Json]>) {
+        const headers = Object.fromEntries(Object.entries(response.headers).map(([name, h]) => [name, resolve(h)])) as Record<string, Json>;
+        expect(headers["X-Request-Id"].required).toBe(true);
+        const counted = route.auth === "api-key" && !["401", "429", "500", "503"].includes(status);
+        if (route.auth === "admin" || status === "401") expect(headers["X-RateLimit-Limit"]).toBeUndefined();
+        else expect(headers["X-RateLimit-Limit"].required).toBe(counted);
+        expect(headers["Retry-After"]?.required).toBe(status === "429" || status === "503" ? true : undefined);
+      }
+    }
+  });
+
+  it("closes every response body: a field the document does not name is invalid", () => {
+    expect(document.components.schemas.Meeting.additionalProperties).toBe(false);
+    expect(document.components.schemas.MeetingList.additionalProperties).toBe(false);
+    const meeting = EXAMPLES["GET /v1/meetings/:id"]!.responses[200] as Record<string, unknown>;
+    expect(schemaErrors("#/components/schemas/Meeting", meeting)).toBeUndefined();
+    expect(schemaErrors("#/components/schemas/Meeting", { ...meeting, secret: 1 })).toMatch(/additional properties/);
+    const listItem = (EXAMPLES["GET /v1/meetings"]!.responses[200] as { data: object[] }).data[0];
+    expect(schemaErrors("#/components/schemas/MeetingListItem", { ...listItem, description: "" })).toMatch(/additional properties/);
+  });
+
+  it("has an example for every request body and every success body, each valid against its schema", () => {
+    expect(Object.keys(EXAMPLES).sort()).toEqual(publicRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of publicRoutes) {
+      const key = `${route.method} ${route.path}`;
+      const examples = EXAMPLES[key]!;
+      const base = ["paths", templated(route), route.method.toLowerCase()] as const;
+      if (route.hasBody) {
+        expect(examples.request, key).toBeDefined();
+        expect(schemaErrors(pointer(...base, "requestBody", "content", "application/json", "schema"), examples.request), key).toBeUndefined();
+      }
+      for (const response of route.responses ?? []) {
+        if (!response.body) continue;
+        const value = examples.responses[response.status];
+        expect(value, `${key} ${response.status}`).toBeDefined();
+        expect(operationOf(route).responses[response.status].content["application/json"].example).toEqual(value);
+        expect(schemaErrors(pointer(...base, "responses", response.status, "content", "application/json", "schema"), value), key).toBeUndefined();
+      }
+    }
+  });
+
+  it("describes request bodies as clients send them: defaults are optional, unknown fields refused", () => {
+    const recommend = operationOf(publicRoutes.find((r) => r.path === "/v1/availability/recommended")!);
+    const body = recommend.requestBody.content["application/json"].schema;
+    expect(body.required.sort()).toEqual(["duration", "participants"]);
+    expect(body.additionalProperties).toBe(false);
+    expect(body.properties.timeRange.default).toBe("any");
+    expect(recommend.requestBody.required).toBe(true);
+  });
+});

@@ -1,0 +1,30 @@
+export { startTelemetry, shutdownTelemetry, tracingEnabled, serveMetrics, type TelemetryOptions, type TelemetryState } from "./sdk.js";
+export { telemetryConfigSchema, type TelemetryConfig } from "./config.js";
+export {
+  SpanKind,
+  currentTraceContext,
+  extractTraceContext,
+  idAttributes,
+  injectTraceContext,
+  inSpan,
+  markSpanFailed,
+  setActiveSpanAttributes,
+  withTraceContext,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type TraceCarrier,
+} from "./spans.js";
+export {
+  now,
+  observeOutboxLag,
+  recordBusRequest,
+  recordEventConsumed,
+  recordEventPublished,
+  recordHttpRequest,
+  recordInviteDelivery,
+  type BusOutcome,
+  type ConsumeOutcome,
+} from "./metrics.js";
+export { withHttpMetrics, UNMATCHED_ROUTE, type RouteOf } from "./http.js";
