@@ -32,6 +32,16 @@ export interface Migration {
 export async function openSchema(target: DatabaseTarget, schema: string, migrations: readonly Migration[]): Promise<Knex> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
   const db = target.kind === "postgres" ? postgres(target, schema) : embedded(target, schema);
+  try {
+    await (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations));
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return db;
+}
+
+async function migrate(db: Knex, schema: string, migrations: readonly Migration[]): Promise<void> {
   await db.raw(`create schema if not exists ${schema}`);
   await db.migrate.latest({
     schemaName: schema,
@@ -42,7 +52,23 @@ export async function openSchema(target: DatabaseTarget, schema: string, migrati
       getMigration: async (m: Migration) => ({ up: (k: Knex) => m.up(k), down: (k: Knex) => (m.down ? m.down(k) : Promise.resolve()) }),
     },
   });
-  return db;
+}
+
+/**
+ * Replicas of a service start together on Kubernetes. Creating the schema and
+ * knex's migration tables races (and knex's own lock fails rather than waits),
+ * so the replicas queue on a session advisory lock named after the schema:
+ * the first migrates, the others find nothing left to do.
+ */
+async function whileHoldingMigrationLock(url: string, schema: string, work: () => Promise<void>): Promise<void> {
+  const session = new pg.Client({ connectionString: url });
+  await session.connect();
+  try {
+    await session.query("select pg_advisory_lock(hashtext($1))", [`migrate:${schema}`]);
+    await work();
+  } finally {
+    await session.end();
+  }
 }
 
 function postgres(target: { url: string; poolMax?: number }, schema: string): Knex {

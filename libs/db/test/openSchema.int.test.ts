@@ -42,3 +42,13 @@ describe.each(["postgres", "pglite"] as const)("openSchema on %s", (kind) => {
     await db.destroy();
   });
 });
+
+describe("openSchema on postgres, replicas starting together", () => {
+  it("migrates once when several replicas open the same new schema at the same moment", async () => {
+    const t = await target("postgres");
+    const replicas = await Promise.all(Array.from({ length: 4 }, () => openSchema(t, "inventory", migrations)));
+    const applied = await replicas[0]!.raw("select name from inventory.schema_migrations order by name");
+    expect(applied.rows.map((r: { name: string }) => r.name)).toEqual(["001_create_items", "002_add_count"]);
+    await Promise.all(replicas.map((db) => db.destroy()));
+  });
+});
