@@ -130,8 +130,25 @@ const DNS: Peer = { pod: { "k8s-app": "kube-dns" }, namespace: { "kubernetes.io/
 const ANY_POD: Peer = { pod: {}, namespace: { "kubernetes.io/metadata.name": "elsewhere" } };
 const PROMETHEUS: Peer = { pod: { "app.kubernetes.io/name": "prometheus" }, namespace: { "kubernetes.io/metadata.name": "monitoring" } };
 
-describe.each(["dev", "prod"])("k8s/overlays/%s", (overlay) => {
-  const objects = render(overlay);
+/** kubectl or kustomize on the PATH; in CI (CI=true) a missing renderer is a failure, not a skip. */
+function rendererAvailable(): boolean {
+  for (const command of ["kubectl", "kustomize"]) {
+    try {
+      execFileSync(command, ["version", "--client"], { stdio: "ignore" });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return true;
+    }
+  }
+  if (process.env.CI === "true") throw new Error("the k8s manifests must be rendered in CI, but neither kubectl nor kustomize is installed");
+  console.warn("skipping the k8s manifest checks: neither kubectl (≥ 1.27) nor kustomize 5 is installed");
+  return false;
+}
+
+const canRender = rendererAvailable();
+
+describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) => {
+  const objects = canRender ? render(overlay) : [];
   const ofKind = <T extends KubeObject>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
   const named = <T extends KubeObject>(kind: string, name: string) => ofKind<T>(kind).find((o) => o.metadata.name === name);
   const deployments = ofKind<Deployment>("Deployment");
