@@ -100,5 +100,5 @@ export const availabilityRecommend = endpoint(
 
 export const availabilityRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/availability", endpoint: availabilityDay, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone", responses: [{ status: 200, description: "The day view", body: DayViewBody }], errors: ["not_found"] },
-  { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: false, summary: "Recommended meeting times across participants", responses: [{ status: 200, description: "Recommended slots, best first", body: RecommendationBody }] },
+  { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: true, summary: "Recommended meeting times across participants", responses: [{ status: 200, description: "Recommended slots, best first", body: RecommendationBody }] },
 ];

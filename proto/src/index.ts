@@ -2,6 +2,7 @@ export * from "./contract.js";
 export * from "./common.js";
 export * from "./errors.js";
 export * from "./route.js";
+export * from "./idempotency.js";
 export * from "./accounts.js";
 export * from "./contacts.js";
 export * from "./meetings.js";

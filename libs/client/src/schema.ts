@@ -2198,6 +2198,11 @@ export interface operations {
                  * @example checkout-7f3a9c
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2240,6 +2245,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,6 +2318,19 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenError"];
                 };
             };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
             /** @description `payload_too_large`: the body is over 100 KiB. */
             413: {
                 headers: {
@@ -2336,6 +2355,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
                 };
             };
             /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */

@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { Caller, RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -12,6 +12,9 @@ import { compileRoutes } from "./domain/routeMatch.js";
 import { readJsonBody } from "./http/body.js";
 import { docsHandler } from "./http/docs.js";
 import { errorMiddleware } from "./http/errors.js";
+import { claimLeaseMs, type StoredReply } from "./domain/idempotency.js";
+import { forwardOnce } from "./idempotency/forwardOnce.js";
+import type { IdempotencyStore } from "./idempotency/store.js";
 import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
 
 export interface GatewayDeps {
@@ -23,6 +26,8 @@ export interface GatewayDeps {
   adminToken: string;
   busTimeoutMs: number;
   trustProxy: string;
+  /** Idempotency-Key records of every public POST (api-decisions part 5). */
+  idempotency: IdempotencyStore;
   /** Readiness beyond the bus connection (e.g. Redis); defaults to ready. */
   isReady?: () => Promise<boolean>;
 }
@@ -81,24 +86,52 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
     const body = route.hasBody ? await readJsonBody(req, res) : undefined;
+    const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
       const value = req.get(name);
       if (value !== undefined) headers[FORWARDED_NAMES[name]] = value;
     }
-    const reply = await deps.bus.request(
-      route.endpoint,
-      { params, query: { ...req.query }, body },
-      { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers },
-    );
-    const { status, body: replyBody, headers: replyHeaders } = reply as { status: number; body?: unknown; headers?: Record<string, string> };
+    const query = { ...req.query };
+    const forward = async () =>
+      (await deps.bus.request(
+        route.endpoint,
+        { params, query, body },
+        { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers },
+      )) as StoredReply;
+    const { reply, replayed } =
+      caller && idempotencyKey !== undefined
+        ? await forwardOnce(
+            deps.idempotency,
+            deps.logger,
+            {
+              apiKeyId: caller.apiKeyId,
+              idempotencyKey,
+              fingerprint: requestFingerprint(req.method, req.path, { query, body }),
+              leaseMs: claimLeaseMs(deps.busTimeoutMs),
+            },
+            forward,
+          )
+        : { reply: await forward(), replayed: false };
+    const { status, body: replyBody, headers: replyHeaders } = reply;
     if (replyHeaders) res.set(replyHeaders);
+    if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, "true");
     if (replyBody === undefined || status === 204) res.status(status).end();
     else res.status(status).json(replyBody);
   });
 
   app.use(errorMiddleware(deps.logger));
   return app;
+}
+
+/** The Idempotency-Key header, if any; a bad value is a 400 naming the header. */
+function readIdempotencyKey(req: Request): string | undefined {
+  const value = req.get(IDEMPOTENCY_HEADER);
+  if (value === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY_FORMAT.test(value)) {
+    throw new AppError("invalid_request", `Invalid ${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters.`, { param: IDEMPOTENCY_HEADER });
+  }
+  return value;
 }
 
 function checkAdmin(req: Request, adminToken: string): undefined {

@@ -2,3 +2,4 @@ export { createGatewayApp, type GatewayDeps } from "./app.js";
 export { Authenticator } from "./auth/authenticate.js";
 export { RateLimits } from "./limits/rateLimits.js";
 export { gatewayConfigSchema, type GatewayConfig } from "./config.js";
+export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./idempotency/store.js";

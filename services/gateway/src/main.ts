@@ -10,6 +10,7 @@ import { createGatewayApp } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import { gatewayConfigSchema } from "./config.js";
 import { compileRoutes } from "./domain/routeMatch.js";
+import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { RateLimits } from "./limits/rateLimits.js";
 
 const common = loadConfigOrExit(
@@ -45,6 +46,7 @@ const app = createGatewayApp({
   adminToken: config.ADMIN_TOKEN,
   busTimeoutMs: config.BUS_TIMEOUT_MS,
   trustProxy: config.TRUST_PROXY,
+  idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
 });
 
 // Requests are counted and timed by route template (HEAD as the GET it is answered like).

@@ -1,6 +1,6 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { Authenticator, createGatewayApp, RateLimits } from "@sched/gateway";
+import { Authenticator, MemoryIdempotencyStore, RedisIdempotencyStore, createGatewayApp, RateLimits } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import { Redis } from "ioredis";
@@ -79,6 +79,7 @@ export class System {
       adminToken: this.options.adminToken,
       busTimeoutMs,
       trustProxy: g.trustProxy ?? "false",
+      idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
     });
     await new Promise<void>((resolve) => {
       this.server = app.listen(this.options.port, "0.0.0.0", () => resolve());

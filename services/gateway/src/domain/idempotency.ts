@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+
+/** An answer as the gateway sends it, kept to be sent again for a repeated key. */
+export interface StoredReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** What the store remembers of one (API key, Idempotency-Key) pair. */
+export type IdempotencyRecord =
+  /** `token` names the request holding the claim, so only it can settle the record. */
+  | { state: "in_progress"; fingerprint: string; token: string }
+  | { state: "done"; fingerprint: string; token: string; reply: StoredReply };
+
+export type IdempotencyDecision =
+  | { kind: "replay"; reply: StoredReply }
+  | { kind: "in_progress" }
+  | { kind: "reused" };
+
+/** What a request finding a record under its key gets (api-decisions parts 5 and 6). */
+export function decide(existing: IdempotencyRecord, fingerprint: string): IdempotencyDecision {
+  if (existing.fingerprint !== fingerprint) return { kind: "reused" };
+  if (existing.state === "in_progress") return { kind: "in_progress" };
+  return { kind: "replay", reply: existing.reply };
+}
+
+/**
+ * Only successes are kept: a refused request changed nothing, so sending it
+ * again simply runs it again, as Stripe does for requests that failed validation.
+ */
+export function isKept(reply: StoredReply): boolean {
+  return reply.status >= 200 && reply.status < 300;
+}
+
+/** Store key of a pair; the client's key is hashed so its length and characters never matter. */
+export function idempotencyStoreKey(apiKeyId: string, idempotencyKey: string): string {
+  return `${apiKeyId}:${createHash("sha256").update(idempotencyKey).digest("base64url")}`;
+}
+
+/**
+ * A claim outlives the longest a request can take (the bus deadline) with a
+ * margin; a gateway that dies holding one does not block the key for a day.
+ */
+export function claimLeaseMs(busTimeoutMs: number): number {
+  return 2 * busTimeoutMs + 1_000;
+}

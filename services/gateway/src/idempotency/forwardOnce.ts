@@ -1,0 +1,69 @@
+import { AppError } from "@sched/errors";
+import { randomBase62 } from "@sched/ids";
+import type { Logger } from "@sched/logging";
+import { IDEMPOTENCY_RETENTION_MS } from "@sched/proto";
+import { decide, idempotencyStoreKey, isKept, type StoredReply } from "../domain/idempotency.js";
+import type { IdempotencyStore } from "./store.js";
+
+export interface IdempotentRequest {
+  apiKeyId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  leaseMs: number;
+}
+
+/**
+ * Sends a POST at most once per (API key, Idempotency-Key) across every
+ * endpoint and gateway replica: a repeat gets the first success again, a
+ * concurrent one 409, another request under the same key 422. When the store
+ * cannot be reached the request goes through unguarded (and logged): the
+ * meetings service keeps its own records in the transaction that creates.
+ */
+export async function forwardOnce(
+  store: IdempotencyStore,
+  logger: Logger,
+  request: IdempotentRequest,
+  forward: () => Promise<StoredReply>,
+): Promise<{ reply: StoredReply; replayed: boolean }> {
+  const id = idempotencyStoreKey(request.apiKeyId, request.idempotencyKey);
+  const token = randomBase62(16);
+  let existing;
+  try {
+    existing = await store.claim(id, { state: "in_progress", fingerprint: request.fingerprint, token }, request.leaseMs);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, "idempotency store unavailable; forwarding without its guard");
+    return { reply: await forward(), replayed: false };
+  }
+  if (existing) {
+    const decision = decide(existing, request.fingerprint);
+    if (decision.kind === "reused") {
+      throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
+    }
+    if (decision.kind === "in_progress") {
+      throw new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
+    }
+    return { reply: decision.reply, replayed: true };
+  }
+  let reply: StoredReply;
+  try {
+    reply = await forward();
+  } catch (err) {
+    await settle(logger, () => store.release(id, token));
+    throw err;
+  }
+  await settle(logger, () =>
+    isKept(reply)
+      ? store.complete(id, { state: "done", fingerprint: request.fingerprint, token, reply }, IDEMPOTENCY_RETENTION_MS)
+      : store.release(id, token),
+  );
+  return { reply, replayed: false };
+}
+
+/** The answer is already decided; a store that fails now only loses the record. */
+async function settle(logger: Logger, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, "idempotency record not saved");
+  }
+}

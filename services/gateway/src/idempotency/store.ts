@@ -1,0 +1,91 @@
+import type { Redis } from "ioredis";
+import type { IdempotencyRecord } from "../domain/idempotency.js";
+
+/** Where the gateway keeps Idempotency-Key records: Redis across replicas, or this process's memory. */
+export interface IdempotencyStore {
+  /** Writes `claim` unless a record exists; answers the existing record, or undefined when the claim is ours. */
+  claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined>;
+  /** Replaces our claim with the finished record, if the claim is still ours. */
+  complete(id: string, record: IdempotencyRecord & { state: "done" }, retentionMs: number): Promise<void>;
+  /** Drops our claim, so the request can be sent again. */
+  release(id: string, token: string): Promise<void>;
+}
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  private readonly records = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
+
+  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined> {
+    const existing = this.live(id);
+    if (existing) return existing;
+    this.sweep();
+    this.records.set(id, { record: claim, expiresAt: Date.now() + leaseMs });
+    return undefined;
+  }
+
+  async complete(id: string, record: IdempotencyRecord & { state: "done" }, retentionMs: number): Promise<void> {
+    if (this.live(id)?.token !== record.token) return;
+    this.records.set(id, { record, expiresAt: Date.now() + retentionMs });
+  }
+
+  async release(id: string, token: string): Promise<void> {
+    if (this.live(id)?.token === token) this.records.delete(id);
+  }
+
+  private live(id: string): IdempotencyRecord | undefined {
+    const entry = this.records.get(id);
+    if (entry && entry.expiresAt > Date.now()) return entry.record;
+    this.records.delete(id);
+    return undefined;
+  }
+
+  /** Expired records go when new ones arrive, so memory follows the keys of the last day. */
+  private sweep(): void {
+    if (this.records.size % 1_000 !== 0) return;
+    const now = Date.now();
+    for (const [id, entry] of this.records) if (entry.expiresAt <= now) this.records.delete(id);
+  }
+}
+
+// Settling compares the claim's token in Redis itself, so a late request never overwrites a newer claim.
+const COMPLETE_IF_OURS = `
+local current = redis.call("GET", KEYS[1])
+if current and cjson.decode(current).token == ARGV[1] then
+  redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+end
+return 0`;
+const RELEASE_IF_OURS = `
+local current = redis.call("GET", KEYS[1])
+if current and cjson.decode(current).token == ARGV[1] then
+  redis.call("DEL", KEYS[1])
+end
+return 0`;
+
+export class RedisIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keyPrefix: string,
+  ) {}
+
+  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined> {
+    const key = this.key(id);
+    // A record can expire between the failed SET and the GET; then the claim is simply tried again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if ((await this.redis.set(key, JSON.stringify(claim), "PX", leaseMs, "NX")) === "OK") return undefined;
+      const existing = await this.redis.get(key);
+      if (existing !== null) return JSON.parse(existing) as IdempotencyRecord;
+    }
+    throw new Error("idempotency record kept changing while being claimed");
+  }
+
+  async complete(id: string, record: IdempotencyRecord & { state: "done" }, retentionMs: number): Promise<void> {
+    await this.redis.eval(COMPLETE_IF_OURS, 1, this.key(id), record.token, JSON.stringify(record), retentionMs);
+  }
+
+  async release(id: string, token: string): Promise<void> {
+    await this.redis.eval(RELEASE_IF_OURS, 1, this.key(id), token);
+  }
+
+  private key(id: string): string {
+    return `${this.keyPrefix}:idem:${id}`;
+  }
+}
