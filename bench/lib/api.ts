@@ -42,11 +42,15 @@ async function expectStatus(what: string, status: number, call: Promise<{ status
   return res.body as Record<string, unknown>;
 }
 
-/** A user with a test-mode key holding every scope. */
+/** Limits out of the way, as a provider grants a large customer: the benchmarks measure the path, not the limiter's refusals. */
+const BENCH_KEY_LIMITS = { standardPerMinute: 1_000_000, aiPerMinute: 1_000_000 };
+
+/** A user with a test-mode key holding every scope, with the benchmark's own rate limits. */
 export async function createUser(url: string, adminToken: string, user: { email: string; name: string; timezone?: string }): Promise<ApiUser> {
   const created = await expectStatus("user create", 201, callApi(url, "POST", "/admin/v1/users", { token: adminToken, body: user }));
   const userId = String(created.id);
   const key = await expectStatus("key create", 201, callApi(url, "POST", `/admin/v1/users/${userId}/api-keys`, { token: adminToken, body: { mode: "test" } }));
+  await expectStatus("key limits", 200, callApi(url, "PATCH", `/admin/v1/api-keys/${String(key.id)}`, { token: adminToken, body: { rateLimits: BENCH_KEY_LIMITS } }));
   return { userId, email: user.email, key: String(key.key) };
 }
 

@@ -25,9 +25,6 @@ process.once("SIGINT", () => {
   void Promise.allSettled([...running].map((stop) => stop())).then(() => process.exit(130));
 });
 
-/** Rate limits out of the way: the benchmarks measure the path, not the limiter's refusals. */
-const GATEWAY = { standardPerMinute: 10_000_000, aiPerMinute: 10_000_000 };
-
 /**
  * The whole system in this process on an ephemeral port: cluster wiring
  * against the local NATS (its own namespace), a fresh Postgres database and
@@ -37,7 +34,7 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
   const logger = createLogger({ name: "bench", level: "error" });
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
   if (kind === "standalone") {
-    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken, gateway: GATEWAY }).start();
+    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken }).start();
     return { kind, system, url: system.url, adminToken, stop: once(() => system.stop()) };
   }
   if (!(await clusterServersAvailable())) throw new Error("cluster wiring needs Postgres, NATS and Redis on their standard local ports");
@@ -55,7 +52,6 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
       logger,
       port: 0,
       adminToken,
-      gateway: GATEWAY,
     }).start();
   } catch (err) {
     await stop();

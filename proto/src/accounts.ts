@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
-import { Caller, Email, Empty, NoBody, HttpReply, Mode, Scope, Timestamp, httpRequest } from "./common.js";
-import { AdminUser, AdminUserList, ApiKeyCreated, ApiKeyRevoked } from "./openapi/schemas.js";
+import { Caller, Email, Empty, NoBody, HttpReply, Mode, PerMinuteLimit, Scope, Timestamp, httpRequest } from "./common.js";
+import { AdminUser, AdminUserList, ApiKey, ApiKeyCreated, ApiKeyRevoked } from "./openapi/schemas.js";
 import type { RouteDef } from "./route.js";
 
 export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
@@ -59,6 +59,8 @@ export const userUpdated = eventDef(ACCOUNTS_STREAM, "user.updated", UserEventPa
 
 /** Tells every gateway replica to forget a cached key at once. */
 export const keyRevoked = noticeDef("accounts.v1.notice.key-revoked", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
+/** Tells every gateway replica to read a key's settings (its limits) again at once. */
+export const keyChanged = noticeDef("accounts.v1.notice.key-changed", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
 
 // ---- public routes ------------------------------------------------------
 
@@ -94,6 +96,14 @@ export const AdminCreateKeyBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
 });
 
+/** Omitted: unchanged; null: back to the deployment's default. */
+export const AdminUpdateKeyBody = z.strictObject({
+  rateLimits: z.strictObject({
+    standardPerMinute: PerMinuteLimit.nullable().optional(),
+    aiPerMinute: PerMinuteLimit.nullable().optional(),
+  }),
+});
+
 export const accountsAdminCreateUser = endpoint(
   "accounts.v1.http.admin.users.create",
   httpRequest({ params: Empty, query: Empty, body: AdminCreateUserBody }),
@@ -115,11 +125,18 @@ export const accountsAdminRevokeKey = endpoint(
   HttpReply,
 );
 
+export const accountsAdminUpdateKey = endpoint(
+  "accounts.v1.http.admin.keys.update",
+  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: AdminUpdateKeyBody }),
+  HttpReply,
+);
+
 export const accountsRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account", responses: [{ status: 200, description: "The account", body: UserProfile }] },
   { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone or working hours", responses: [{ status: 200, description: "The whole account after the change", body: UserProfile }] },
   { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user", responses: [{ status: 201, description: "The new user", body: AdminUser }], errors: ["user_exists"] },
   { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail", responses: [{ status: 200, description: "The users with this e-mail (none or one)", body: AdminUserList }] },
   { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here", responses: [{ status: 201, description: "The new key; `key` is shown only in this answer", body: ApiKeyCreated }] },
+  { method: "PATCH", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminUpdateKey, auth: "admin", hasBody: true, summary: "Set an API key's own rate limits", responses: [{ status: 200, description: "The key after the change", body: ApiKey }] },
   { method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, auth: "admin", hasBody: false, summary: "Revoke an API key", responses: [{ status: 200, description: "The key is revoked (again, when it already was)", body: ApiKeyRevoked }] },
 ];

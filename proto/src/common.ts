@@ -17,6 +17,17 @@ export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
 
 /** Who is calling: resolved by the gateway from the API key, carried in a bus header. */
+/** Most requests a minute one key may be granted in a bucket. */
+export const MAX_PER_MINUTE_LIMIT = 1_000_000;
+export const PerMinuteLimit = z.number().int().min(1).max(MAX_PER_MINUTE_LIMIT);
+
+/** A key's own requests-a-minute limits; null: the deployment's default for that bucket. */
+export const KeyRateLimits = z.object({
+  standardPerMinute: PerMinuteLimit.nullable(),
+  aiPerMinute: PerMinuteLimit.nullable(),
+});
+export type KeyRateLimits = z.infer<typeof KeyRateLimits>;
+
 export const Caller = z.object({
   userId: z.string(),
   email: z.string(),
@@ -24,6 +35,8 @@ export const Caller = z.object({
   mode: Mode,
   scopes: z.array(Scope),
   apiKeyId: z.string(),
+  /** Absent: the deployment's defaults. */
+  rateLimits: KeyRateLimits.optional(),
 });
 export type Caller = z.infer<typeof Caller>;
 

@@ -4,6 +4,7 @@ import {
   AdminUserList,
   ApiKeyCreated,
   ApiKeyRevoked,
+  ApiKey,
   Contact,
   ContactList,
   DaySlot,
@@ -43,6 +44,7 @@ const NAMED: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["AdminUserList", AdminUserList],
   ["ApiKeyCreated", ApiKeyCreated],
   ["ApiKeyRevoked", ApiKeyRevoked],
+  ["ApiKey", ApiKey],
 ];
 
 /**

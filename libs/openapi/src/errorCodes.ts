@@ -13,7 +13,10 @@ const MEANING: Record<ErrorCode, string> = {
   contact_exists: "the e-mail address is already in the contacts",
   user_exists: "a user with this e-mail address exists",
   idempotency_request_in_progress: "a request with this Idempotency-Key is still being processed",
+  request_timeout: "the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s)",
   payload_too_large: "the body is over 100 KiB",
+  uri_too_long: "the URL is over 8 KiB (by default)",
+  headers_too_large: "the request line and headers are over 16 KiB (by default)",
   unsupported_media_type: "the body is not `application/json` (UTF-8)",
   idempotency_key_reused: "this Idempotency-Key was used with a different request",
   rate_limited: "the rate limit of the key (or of failed authentications from this address) is exceeded",
@@ -34,7 +37,10 @@ export const ERROR_SAMPLES: Record<ErrorCode, { message: string; param?: string 
   contact_exists: { message: "This e-mail address is already in your contacts.", param: "email" },
   user_exists: { message: "A user with this e-mail address already exists.", param: "email" },
   idempotency_request_in_progress: { message: "A request with this Idempotency-Key is still being processed; retry shortly." },
+  request_timeout: { message: "The request was not received in time." },
   payload_too_large: { message: "The request body is larger than 100 KiB." },
+  uri_too_long: { message: "The URL is too long." },
+  headers_too_large: { message: "The request headers are too large." },
   unsupported_media_type: { message: "Request bodies must be JSON, sent with Content-Type: application/json." },
   idempotency_key_reused: { message: "This Idempotency-Key was already used with a different request." },
   rate_limited: { message: "Too many requests: the rate limit for this API key is exceeded." },
@@ -51,7 +57,8 @@ export function errorMeaning(code: ErrorCode): string {
  * route's fields (api-decisions 1, 2 and 10), the service's own from `errors`.
  */
 export function routeErrorCodes(route: RouteDef): ErrorCode[] {
-  const codes = new Set<ErrorCode>(["invalid_request", "unauthorized"]);
+  // The edge's own refusals can meet any request, before a route is known.
+  const codes = new Set<ErrorCode>(["invalid_request", "unauthorized", "request_timeout", "uri_too_long", "headers_too_large"]);
   if (route.auth === "api-key") {
     codes.add("forbidden");
     codes.add("rate_limited");

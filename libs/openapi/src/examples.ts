@@ -144,5 +144,19 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  "PATCH /admin/v1/api-keys/:id": {
+    request: { rateLimits: { standardPerMinute: 1000, aiPerMinute: null } },
+    responses: {
+      200: {
+        id: "key_y7AjzQHb6BAEcn6zJ4A3DdvH",
+        mode: "test",
+        scopes: ["meetings:read", "meetings:write"],
+        name: "staging server",
+        rateLimits: { standardPerMinute: 1000, aiPerMinute: null },
+        createdAt: "2030-01-05T10:01:30Z",
+        revokedAt: null,
+      },
+    },
+  },
   "DELETE /admin/v1/api-keys/:id": { responses: { 200: { id: "key_y7AjzQHb6BAEcn6zJ4A3DdvH", revoked: true } } },
 };

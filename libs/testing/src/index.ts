@@ -77,3 +77,4 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 }
 export { thrown, rejection } from "./appErrors.js";
 export { deleteNamespaceStreams } from "./nats.js";
+export { freePort, startGatewayProcess, startRedisServer, type ServiceProcess } from "./processes.js";

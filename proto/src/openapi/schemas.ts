@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Mode, Scope, Timestamp } from "../common.js";
+import { KeyRateLimits, Mode, Scope, Timestamp } from "../common.js";
 import { ERROR_STATUS, type ErrorCode } from "../errors.js";
 
 // Bodies the public answers carry that no service schema describes yet.
@@ -41,3 +41,14 @@ export const ApiKeyCreated = z.object({
 });
 
 export const ApiKeyRevoked = z.object({ id: z.string(), revoked: z.literal(true) });
+
+/** A key as the admin API shows it after creation: never the key itself. */
+export const ApiKey = z.object({
+  id: z.string(),
+  mode: Mode,
+  scopes: z.array(Scope),
+  name: z.string().nullable(),
+  rateLimits: KeyRateLimits,
+  createdAt: Timestamp,
+  revokedAt: Timestamp.nullable(),
+});

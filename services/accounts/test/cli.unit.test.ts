@@ -35,6 +35,23 @@ describe("admin command line: arguments", () => {
     expect(parseCliArgs(["key:revoke", "--key", "key_x"])).toEqual({ command: "key:revoke", keyId: "key_x" });
   });
 
+  it("reads key:limits with numbers or default, and refuses anything else", () => {
+    expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "5000"])).toEqual({ command: "key:limits", keyId: "key_x", rateLimits: { standardPerMinute: 5000 } });
+    expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "default", "--ai", "40"])).toEqual({
+      command: "key:limits",
+      keyId: "key_x",
+      rateLimits: { standardPerMinute: null, aiPerMinute: 40 },
+    });
+    expect(adminRequest({ command: "key:limits", keyId: "key_x", rateLimits: { aiPerMinute: 40 } })).toEqual({
+      method: "PATCH",
+      path: "/admin/v1/api-keys/key_x",
+      body: { rateLimits: { aiPerMinute: 40 } },
+    });
+    for (const bad of [["--standard", "0"], ["--ai", "1.5"], ["--ai", "-3"], ["--standard", "lots"], []]) {
+      expect(() => parseCliArgs(["key:limits", "--key", "key_x", ...bad]), bad.join(" ")).toThrow(UsageError);
+    }
+  });
+
   it.each([["help"], ["--help"], ["-h"]])("reads %s as help", (arg) => {
     expect(parseCliArgs([arg])).toEqual({ command: "help" });
   });

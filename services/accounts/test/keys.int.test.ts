@@ -4,7 +4,9 @@ import {
   accountsAdminCreateKey,
   accountsAdminCreateUser,
   accountsAdminRevokeKey,
+  accountsAdminUpdateKey,
   accountsAuthenticate,
+  keyChanged,
   keyRevoked,
   type PayloadOf,
 } from "@sched/proto";
@@ -26,9 +28,11 @@ interface CreatedKey {
 describe("API keys and authentication, against Postgres", () => {
   let h: AccountsHarness;
   const notices: PayloadOf<typeof keyRevoked>[] = [];
+  const changes: PayloadOf<typeof keyChanged>[] = [];
   beforeAll(async () => {
     h = await startAccounts();
     await h.bus.onNotice(keyRevoked, (n) => void notices.push(n));
+    await h.bus.onNotice(keyChanged, (n) => void changes.push(n));
   });
   afterAll(async () => h?.stop());
 
@@ -97,7 +101,15 @@ describe("API keys and authentication, against Postgres", () => {
       const user = await newUser("Europe/Berlin");
       const created = await createKey(user.id, { mode: "live", scopes: ["account:read"] });
       const { caller } = await h.call(accountsAuthenticate, { keyHash: hashApiKey(created.key) });
-      expect(caller).toEqual({ userId: user.id, email: user.email, timezone: "Europe/Berlin", mode: "live", scopes: ["account:read"], apiKeyId: created.id });
+      expect(caller).toEqual({
+        userId: user.id,
+        email: user.email,
+        timezone: "Europe/Berlin",
+        mode: "live",
+        scopes: ["account:read"],
+        apiKeyId: created.id,
+        rateLimits: { standardPerMinute: null, aiPerMinute: null },
+      });
     });
 
     it("when a key is unknown, then 401 Invalid API key", async () => {
@@ -142,6 +154,70 @@ describe("API keys and authentication, against Postgres", () => {
     it("when the key does not exist or the id has the wrong shape, then 404", async () => {
       for (const id of [newId("key"), "key_nope", newId("usr")]) {
         const err = await h.failure(accountsAdminRevokeKey, { params: { id }, query: {}, body: undefined });
+        expect(err).toMatchObject({ code: "not_found", status: 404 });
+      }
+    });
+  });
+
+  describe("a key's own rate limits", () => {
+    const setLimits = (id: string, rateLimits: Record<string, unknown>) => h.call(accountsAdminUpdateKey, { params: { id }, query: {}, body: { rateLimits } as never });
+    const limitsOf = async (key: CreatedKey) => (await h.call(accountsAuthenticate, { keyHash: hashApiKey(key.key) })).caller.rateLimits;
+
+    it("when limits are set, then the key shows them, authentication carries them and gateways are told", async () => {
+      const user = await newUser();
+      const created = await createKey(user.id, { mode: "live", scopes: ["meetings:read"], name: "big customer" });
+      const reply = await setLimits(created.id, { standardPerMinute: 5000, aiPerMinute: 50 });
+      expect(reply).toEqual({
+        status: 200,
+        body: {
+          id: created.id,
+          mode: "live",
+          scopes: ["meetings:read"],
+          name: "big customer",
+          rateLimits: { standardPerMinute: 5000, aiPerMinute: 50 },
+          createdAt: created.createdAt,
+          revokedAt: null,
+        },
+      });
+      expect(await limitsOf(created)).toEqual({ standardPerMinute: 5000, aiPerMinute: 50 });
+      await eventually(() => changes.some((n) => n.apiKeyId === created.id));
+      expect(changes.filter((n) => n.apiKeyId === created.id)).toEqual([{ apiKeyId: created.id, keyHash: hashApiKey(created.key) }]);
+    });
+
+    it("when one bucket is given, the other stays; null returns a bucket to the default", async () => {
+      const user = await newUser();
+      const created = await createKey(user.id, { mode: "test" });
+      await setLimits(created.id, { standardPerMinute: 300, aiPerMinute: 20 });
+      await setLimits(created.id, { aiPerMinute: 40 });
+      expect(await limitsOf(created)).toEqual({ standardPerMinute: 300, aiPerMinute: 40 });
+      await setLimits(created.id, { standardPerMinute: null });
+      expect(await limitsOf(created)).toEqual({ standardPerMinute: null, aiPerMinute: 40 });
+      const unchanged = await setLimits(created.id, {});
+      expect((unchanged.body as { rateLimits: unknown }).rateLimits).toEqual({ standardPerMinute: null, aiPerMinute: 40 });
+    });
+
+    it("when a limit is not a whole number from 1 to 1,000,000 or a field is unknown, then 400 naming it and nothing changes", async () => {
+      const user = await newUser();
+      const created = await createKey(user.id, { mode: "test" });
+      await setLimits(created.id, { standardPerMinute: 7 });
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ standardPerMinute: 0 }, "rateLimits.standardPerMinute"],
+        [{ standardPerMinute: -5 }, "rateLimits.standardPerMinute"],
+        [{ aiPerMinute: 1.5 }, "rateLimits.aiPerMinute"],
+        [{ aiPerMinute: 1_000_001 }, "rateLimits.aiPerMinute"],
+        [{ standardPerMinute: "100" }, "rateLimits.standardPerMinute"],
+        [{ perHour: 5 }, "rateLimits.perHour"],
+      ];
+      for (const [limits, param] of cases) {
+        const err = await h.failure(accountsAdminUpdateKey, { params: { id: created.id }, query: {}, body: { rateLimits: limits } as never });
+        expect(err, JSON.stringify(limits)).toMatchObject({ code: "invalid_request", status: 400, details: { param } });
+      }
+      expect(await limitsOf(created)).toEqual({ standardPerMinute: 7, aiPerMinute: null });
+    });
+
+    it("when the key does not exist or the id has the wrong shape, then 404", async () => {
+      for (const id of [newId("key"), "key_nope", newId("usr")]) {
+        const err = await h.failure(accountsAdminUpdateKey, { params: { id }, query: {}, body: { rateLimits: { standardPerMinute: 5 } } });
         expect(err).toMatchObject({ code: "not_found", status: 404 });
       }
     });

@@ -33,7 +33,15 @@ describe("accounts on PGlite (standalone mode)", () => {
     const keyReply = await h.call(accountsAdminCreateKey, { params: { id: userId }, query: {}, body: { mode: "live", scopes: ["account:read", "account:write"] } });
     const { id: keyId, key } = keyReply.body as { id: string; key: string };
     const { caller } = await h.call(accountsAuthenticate, { keyHash: hashApiKey(key) });
-    expect(caller).toEqual({ userId, email: "pat@example.com", timezone: "Europe/Oslo", mode: "live", scopes: ["account:read", "account:write"], apiKeyId: keyId });
+    expect(caller).toEqual({
+      userId,
+      email: "pat@example.com",
+      timezone: "Europe/Oslo",
+      mode: "live",
+      scopes: ["account:read", "account:write"],
+      apiKeyId: keyId,
+      rateLimits: { standardPerMinute: null, aiPerMinute: null },
+    });
 
     const workingHours = [{ day: "saturday" as const, start: "10:00", end: "14:00" }];
     const updated = await h.call(accountsUpdateMe, { params: {}, query: {}, body: { timezone: "UTC", workingHours } }, caller);

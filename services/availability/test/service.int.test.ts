@@ -21,7 +21,7 @@ describe("the availability module as the runtimes start it", () => {
   it("exports its two routes for the gateway", () => {
     expect(availabilityRoutes.map((r) => [r.method, r.path, r.endpoint.subject, r.scope, r.bucket, r.hasBody, r.idempotent ?? false])).toEqual([
       ["GET", "/v1/availability", availabilityDay.subject, "availability:read", "standard", false, false],
-      ["POST", "/v1/availability/recommended", availabilityRecommend.subject, "availability:read", "ai", true, false],
+      ["POST", "/v1/availability/recommended", availabilityRecommend.subject, "availability:read", "ai", true, true],
     ]);
   });
 

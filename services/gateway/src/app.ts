@@ -30,6 +30,8 @@ export interface GatewayDeps {
   idempotency: IdempotencyStore;
   /** Readiness beyond the bus connection (e.g. Redis); defaults to ready. */
   isReady?: () => Promise<boolean>;
+  /** Longest URL accepted (414 past it), and most requests handled at once (503 past it). */
+  edge: { maxUrlBytes: number; maxInFlight: number };
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
@@ -59,6 +61,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     res.set("X-Request-Id", requestId);
     next();
   });
+
+  app.use(edgeGuard(deps.edge));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -124,6 +128,26 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   return app;
 }
 
+/**
+ * Refuses what no route should spend effort on: an over-long URL (414), and
+ * any request past the in-flight cap (503, retry shortly), so that a burst
+ * queues in clients rather than in this process's memory.
+ */
+function edgeGuard(limits: GatewayDeps["edge"]): express.RequestHandler {
+  let inFlight = 0;
+  return (req, res, next) => {
+    if (Buffer.byteLength(req.originalUrl) > limits.maxUrlBytes) {
+      throw new AppError("uri_too_long", `The URL is longer than ${limits.maxUrlBytes} bytes.`);
+    }
+    if (inFlight >= limits.maxInFlight) {
+      throw new AppError("service_unavailable", "The gateway is at capacity; retry shortly.", { retryAfterSeconds: 1 });
+    }
+    inFlight++;
+    res.once("close", () => inFlight--);
+    next();
+  };
+}
+
 /** The Idempotency-Key header, if any; a bad value is a 400 naming the header. */
 function readIdempotencyKey(req: Request): string | undefined {
   const value = req.get(IDEMPOTENCY_HEADER);
@@ -158,7 +182,7 @@ async function authenticate(req: Request, deps: GatewayDeps): Promise<Caller> {
 
 async function countRequest(res: Response, deps: GatewayDeps, route: RouteDef, caller: Caller): Promise<void> {
   try {
-    const state = await deps.rateLimits.consume(route.bucket ?? "standard", caller.apiKeyId);
+    const state = await deps.rateLimits.consume(route.bucket ?? "standard", caller);
     res.set(rateLimitHeaders(state, Date.now()));
   } catch (err) {
     if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.state, Date.now()));

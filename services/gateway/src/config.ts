@@ -1,5 +1,6 @@
 import { env } from "@sched/config";
 import { z } from "zod";
+import { DEFAULT_EDGE_LIMITS } from "./http/server.js";
 
 /** The gateway's environment, parsed once at start-up. */
 export const gatewayConfigSchema = z.object({
@@ -13,6 +14,18 @@ export const gatewayConfigSchema = z.object({
   RATE_LIMIT_STANDARD_PER_MINUTE: env.positiveInt(100),
   RATE_LIMIT_AI_PER_MINUTE: env.positiveInt(10),
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: env.positiveInt(30),
+  /** Length of the fixed window the limits count in; the "per minute" limits assume 60. */
+  RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(60),
+  /** Request line and headers together, in bytes (431 past it). */
+  MAX_HEADER_BYTES: env.positiveInt(DEFAULT_EDGE_LIMITS.maxHeaderBytes),
+  /** URL length in bytes (414 past it). */
+  MAX_URL_BYTES: env.positiveInt(DEFAULT_EDGE_LIMITS.maxUrlBytes),
+  /** Slow clients: time to send the headers, and the whole request (408 past either). */
+  HEADERS_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.requestTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.keepAliveTimeoutMs),
+  /** Requests handled at once by one replica (503 past it). */
+  MAX_IN_FLIGHT: env.positiveInt(DEFAULT_EDGE_LIMITS.maxInFlight),
   /** Express "trust proxy" setting; off means the client address is the socket's. */
   TRUST_PROXY: z.string().default("false"),
 });

@@ -4,14 +4,14 @@ import { createLogger } from "@sched/logging";
 import { commonConfigSchema, onShutdown, startHealthServer } from "@sched/runtime";
 import { publicRoutes } from "@sched/proto";
 import { startTelemetry, withHttpMetrics } from "@sched/telemetry";
-import { Redis } from "ioredis";
-import { createServer } from "node:http";
 import { createGatewayApp } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import { gatewayConfigSchema } from "./config.js";
 import { compileRoutes } from "./domain/routeMatch.js";
+import { createGatewayServer } from "./http/server.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { RateLimits } from "./limits/rateLimits.js";
+import { openRedis } from "./limits/redisLink.js";
 
 const common = loadConfigOrExit(
   commonConfigSchema.pick({ NATS_URL: true, BUS_NAMESPACE: true, LOG_LEVEL: true, HEALTH_PORT: true, SHUTDOWN_GRACE_MS: true, SHUTDOWN_DELAY_MS: true }),
@@ -24,9 +24,7 @@ let stopping = false;
 const bus = await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: "gateway", logger });
 // Redis is not a readiness condition: without it the limits fall back to this replica's memory.
 const health = await startHealthServer({ port: common.HEALTH_PORT, logger, stopping: () => stopping, checks: async () => ({ bus: bus.isConnected() }) });
-// No offline queue: while Redis is away the limiter's in-memory insurance answers at once.
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-redis.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; rate limits fall back to this replica"));
+const redis = openRedis(config.REDIS_URL, logger);
 const authenticator = new Authenticator(bus, { cacheTtlMs: config.AUTH_CACHE_TTL_MS, timeoutMs: config.BUS_TIMEOUT_MS });
 const revocations = await authenticator.listen();
 const rateLimits = new RateLimits(
@@ -34,6 +32,7 @@ const rateLimits = new RateLimits(
     standardPerMinute: config.RATE_LIMIT_STANDARD_PER_MINUTE,
     aiPerMinute: config.RATE_LIMIT_AI_PER_MINUTE,
     authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
   },
   { redis, keyPrefix: common.BUS_NAMESPACE, logger },
 );
@@ -47,6 +46,7 @@ const app = createGatewayApp({
   busTimeoutMs: config.BUS_TIMEOUT_MS,
   trustProxy: config.TRUST_PROXY,
   idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
+  edge: { maxUrlBytes: config.MAX_URL_BYTES, maxInFlight: config.MAX_IN_FLIGHT },
 });
 
 // Requests are counted and timed by route template (HEAD as the GET it is answered like).
@@ -55,7 +55,12 @@ const routeOf = (method: string, path: string) => {
   const found = match(method === "HEAD" ? "GET" : method, path);
   return found.kind === "found" ? found.route.path : undefined;
 };
-const server = createServer(withHttpMetrics(app, routeOf));
+const server = createGatewayServer(withHttpMetrics(app, routeOf), {
+  maxHeaderBytes: config.MAX_HEADER_BYTES,
+  headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+  requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+});
 server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -1,9 +1,8 @@
 import { bind, connectNatsBus, type Bus, type Stoppable } from "@sched/bus";
 import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, meetingsList, SCOPES, type Caller } from "@sched/proto";
-import { clusterServersAvailable, eventually, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
+import { clusterServersAvailable, eventually, freePort, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -14,14 +13,6 @@ const GRACE_MS = 8_000;
 const AUTH_DELAY_MS = 700;
 const KEY = `sk_test_${"A".repeat(40)}`;
 const caller: Caller = { userId: "usr_GatewayProcess000000000", email: "owner@example.com", timezone: "UTC", mode: "test", scopes: [...SCOPES], apiKeyId: "key_GatewayProcess000000000" };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string } | "refused"> {
   try {

@@ -1,9 +1,9 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { Authenticator, MemoryIdempotencyStore, RedisIdempotencyStore, createGatewayApp, RateLimits } from "@sched/gateway";
+import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { publicRoutes } from "@sched/proto";
@@ -20,7 +20,17 @@ export interface SystemOptions {
   port: number;
   adminToken: string;
   /** Gateway settings that tests and deployments tune. */
-  gateway?: Partial<{ busTimeoutMs: number; authCacheTtlMs: number; standardPerMinute: number; aiPerMinute: number; authFailuresPerMinute: number; trustProxy: string }>;
+  gateway?: Partial<
+    {
+      busTimeoutMs: number;
+      authCacheTtlMs: number;
+      standardPerMinute: number;
+      aiPerMinute: number;
+      authFailuresPerMinute: number;
+      rateWindowSeconds: number;
+      trustProxy: string;
+    } & typeof DEFAULT_EDGE_LIMITS
+  >;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
 }
@@ -57,7 +67,7 @@ export class System {
     if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }));
     await Promise.all(serviceModules.map((m) => this.startService(m.name)));
     this.gatewayBus = await this.newBus("gateway");
-    if (wiring.kind === "cluster") this.redis = new Redis(wiring.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
     const g = this.options.gateway ?? {};
     const busTimeoutMs = g.busTimeoutMs ?? 5_000;
     const authenticator = new Authenticator(this.gatewayBus, { cacheTtlMs: g.authCacheTtlMs ?? 1_000, timeoutMs: busTimeoutMs });
@@ -67,6 +77,7 @@ export class System {
         standardPerMinute: g.standardPerMinute ?? 100,
         aiPerMinute: g.aiPerMinute ?? 10,
         authFailuresPerMinute: g.authFailuresPerMinute ?? 30,
+        windowSeconds: g.rateWindowSeconds ?? 60,
       },
       { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched", logger },
     );
@@ -80,10 +91,10 @@ export class System {
       busTimeoutMs,
       trustProxy: g.trustProxy ?? "false",
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
+      edge: { maxUrlBytes: g.maxUrlBytes ?? DEFAULT_EDGE_LIMITS.maxUrlBytes, maxInFlight: g.maxInFlight ?? DEFAULT_EDGE_LIMITS.maxInFlight },
     });
-    await new Promise<void>((resolve) => {
-      this.server = app.listen(this.options.port, "0.0.0.0", () => resolve());
-    });
+    this.server = createGatewayServer(app, { ...DEFAULT_EDGE_LIMITS, ...g });
+    await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
     return this;
   }
 

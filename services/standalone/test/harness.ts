@@ -11,6 +11,8 @@ export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 export interface TestSystem {
   system: System;
   url: string;
+  /** The NATS namespace of a cluster wiring, for processes that join it. */
+  namespace?: string;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
   return {
     system,
     url: system.url,
+    namespace,
     stop: async () => {
       await system.stop();
       await database.drop();

@@ -12,6 +12,7 @@ Commands:
   user:find   --email <email>
   key:create  --user <usr_…> --mode test|live [--scopes a,b,…] [--name <name>]
   key:revoke  --key <key_…>
+  key:limits  --key <key_…> [--standard <per minute>|default] [--ai <per minute>|default]
   help
 
 Environment:
@@ -24,7 +25,8 @@ export type CliCommand =
   | { command: "user:create"; email: string; name: string; timezone?: string }
   | { command: "user:find"; email: string }
   | { command: "key:create"; userId: string; mode: "test" | "live"; scopes?: string[]; name?: string }
-  | { command: "key:revoke"; keyId: string };
+  | { command: "key:revoke"; keyId: string }
+  | { command: "key:limits"; keyId: string; rateLimits: { standardPerMinute?: number | null; aiPerMinute?: number | null } };
 
 type OptionSpec = Record<string, { type: "string" }>;
 
@@ -33,6 +35,7 @@ const OPTIONS = {
   "user:find": { email: { type: "string" } },
   "key:create": { user: { type: "string" }, mode: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } },
   "key:revoke": { key: { type: "string" } },
+  "key:limits": { key: { type: "string" }, standard: { type: "string" }, ai: { type: "string" } },
 } satisfies Record<Exclude<CliCommand["command"], "help">, OptionSpec>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -84,11 +87,28 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     }
     case "key:revoke":
       return { command: name, keyId: required("key") };
+    case "key:limits": {
+      // "default" hands the bucket back to the deployment's limit.
+      const perMinute = (option: string): number | null | undefined => {
+        const value = optional(option);
+        if (value === undefined || value === "default") return value === undefined ? undefined : null;
+        if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`${name}: --${option} must be a whole number of requests a minute, or default.`);
+        return Number(value);
+      };
+      const standard = perMinute("standard");
+      const ai = perMinute("ai");
+      if (standard === undefined && ai === undefined) throw new UsageError(`${name}: give --standard, --ai or both.`);
+      return {
+        command: name,
+        keyId: required("key"),
+        rateLimits: { ...(standard !== undefined ? { standardPerMinute: standard } : {}), ...(ai !== undefined ? { aiPerMinute: ai } : {}) },
+      };
+    }
   }
 }
 
 export interface AdminRequest {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path under the gateway's base URL, query included. */
   path: string;
   body?: Record<string, unknown>;
@@ -109,6 +129,8 @@ export function adminRequest(command: Exclude<CliCommand, { command: "help" }>):
     }
     case "key:revoke":
       return { method: "DELETE", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}` };
+    case "key:limits":
+      return { method: "PATCH", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}`, body: { rateLimits: command.rateLimits } };
   }
 }
 

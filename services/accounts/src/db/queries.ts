@@ -1,5 +1,5 @@
 import type { Knex } from "@sched/db";
-import type { Caller, Mode, Scope, WorkingHoursEntry } from "@sched/proto";
+import type { Caller, KeyRateLimits, Mode, Scope, WorkingHoursEntry } from "@sched/proto";
 import type { ProfileChanges, StoredUser } from "../domain/users.js";
 
 /** The unique constraint that makes a second user with the same e-mail impossible. */
@@ -123,11 +123,73 @@ export async function findCallerByKeyHash(db: Knex, keyHash: string): Promise<Ca
     .join("users as u", "u.id", "k.user_id")
     .where("k.key_hash", keyHash)
     .whereNull("k.revoked_at")
-    .first("k.id as api_key_id", "k.mode", "k.scopes", "u.id as user_id", "u.email", "u.timezone")) as
-    | { api_key_id: string; mode: Mode; scopes: Scope[] | string; user_id: string; email: string; timezone: string }
+    .first("k.id as api_key_id", "k.mode", "k.scopes", "k.rate_limit_standard", "k.rate_limit_ai", "u.id as user_id", "u.email", "u.timezone")) as
+    | (Pick<ApiKeyRow, "mode" | "scopes" | "rate_limit_standard" | "rate_limit_ai"> & { api_key_id: string; user_id: string; email: string; timezone: string })
     | undefined;
   if (!row) return undefined;
-  return { userId: row.user_id, email: row.email, timezone: row.timezone, mode: row.mode, scopes: asJson(row.scopes), apiKeyId: row.api_key_id };
+  return {
+    userId: row.user_id,
+    email: row.email,
+    timezone: row.timezone,
+    mode: row.mode,
+    scopes: asJson(row.scopes),
+    apiKeyId: row.api_key_id,
+    rateLimits: rateLimitsOf(row),
+  };
+}
+
+interface ApiKeyRow {
+  id: string;
+  key_hash: string;
+  mode: Mode;
+  scopes: Scope[] | string;
+  name: string | null;
+  rate_limit_standard: number | null;
+  rate_limit_ai: number | null;
+  created_at: Date | string;
+  revoked_at: Date | string | null;
+}
+
+const API_KEY_COLUMNS = ["id", "key_hash", "mode", "scopes", "name", "rate_limit_standard", "rate_limit_ai", "created_at", "revoked_at"];
+
+const rateLimitsOf = (row: Pick<ApiKeyRow, "rate_limit_standard" | "rate_limit_ai">): KeyRateLimits => ({
+  standardPerMinute: row.rate_limit_standard,
+  aiPerMinute: row.rate_limit_ai,
+});
+
+/** A key's settings as the admin API shows them, with its hash for the gateways' caches. */
+export interface ApiKeySettings extends StoredApiKey {
+  keyHash: string;
+  rateLimits: KeyRateLimits;
+  revokedAt: Date | null;
+}
+
+/**
+ * Sets a key's own limits: a number replaces, null returns to the
+ * deployment's default, undefined leaves that bucket as it is.
+ */
+export async function updateApiKeyLimits(
+  db: Knex,
+  id: string,
+  limits: { standardPerMinute?: number | null; aiPerMinute?: number | null },
+): Promise<ApiKeySettings | undefined> {
+  const changes = {
+    ...(limits.standardPerMinute !== undefined ? { rate_limit_standard: limits.standardPerMinute } : {}),
+    ...(limits.aiPerMinute !== undefined ? { rate_limit_ai: limits.aiPerMinute } : {}),
+  };
+  const query = db("api_keys").where({ id });
+  const [row] = (Object.keys(changes).length > 0 ? await query.update(changes).returning(API_KEY_COLUMNS) : await query.select(API_KEY_COLUMNS)) as ApiKeyRow[];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    keyHash: row.key_hash,
+    mode: row.mode,
+    scopes: asJson(row.scopes),
+    name: row.name,
+    rateLimits: rateLimitsOf(row),
+    createdAt: asDate(row.created_at),
+    revokedAt: row.revoked_at === null ? null : asDate(row.revoked_at),
+  };
 }
 
 /**

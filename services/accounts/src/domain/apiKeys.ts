@@ -1,6 +1,7 @@
 import { notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
-import { SCOPES, type Scope } from "@sched/proto";
+import { SCOPES, type KeyRateLimits, type Mode, type Scope } from "@sched/proto";
+import { formatTimestamp } from "./users.js";
 
 /**
  * The scopes a new key gets: all of them when none are asked for
@@ -21,4 +22,25 @@ export function requireUserId(id: string): string {
 export function requireKeyId(id: string): string {
   if (!isId("key", id)) throw notFound("API key");
   return id;
+}
+
+/** A key as the admin API shows it after creation: its settings, never the key or its hash. */
+export function apiKeyView(key: {
+  id: string;
+  mode: Mode;
+  scopes: Scope[];
+  name: string | null;
+  rateLimits: KeyRateLimits;
+  createdAt: Date;
+  revokedAt: Date | null;
+}) {
+  return {
+    id: key.id,
+    mode: key.mode,
+    scopes: key.scopes,
+    name: key.name,
+    rateLimits: key.rateLimits,
+    createdAt: formatTimestamp(key.createdAt),
+    revokedAt: key.revokedAt === null ? null : formatTimestamp(key.revokedAt),
+  };
 }

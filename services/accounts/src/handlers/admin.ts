@@ -7,13 +7,15 @@ import {
   accountsAdminCreateUser,
   accountsAdminFindUsers,
   accountsAdminRevokeKey,
+  accountsAdminUpdateKey,
+  keyChanged,
   keyRevoked,
   userCreated,
 } from "@sched/proto";
-import { keyScopes, requireKeyId, requireUserId } from "../domain/apiKeys.js";
+import { apiKeyView, keyScopes, requireKeyId, requireUserId } from "../domain/apiKeys.js";
 import { DEFAULT_TIME_ZONE, requireTimeZone } from "../domain/timeZone.js";
 import { adminUserView, formatTimestamp, normalizeEmail, userExists } from "../domain/users.js";
-import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, revokeApiKey } from "../db/queries.js";
+import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, revokeApiKey, updateApiKeyLimits } from "../db/queries.js";
 import { publishUserEvent, type EventDeps } from "../events.js";
 
 /** The admin API the gateway serves under /admin/v1 (api-decisions 3); the gateway checked the admin token. */
@@ -55,6 +57,14 @@ export function adminBindings(db: Knex, bus: Bus, events: EventDeps): EndpointBi
         status: 201,
         body: { id: stored.id, key, mode: stored.mode, scopes: stored.scopes, name: stored.name, createdAt: formatTimestamp(stored.createdAt) },
       };
+    }),
+
+    bind(accountsAdminUpdateKey, async ({ params, body }) => {
+      const key = await updateApiKeyLimits(db, requireKeyId(params.id), body.rateLimits);
+      if (!key) throw notFound("API key");
+      // Without this a replica would keep the old limits until its cached key expires.
+      await bus.notify(keyChanged, { apiKeyId: key.id, keyHash: key.keyHash });
+      return { status: 200, body: apiKeyView(key) };
     }),
 
     bind(accountsAdminRevokeKey, async ({ params }) => {

@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { apiKeyMode, hashApiKey } from "@sched/ids";
-import { accountsAuthenticate, keyRevoked, type Caller } from "@sched/proto";
+import { accountsAuthenticate, keyChanged, keyRevoked, type Caller } from "@sched/proto";
 import { bearerToken } from "../domain/bearer.js";
 import { KeyCache } from "./keyCache.js";
 
@@ -17,9 +17,13 @@ export class Authenticator {
     this.timeoutMs = options.timeoutMs;
   }
 
-  /** Listens for revocations so every replica forgets a revoked key at once. */
+  /** Listens for revocations and changed limits so every replica forgets the cached key at once. */
   async listen(): Promise<{ stop(): Promise<void> }> {
-    return this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash));
+    const subscriptions = await Promise.all([
+      this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash)),
+      this.bus.onNotice(keyChanged, ({ keyHash }) => this.cache.drop(keyHash)),
+    ]);
+    return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
 
   async authenticate(authorization: string | undefined): Promise<Caller> {

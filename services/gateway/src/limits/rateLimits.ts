@@ -1,16 +1,18 @@
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { RateBucket } from "@sched/proto";
+import type { Caller, RateBucket } from "@sched/proto";
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { limitFor, type DefaultLimits } from "../domain/limits.js";
 import { retryAfterSeconds, type BucketState } from "../domain/rateLimitHeaders.js";
 
-const WINDOW_SECONDS = 60;
+/** A count no key reaches, so the counter never refuses on its own. */
+const COUNT_ONLY = Number.MAX_SAFE_INTEGER;
 
-export interface RateLimitSettings {
-  standardPerMinute: number;
-  aiPerMinute: number;
+export interface RateLimitSettings extends DefaultLimits {
   authFailuresPerMinute: number;
+  /** The window the limits count in; 60 makes them per minute, as documented. */
+  windowSeconds: number;
 }
 
 /**
@@ -19,31 +21,29 @@ export interface RateLimitSettings {
  * its own in-memory counts (insurance) until Redis answers again.
  */
 export class RateLimits {
-  private readonly buckets: Record<RateBucket, RateLimiterAbstract>;
+  /**
+   * The limiters only count; the limit is decided per request, since each key
+   * may have its own. One count per key and bucket means a changed limit
+   * applies to the window already counted.
+   */
+  private readonly counters: Record<RateBucket, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
 
-  constructor(private readonly settings: RateLimitSettings, store: { redis?: Redis; keyPrefix: string; logger: Logger }) {
-    const make = (name: string, points: number): RateLimiterAbstract => {
-      const opts = { points, duration: WINDOW_SECONDS, keyPrefix: `${store.keyPrefix}:rl:${name}` };
-      if (!store.redis) return new RateLimiterMemory(opts);
-      return new RateLimiterRedis({ ...opts, storeClient: store.redis, insuranceLimiter: new RateLimiterMemory(opts) });
-    };
-    this.buckets = { standard: make("standard", settings.standardPerMinute), ai: make("ai", settings.aiPerMinute) };
-    this.authFailures = make("authfail", settings.authFailuresPerMinute);
+  constructor(
+    private readonly settings: RateLimitSettings,
+    private readonly store: { redis?: Redis; keyPrefix: string; logger: Logger },
+  ) {
+    this.counters = { standard: this.makeLimiter("standard", COUNT_ONLY), ai: this.makeLimiter("ai", COUNT_ONLY) };
+    this.authFailures = this.makeLimiter("authfail", settings.authFailuresPerMinute);
   }
 
-  /** Counts one request of an API key; throws 429 rate_limited past the limit, with the bucket state. */
-  async consume(bucket: RateBucket, apiKeyId: string): Promise<BucketState> {
-    const limit = bucket === "ai" ? this.settings.aiPerMinute : this.settings.standardPerMinute;
-    try {
-      const res = await this.buckets[bucket].consume(apiKeyId, 1);
-      return { limit, remaining: res.remainingPoints, msBeforeReset: res.msBeforeNext };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        throw new RateLimitedError({ limit, remaining: 0, msBeforeReset: rejection.msBeforeNext });
-      }
-      throw rejection;
-    }
+  /** Counts one request of an API key; throws 429 rate_limited past the key's limit, with the bucket state. */
+  async consume(bucket: RateBucket, caller: Pick<Caller, "apiKeyId" | "rateLimits">): Promise<BucketState> {
+    const limit = limitFor(bucket, caller, this.settings);
+    // Refused requests count too, as they do with a limiter that decides itself.
+    const counted = await this.counters[bucket].consume(caller.apiKeyId, 1);
+    if (counted.consumedPoints > limit) throw new RateLimitedError({ limit, remaining: 0, msBeforeReset: counted.msBeforeNext });
+    return { limit, remaining: limit - counted.consumedPoints, msBeforeReset: counted.msBeforeNext };
   }
 
   /** Whether this client address has used up its failed-authentication allowance. */
@@ -57,6 +57,12 @@ export class RateLimits {
 
   async recordAuthFailure(address: string): Promise<void> {
     await this.authFailures.penalty(address, 1);
+  }
+
+  private makeLimiter(name: string, points: number): RateLimiterAbstract {
+    const opts = { points, duration: this.settings.windowSeconds, keyPrefix: `${this.store.keyPrefix}:rl:${name}` };
+    if (!this.store.redis) return new RateLimiterMemory(opts);
+    return new RateLimiterRedis({ ...opts, storeClient: this.store.redis, insuranceLimiter: new RateLimiterMemory(opts) });
   }
 }
 

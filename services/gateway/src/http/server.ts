@@ -1,0 +1,89 @@
+import { ERROR_STATUS, type ErrorCode } from "@sched/proto";
+import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { chooseRequestId } from "../domain/requestId.js";
+
+/** What one client may send and how slowly, before the edge refuses it. */
+export interface EdgeLimits {
+  /** Request line and headers together. */
+  maxHeaderBytes: number;
+  /** Time to receive the headers. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_EDGE_LIMITS: EdgeLimits & { maxUrlBytes: number; maxInFlight: number } = {
+  maxHeaderBytes: 16_384,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxUrlBytes: 8_192,
+  maxInFlight: 1_000,
+};
+
+/**
+ * The gateway's HTTP server. Requests Node refuses before express sees them
+ * (headers too large, too slow, not HTTP) still get the error envelope, so a
+ * client never has to parse anything else.
+ */
+export function createGatewayServer(handler: RequestListener, limits: EdgeLimits): Server {
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two time-outs on this beat; the default 30 s would let a slow client stay far longer.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    handler,
+  );
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way on this connection (an error in the body after the answer began) cannot be followed by another.
+    const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+    if (err.code === "ECONNRESET" || !socket.writable || answering?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawErrorResponse(clientErrorCode(err.code)));
+  });
+  // Node answers an unknown Expect with a bare 417; the request is served as if it were not there.
+  server.on("checkExpectation", handler);
+  // Node would drop a CONNECT without a word; this API tunnels nothing.
+  server.on("connect", (_req, socket: Duplex) => {
+    socket.end(rawErrorResponse("method_not_allowed"));
+  });
+  return server;
+}
+
+function clientErrorCode(nodeCode: string | undefined): ErrorCode {
+  if (nodeCode === "HPE_HEADER_OVERFLOW") return "headers_too_large";
+  if (nodeCode === "ERR_HTTP_REQUEST_TIMEOUT" || nodeCode === "HPE_HEADERS_TIMEOUT") return "request_timeout";
+  return "invalid_request";
+}
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  headers_too_large: "The request headers are too large.",
+  request_timeout: "The request was not received in time.",
+  invalid_request: "The request is not valid HTTP.",
+  method_not_allowed: "CONNECT is not allowed.",
+};
+
+/** A whole HTTP/1.1 response written straight to the socket; the connection closes after it. */
+function rawErrorResponse(code: ErrorCode): string {
+  const status = ERROR_STATUS[code];
+  const requestId = chooseRequestId(undefined);
+  const body = JSON.stringify({ error: { code, message: MESSAGES[code] ?? code, requestId } });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+    "Content-Type: application/json; charset=utf-8",
+    `X-Request-Id: ${requestId}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
+}
