@@ -5,3 +5,4 @@ export { gatewayConfigSchema, type GatewayConfig } from "./config.js";
 export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./idempotency/store.js";
 export { createGatewayServer, DEFAULT_EDGE_LIMITS, type EdgeLimits } from "./http/server.js";
 export { openRedis } from "./limits/redisLink.js";
+export { routeTemplateOf } from "./domain/routeMatch.js";

@@ -7,7 +7,7 @@ import { startTelemetry, withHttpMetrics } from "@sched/telemetry";
 import { createGatewayApp } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import { gatewayConfigSchema } from "./config.js";
-import { compileRoutes } from "./domain/routeMatch.js";
+import { routeTemplateOf } from "./domain/routeMatch.js";
 import { createGatewayServer } from "./http/server.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { RateLimits } from "./limits/rateLimits.js";
@@ -49,13 +49,7 @@ const app = createGatewayApp({
   edge: { maxUrlBytes: config.MAX_URL_BYTES, maxInFlight: config.MAX_IN_FLIGHT },
 });
 
-// Requests are counted and timed by route template (HEAD as the GET it is answered like).
-const match = compileRoutes(publicRoutes);
-const routeOf = (method: string, path: string) => {
-  const found = match(method === "HEAD" ? "GET" : method, path);
-  return found.kind === "found" ? found.route.path : undefined;
-};
-const server = createGatewayServer(withHttpMetrics(app, routeOf), {
+const server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), {
   maxHeaderBytes: config.MAX_HEADER_BYTES,
   headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,

@@ -1,6 +1,7 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore } from "@sched/gateway";
+import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore, routeTemplateOf } from "@sched/gateway";
+import { withHttpMetrics } from "@sched/telemetry";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
@@ -93,7 +94,7 @@ export class System {
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
       edge: { maxUrlBytes: g.maxUrlBytes ?? DEFAULT_EDGE_LIMITS.maxUrlBytes, maxInFlight: g.maxInFlight ?? DEFAULT_EDGE_LIMITS.maxInFlight },
     });
-    this.server = createGatewayServer(app, { ...DEFAULT_EDGE_LIMITS, ...g });
+    this.server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), { ...DEFAULT_EDGE_LIMITS, ...g });
     await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
     return this;
   }

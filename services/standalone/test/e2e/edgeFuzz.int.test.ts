@@ -87,6 +87,8 @@ describe("the HTTP edge under random requests", () => {
           expect(typeof answer.body?.error?.code, answer.text).toBe("string");
           expect(typeof answer.body.error.message).toBe("string");
           expect(answer.body.error.requestId).toBe(answer.headers["x-request-id"]);
+          // Nothing of the inside: stack frames, file names, SQL, bus subjects or backing servers.
+          expect(answer.text).not.toMatch(/\bat \S+ \(|node_modules|\.[jt]s:\d|\bselect\b.+\bfrom\b|(accounts|contacts|meetings|availability|ai-ranking|invites)\.v1\.|ECONNREFUSED|knex|pglite/i);
         }
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
