@@ -22,7 +22,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update name, time zone or working hours
+         * Update name, time zone, working hours or scheduling preferences
          * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
          */
         patch: operations["accountsMeUpdate"];
@@ -406,6 +406,16 @@ export interface components {
             name: string;
             timezone: string;
             workingHours: components["schemas"]["WorkingHoursEntry"][];
+            preferences: {
+                preferredTimes: {
+                    start: string;
+                    end: string;
+                    days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                }[];
+                avoidDays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                bufferMinutes: number | null;
+                maxMeetingsPerDay: number | null;
+            };
         };
         WorkingHoursEntry: {
             /** @enum {string} */
@@ -773,6 +783,16 @@ export interface operations {
                     name?: string;
                     timezone?: string;
                     workingHours?: components["schemas"]["WorkingHoursEntry"][];
+                    preferences?: {
+                        preferredTimes?: {
+                            start: string;
+                            end: string;
+                            days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                        }[];
+                        avoidDays?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                        bufferMinutes?: number | null;
+                        maxMeetingsPerDay?: number | null;
+                    };
                 };
             };
         };
