@@ -18,7 +18,11 @@ export interface Patterns {
   dailyLoad: { usual: number; busy: number };
   /** The most common length, in minutes. */
   usualDurationMinutes: number;
-  /** Median free time between consecutive meetings of one day, in minutes; null with no such pair. */
+  /**
+   * The free time they seldom go below between consecutive meetings of one day
+   * (20th percentile), in minutes; null with no such pair. The median would
+   * describe how their days happen to fall, not the room they insist on.
+   */
   usualGapMinutes: number | null;
   /** Median days from scheduling a meeting to its start (never negative); null with none scheduled ahead. */
   usualLeadDays: number | null;
@@ -75,7 +79,7 @@ export function learnPatterns(meetings: readonly HistoryMeeting[], zone: string)
     hourly,
     dailyLoad: { usual: quantile(loads, 0.5) ?? 0, busy: quantile(loads, 0.9) ?? 0 },
     usualDurationMinutes,
-    usualGapMinutes: quantile(gaps, 0.5),
+    usualGapMinutes: quantile(gaps, 0.2),
     usualLeadDays: quantile(leads, 0.5),
   };
 }
