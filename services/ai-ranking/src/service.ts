@@ -18,6 +18,8 @@ const config = z
     AI_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().default(600),
     /** How many of the statistical model's best slots the language model may reorder. */
     AI_MODEL_TOP_SLOTS: z.coerce.number().int().min(2).max(50).default(10),
+    /** How often each replica checks whether a rebuild has started (milliseconds). */
+    AI_HISTORY_CHECK_MS: z.coerce.number().int().positive().default(5_000),
   })
   .refine((c) => (c.OPENAI_API_KEY === undefined) === (c.AI_MODEL === undefined), {
     message: "OPENAI_API_KEY and AI_MODEL are set together or not at all",
@@ -44,7 +46,7 @@ export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: ()
   const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
     bind(aiRankingRank, rankHandler({ db, now, refine: async (ranked, people) => (model ? (await model.refine(ranked, people)).ranked : ranked) })),
   ]);
-  const history = await consumeHistory(bus, db, logger, now);
+  const history = await consumeHistory(bus, db, logger, now, c.AI_HISTORY_CHECK_MS);
   return {
     stop: async () => {
       await served.stop();

@@ -19,7 +19,7 @@ describe("ai-ranking over the bus", () => {
   const bo = makePerson("Bo", "Europe/Berlin");
 
   beforeAll(async () => {
-    h = await AiRankingHarness.start({ now: () => NOW });
+    h = await AiRankingHarness.start({ now: () => NOW, env: { AI_HISTORY_CHECK_MS: "50" } });
     await h.account(ana);
     await h.account(bo);
     // Ten weeks of Tuesday 10:00 UTC meetings between them, and Bo's own Thursday 15:00 (Berlin) ones.
@@ -79,8 +79,16 @@ describe("ai-ranking over the bus", () => {
   it("rebuilds everything from the streams in a new generation", async () => {
     await h.stopService();
     expect(await startNewGeneration(h.db)).toBe(2);
-    expect(await h.db("patterns").count({ n: "*" }).first()).toEqual({ n: 0 });
+    for (const table of ["meetings", "attendance", "people", "patterns"]) expect(await h.db(table).count({ n: "*" }).first()).toEqual({ n: 0 });
     await h.startService();
+    await eventually(async () => (await h.db("patterns").where({ user_id: bo.userId, mode: "test" }).first())?.patterns.meetings === 20, 10_000);
+    await eventually(async () => (await h.db("people").where({ user_id: ana.userId }).first())?.preferences?.avoidDays?.length === 0);
+    const { scores } = await rank([slot(4, 16), slot(1, 10)]);
+    expect(scores[0]!.start).toBe(slot(1, 10).start);
+  });
+  it("moves a running replica to a rebuild's new generation without a restart", async () => {
+    expect(await startNewGeneration(h.db)).toBe(3);
+    // Only the new generation's consumers can fill the emptied tables again.
     await eventually(async () => (await h.db("patterns").where({ user_id: bo.userId, mode: "test" }).first())?.patterns.meetings === 20, 10_000);
     await eventually(async () => (await h.db("people").where({ user_id: ana.userId }).first())?.preferences?.avoidDays?.length === 0);
     const { scores } = await rank([slot(4, 16), slot(1, 10)]);

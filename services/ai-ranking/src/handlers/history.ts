@@ -19,8 +19,38 @@ export function consumerNames(generation: number): { meetings: string; people: s
  * the people it touches. Applying an event twice, or an older version after
  * a newer one, changes nothing, so at-least-once delivery is safe.
  */
-export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, now: () => number): Promise<Stoppable> {
-  const names = consumerNames(await historyGeneration(db));
+export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, now: () => number, checkEveryMs: number): Promise<Stoppable> {
+  let generation = await historyGeneration(db);
+  let consumers = await consumeGeneration(bus, db, logger, now, generation);
+  // A rebuild (startNewGeneration, from the command line) is noticed here, so
+  // every replica moves to the new consumers without a restart.
+  let checking = Promise.resolve();
+  const timer = setInterval(() => {
+    checking = checking
+      .then(async () => {
+        const latest = await historyGeneration(db);
+        if (latest === generation) return;
+        await consumers.stop();
+        // Should the new consumers fail to start, the next check tries again.
+        consumers = { stop: async () => {} };
+        consumers = await consumeGeneration(bus, db, logger, now, latest);
+        generation = latest;
+        logger.info({ generation }, "history rebuild: reading the streams again from their first event");
+      })
+      .catch((err: unknown) => logger.warn({ err }, "could not check the history generation; trying again"));
+  }, checkEveryMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await checking;
+      await consumers.stop();
+    },
+  };
+}
+
+async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, now: () => number, generation: number): Promise<Stoppable> {
+  const names = consumerNames(generation);
   const meetings = await bus.consume({ durable: names.meetings, events: [meetingCreated, meetingUpdated, meetingCancelled] }, async (message) => {
     const event = meetingCreated.payload.parse(message.payload);
     const start = Date.parse(event.meeting.startTime);
