@@ -11,7 +11,7 @@ interface Selector {
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string }; fieldRef?: unknown };
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: unknown };
 }
 interface Probe {
   httpGet?: { path: string; port: string | number };
