@@ -642,7 +642,24 @@ export interface operations {
                      *           "start": "09:00",
                      *           "end": "15:00"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "preferences": {
+                     *         "preferredTimes": [
+                     *           {
+                     *             "start": "09:30",
+                     *             "end": "12:00",
+                     *             "days": [
+                     *               "tuesday",
+                     *               "thursday"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "avoidDays": [
+                     *           "friday"
+                     *         ],
+                     *         "bufferMinutes": 15,
+                     *         "maxMeetingsPerDay": 5
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -776,7 +793,13 @@ export interface operations {
                  *           "start": "09:00",
                  *           "end": "15:00"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "preferences": {
+                 *         "avoidDays": [
+                 *           "friday"
+                 *         ],
+                 *         "maxMeetingsPerDay": 5
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -844,7 +867,24 @@ export interface operations {
                      *           "start": "09:00",
                      *           "end": "15:00"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "preferences": {
+                     *         "preferredTimes": [
+                     *           {
+                     *             "start": "09:30",
+                     *             "end": "12:00",
+                     *             "days": [
+                     *               "tuesday",
+                     *               "thursday"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "avoidDays": [
+                     *           "friday"
+                     *         ],
+                     *         "bufferMinutes": 15,
+                     *         "maxMeetingsPerDay": 5
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
