@@ -10,7 +10,8 @@ export const ModelRanking = z.object({
       z.object({
         slot: z.string().describe("A slot id from the summary, such as S1"),
         score: z.number().min(0).max(1).describe("How well the slot suits everyone, 0 to 1"),
-        reason: z.string().min(1).max(300).describe("One sentence naming the habits or preferences behind the score, people by label"),
+        // No length bounds here: strict structured output on some servers refuses them; checked below instead.
+        reason: z.string().describe("One short sentence naming the habits or preferences behind the score, people by label"),
       }),
     )
     .min(1),
@@ -39,6 +40,7 @@ export function applyModelRanking(
   for (const entry of answer.ranking) {
     if (!byId.has(entry.slot)) throw new InvalidModelAnswer(`the model named a slot it was not shown: ${entry.slot.slice(0, 20)}`);
     if (seen.has(entry.slot)) throw new InvalidModelAnswer(`the model named ${entry.slot} twice`);
+    if (entry.reason.trim() === "") throw new InvalidModelAnswer(`the model gave ${entry.slot} no reason`);
     seen.add(entry.slot);
   }
   const floor = rest.length > 0 ? rest[0]!.score : 0;
@@ -47,16 +49,21 @@ export function applyModelRanking(
     const slot = byId.get(entry.slot)!;
     return { ...slot, score: lift(entry.score), reason: withNames(entry.reason, people) };
   });
-  // Unranked slots of the shown ones go right under the lowest the model ranked.
+  // Unranked slots of the shown ones go right under the lowest the model ranked
+  // (a thousandth under: askers round scores to three decimals).
   const lowest = Math.min(...reranked.map((s) => s.score));
-  const left = top.filter((_, i) => !seen.has(slotIdOf(i))).map((s) => ({ ...s, score: Math.max(floor, Math.min(lowest, lift(s.score))) }));
+  const left = top.filter((_, i) => !seen.has(slotIdOf(i))).map((s) => ({ ...s, score: Math.max(floor, Math.min(lowest - 0.001, lift(s.score))) }));
   return [...[...reranked, ...left].sort((a, b) => b.score - a.score || a.start - b.start), ...rest];
 }
 
+/** Reasons are shown to users as one sentence: a long one is cut. */
+const MAX_REASON = 300;
+
 function withNames(reason: string, people: readonly RankedPerson[]): string {
-  const text = reason.replace(/\bP(\d{1,3})\b/g, (label, n: string) => {
+  const named = reason.trim().replace(/\bP(\d{1,3})\b/g, (label, n: string) => {
     const person = people[Number(n) - 1];
     return person && labelOf(Number(n) - 1) === label ? (person.isCaller ? "you" : person.name) : label;
   });
-  return text.length > 0 ? text[0]!.toUpperCase() + text.slice(1) : text;
+  const text = named.length <= MAX_REASON ? named : `${named.slice(0, MAX_REASON - 3)}...`;
+  return text[0]!.toUpperCase() + text.slice(1);
 }
