@@ -18,34 +18,46 @@ export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
 
 /** A stretch of local time the user likes meetings in, on the listed days (every day when none are listed). */
 export const PreferredTime = z
-  .strictObject({ start: LocalTime, end: LocalTime, days: z.array(Weekday).max(7).optional() })
+  .strictObject({
+    start: LocalTime,
+    end: LocalTime,
+    days: z.array(Weekday).max(7).optional().meta({ description: "Weekdays the stretch applies to; every day when absent." }),
+  })
   .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
 export type PreferredTime = z.infer<typeof PreferredTime>;
+
+const PREFERENCE_DESCRIPTIONS = {
+  preferredTimes: "Local times the user likes meetings in; empty when not stated.",
+  avoidDays: "Weekdays the user keeps free of meetings (not all seven).",
+  bufferMinutes: "Minutes the user wants free between meetings; null when not stated.",
+  maxMeetingsPerDay: "Most meetings the user wants on one day; null when not stated.",
+} as const;
+
+const PreferredTimes = z.array(PreferredTime).max(20).meta({ description: PREFERENCE_DESCRIPTIONS.preferredTimes });
+const AvoidDays = z.array(Weekday).max(7).meta({ description: PREFERENCE_DESCRIPTIONS.avoidDays });
+const BufferMinutes = z.number().int().min(0).max(240).nullable().meta({ description: PREFERENCE_DESCRIPTIONS.bufferMinutes });
+const MaxMeetingsPerDay = z.number().int().min(1).max(50).nullable().meta({ description: PREFERENCE_DESCRIPTIONS.maxMeetingsPerDay });
 
 /**
  * What the user states about when to meet (extension of api-decisions 4).
  * AI ranking weighs these above what it learns from the user's history.
  */
-export const Preferences = z.object({
-  /** Empty: no stated preference. */
-  preferredTimes: z.array(PreferredTime).max(20),
-  avoidDays: z.array(Weekday).max(7),
-  /** Minutes the user wants free between meetings; null: not stated. */
-  bufferMinutes: z.number().int().min(0).max(240).nullable(),
-  /** Most meetings the user wants on one day; null: not stated. */
-  maxMeetingsPerDay: z.number().int().min(1).max(50).nullable(),
-});
+export const Preferences = z
+  .object({ preferredTimes: PreferredTimes, avoidDays: AvoidDays, bufferMinutes: BufferMinutes, maxMeetingsPerDay: MaxMeetingsPerDay })
+  .meta({ description: "When the user likes to meet; `useAI` rankings weigh it above learned habits." });
 export type Preferences = z.infer<typeof Preferences>;
 
 export const NO_PREFERENCES: Preferences = { preferredTimes: [], avoidDays: [], bufferMinutes: null, maxMeetingsPerDay: null };
 
 /** PATCH /v1/me: each field given replaces the stored one; the others stay. */
-export const PreferencesPatch = z.strictObject({
-  preferredTimes: z.array(PreferredTime).max(20).optional(),
-  avoidDays: z.array(Weekday).max(7).optional(),
-  bufferMinutes: z.number().int().min(0).max(240).nullable().optional(),
-  maxMeetingsPerDay: z.number().int().min(1).max(50).nullable().optional(),
-});
+export const PreferencesPatch = z
+  .strictObject({
+    preferredTimes: PreferredTimes.optional(),
+    avoidDays: AvoidDays.optional(),
+    bufferMinutes: BufferMinutes.optional(),
+    maxMeetingsPerDay: MaxMeetingsPerDay.optional(),
+  })
+  .meta({ description: "Each field given replaces the stored one; the others stay." });
 export type PreferencesPatch = z.infer<typeof PreferencesPatch>;
 
 /** A user as other services see them. */

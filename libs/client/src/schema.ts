@@ -406,14 +406,20 @@ export interface components {
             name: string;
             timezone: string;
             workingHours: components["schemas"]["WorkingHoursEntry"][];
+            /** @description When the user likes to meet; `useAI` rankings weigh it above learned habits. */
             preferences: {
+                /** @description Local times the user likes meetings in; empty when not stated. */
                 preferredTimes: {
                     start: string;
                     end: string;
+                    /** @description Weekdays the stretch applies to; every day when absent. */
                     days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
                 }[];
+                /** @description Weekdays the user keeps free of meetings (not all seven). */
                 avoidDays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                /** @description Minutes the user wants free between meetings; null when not stated. */
                 bufferMinutes: number | null;
+                /** @description Most meetings the user wants on one day; null when not stated. */
                 maxMeetingsPerDay: number | null;
             };
         };
@@ -806,14 +812,20 @@ export interface operations {
                     name?: string;
                     timezone?: string;
                     workingHours?: components["schemas"]["WorkingHoursEntry"][];
+                    /** @description Each field given replaces the stored one; the others stay. */
                     preferences?: {
+                        /** @description Local times the user likes meetings in; empty when not stated. */
                         preferredTimes?: {
                             start: string;
                             end: string;
+                            /** @description Weekdays the stretch applies to; every day when absent. */
                             days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
                         }[];
+                        /** @description Weekdays the user keeps free of meetings (not all seven). */
                         avoidDays?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                        /** @description Minutes the user wants free between meetings; null when not stated. */
                         bufferMinutes?: number | null;
+                        /** @description Most meetings the user wants on one day; null when not stated. */
                         maxMeetingsPerDay?: number | null;
                     };
                 };

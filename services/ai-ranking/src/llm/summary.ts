@@ -17,6 +17,7 @@ export interface RankingSummary {
       meetings: number;
       usualHours: string[];
       usualMeetingsPerDay: number | null;
+      usualDurationMinutes: number | null;
       usualGapMinutes: number | null;
       usualLeadDays: number | null;
     };
@@ -46,6 +47,7 @@ export function summarize(slots: readonly ScoredSlot[], people: readonly RankedP
         meetings: p.patterns.meetings,
         usualHours: topHours(p.patterns.hourly),
         usualMeetingsPerDay: p.patterns.meetings > 0 ? p.patterns.dailyLoad.usual : null,
+        usualDurationMinutes: p.patterns.meetings > 0 ? p.patterns.usualDurationMinutes : null,
         usualGapMinutes: p.patterns.usualGapMinutes,
         usualLeadDays: p.patterns.usualLeadDays,
       },
