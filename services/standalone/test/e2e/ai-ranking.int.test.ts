@@ -15,7 +15,7 @@ describe.each(WIRINGS)("AI ranking end to end (%s)", async (wiring) => {
   });
   afterAll(async () => sys?.stop());
 
-  it.runIf(available)("ranks by the people's habits with useAI, and falls back to the heuristic at once without ai-ranking", async () => {
+  it.runIf(available)("ranks by the people's habits and stated preferences with useAI, and falls back to the heuristic at once without ai-ranking", async () => {
     const ana = await createUserWithKey(url, { name: "Ana", timezone: "UTC" });
     const bo = await createUserWithKey(url, { name: "Bo", timezone: "UTC" });
     expect((await call(url, "POST", "/v1/contacts", { key: ana.key, body: { email: bo.email } })).status).toBe(201);
@@ -43,6 +43,15 @@ describe.each(WIRINGS)("AI ranking end to end (%s)", async (wiring) => {
     expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));
     // The reasons speak of habits; the heuristic's never do.
     expect(ranked.body.slots.some((s: { reason: string }) => /usually meet|unusual for|usual \d+ meeting/.test(s.reason))).toBe(true);
+
+    // Stated preferences reach ai-ranking through the account's events and outweigh the habit.
+    const patched = await call(url, "PATCH", "/v1/me", { key: ana.key, body: { preferences: { avoidDays: ["tuesday"] } } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.preferences).toEqual({ preferredTimes: [], avoidDays: ["tuesday"], bufferMinutes: null, maxMeetingsPerDay: null });
+    await eventually(async () => (await aiRanking("people").where({ user_id: ana.userId }).first())?.preferences?.avoidDays?.[0] === "tuesday", 10_000);
+    const avoiding = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body });
+    expect(avoiding.body.rankedBy).toBe("ai");
+    expect(avoiding.body.slots.every((s: { start: string }) => DateTime.fromISO(s.start, { zone: "UTC" }).weekday !== 2)).toBe(true);
 
     await sys.system.stopService("ai-ranking");
     try {
