@@ -7,7 +7,7 @@ import { parseConfig } from "@sched/config";
 import { createLogger } from "@sched/logging";
 import { z } from "zod";
 import { aiRankingService } from "../../services/ai-ranking/src/index.js";
-import { NO_PREFERENCES, WEEKDAYS } from "@sched/proto";
+import { NO_PREFERENCES, WEEKDAYS, type Preferences } from "@sched/proto";
 import type { RankedPerson } from "../../services/ai-ranking/src/domain/fit.js";
 import { learnPatterns } from "../../services/ai-ranking/src/domain/patterns.js";
 import { rankCandidates } from "../../services/ai-ranking/src/domain/rank.js";
@@ -50,17 +50,36 @@ function scenario(seed: number): Scenario {
   return { people, candidates: slots.map((s) => ({ start: s.start, end: s.end })) };
 }
 
-function rankedPeople(people: readonly SyntheticPerson[]): RankedPerson[] {
+/**
+ * The people as ai-ranking sees them. `stated`: each also states the hidden
+ * preferences on /v1/me. `historyWeeks`: only that much history is known (a
+ * cold start).
+ */
+function rankedPeople(people: readonly SyntheticPerson[], options: { stated?: boolean; historyWeeks?: number } = {}): RankedPerson[] {
+  const since = RANKED_MONDAY - (options.historyWeeks ?? HISTORY_WEEKS) * 7 * DAY;
   return people.map((p, i) => ({
     userId: p.userId,
     name: `Person ${i + 1}`,
     isCaller: i === 0,
     zone: p.zone,
     // ai-ranking learns from every confirmed meeting it has seen, the coming ones included.
-    patterns: learnPatterns([...p.history, ...p.upcoming.map((m) => ({ start: m.start, durationMinutes: (m.end - m.start) / MIN, scheduledAt: NOW }))], p.zone),
-    preferences: NO_PREFERENCES,
+    patterns: learnPatterns(
+      [...p.history.filter((m) => m.start >= since), ...p.upcoming.map((m) => ({ start: m.start, durationMinutes: (m.end - m.start) / MIN, scheduledAt: NOW }))],
+      p.zone,
+    ),
+    preferences: options.stated ? statedPreferences(p) : NO_PREFERENCES,
     meetings: p.upcoming,
   }));
+}
+
+function statedPreferences({ hidden }: SyntheticPerson): Preferences {
+  const hhmm = (hour: number) => `${String(hour).padStart(2, "0")}:00`;
+  return {
+    preferredTimes: [{ start: hhmm(hidden.favouriteHours.from), end: hhmm(hidden.favouriteHours.to), days: hidden.favouriteDays.map((d) => WEEKDAYS[d]!) }],
+    avoidDays: [],
+    bufferMinutes: hidden.bufferMinutes,
+    maxMeetingsPerDay: hidden.dailyCap,
+  };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -85,6 +104,8 @@ export async function evaluateRanking(): Promise<void> {
       : null;
   const heuristic: number[] = [];
   const statistical: number[] = [];
+  const stated: number[] = [];
+  const cold: number[] = [];
   const language: number[] = [];
   let modelAnswered = 0;
   let used = 0;
@@ -97,6 +118,10 @@ export async function evaluateRanking(): Promise<void> {
     heuristic.push(ndcgAt(K, candidates.map((c) => relevance.get(c.start)!), all));
     const ranked = rankCandidates({ now: NOW, people: rankedPeople(people), candidates });
     statistical.push(ndcgAt(K, ranked.map((s) => relevance.get(s.start)!), all));
+    const withStated = rankCandidates({ now: NOW, people: rankedPeople(people, { stated: true }), candidates });
+    stated.push(ndcgAt(K, withStated.map((s) => relevance.get(s.start)!), all));
+    const coldStart = rankCandidates({ now: NOW, people: rankedPeople(people, { historyWeeks: 2 }), candidates });
+    cold.push(ndcgAt(K, coldStart.map((s) => relevance.get(s.start)!), all));
     if (model && used <= EVAL_MODEL_GROUPS) {
       const refined = await model.refine(ranked, rankedPeople(people));
       if (refined.by === "model") modelAnswered++;
@@ -111,6 +136,8 @@ export async function evaluateRanking(): Promise<void> {
   console.log("| model | NDCG@5 |\n|---|---|");
   console.log(`| heuristic (availability, no AI) | ${h.toFixed(3)} |`);
   console.log(`| statistical (ai-ranking) | ${s.toFixed(3)} |`);
+  console.log(`| statistical, everyone also states their preferences on /v1/me | ${mean(stated).toFixed(3)} |`);
+  console.log(`| statistical, only 2 weeks of history known | ${mean(cold).toFixed(3)} |`);
   if (model) console.log(`| language model ${service.AI_MODEL} on top (${language.length} groups, answered ${modelAnswered}) | ${mean(language).toFixed(3)} |`);
   else console.log("| language model | not configured (set OPENAI_API_KEY and AI_MODEL) |");
   console.log(`\nstatistical − heuristic: ${(s - h).toFixed(3)}`);
