@@ -22,6 +22,7 @@ import {
   type Caller,
   type UserProfile,
   type WorkingHoursEntry,
+  NO_PREFERENCES,
 } from "@sched/proto";
 import { dayView } from "../services/availability/src/domain/dayView.js";
 import { merge, type Interval } from "../services/availability/src/domain/intervals.js";
@@ -113,7 +114,7 @@ async function benchHandlers(): Promise<void> {
   ] as Array<[number, number]>) {
     const bus = new MemoryBus(logger);
     const crowd = people(count, each);
-    const profiles: UserProfile[] = crowd.map((p) => ({ id: p.userId, email: `${p.userId}@example.com`, name: p.userId, timezone: p.zone, workingHours: [...p.workingHours] }));
+    const profiles: UserProfile[] = crowd.map((p) => ({ id: p.userId, email: `${p.userId}@example.com`, name: p.userId, timezone: p.zone, workingHours: [...p.workingHours], preferences: NO_PREFERENCES }));
     const busyById = new Map(crowd.map((p) => [p.userId, merge(p.busy).map((b): BusyInterval => [b.start / 1_000, b.end / 1_000])]));
     await bus.serve({ name: "siblings", version: "0.0.0" }, [
       bind(accountsLookupUsers, async ({ ids, emails }) => ({

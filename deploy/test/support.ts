@@ -29,14 +29,8 @@ export function parseYamlStream(text: string): unknown[] {
 /** Every process that runs in production: each bus service and the gateway. */
 export const productionProcesses: readonly string[] = [...serviceModules.map((m) => m.name), "gateway"];
 
-/**
- * Deployed before its module joins the system: ai-ranking is being written
- * alongside these manifests. Remove a name once it is in `serviceModules`.
- */
-export const pendingProcesses: readonly string[] = ["ai-ranking"].filter((name) => !productionProcesses.includes(name));
-
 /** Every process the deployment files must run. */
-export const deployedProcesses: readonly string[] = [...productionProcesses, ...pendingProcesses];
+export const deployedProcesses: readonly string[] = productionProcesses;
 
 /** The health and metrics port every process serves /livez, /readyz and /metrics on. */
 export const HEALTH_PORT = 9464;

@@ -16,6 +16,50 @@ export const WorkingHoursEntry = z
   .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
 export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
 
+/** A stretch of local time the user likes meetings in, on the listed days (every day when none are listed). */
+export const PreferredTime = z
+  .strictObject({
+    start: LocalTime,
+    end: LocalTime,
+    days: z.array(Weekday).max(7).optional().meta({ description: "Weekdays the stretch applies to; every day when absent." }),
+  })
+  .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
+export type PreferredTime = z.infer<typeof PreferredTime>;
+
+const PREFERENCE_DESCRIPTIONS = {
+  preferredTimes: "Local times the user likes meetings in; empty when not stated.",
+  avoidDays: "Weekdays the user keeps free of meetings (not all seven).",
+  bufferMinutes: "Minutes the user wants free between meetings; null when not stated.",
+  maxMeetingsPerDay: "Most meetings the user wants on one day; null when not stated.",
+} as const;
+
+const PreferredTimes = z.array(PreferredTime).max(20).meta({ description: PREFERENCE_DESCRIPTIONS.preferredTimes });
+const AvoidDays = z.array(Weekday).max(7).meta({ description: PREFERENCE_DESCRIPTIONS.avoidDays });
+const BufferMinutes = z.number().int().min(0).max(240).nullable().meta({ description: PREFERENCE_DESCRIPTIONS.bufferMinutes });
+const MaxMeetingsPerDay = z.number().int().min(1).max(50).nullable().meta({ description: PREFERENCE_DESCRIPTIONS.maxMeetingsPerDay });
+
+/**
+ * What the user states about when to meet (extension of api-decisions 4).
+ * AI ranking weighs these above what it learns from the user's history.
+ */
+export const Preferences = z
+  .object({ preferredTimes: PreferredTimes, avoidDays: AvoidDays, bufferMinutes: BufferMinutes, maxMeetingsPerDay: MaxMeetingsPerDay })
+  .meta({ description: "When the user likes to meet; `useAI` rankings weigh it above learned habits." });
+export type Preferences = z.infer<typeof Preferences>;
+
+export const NO_PREFERENCES: Preferences = { preferredTimes: [], avoidDays: [], bufferMinutes: null, maxMeetingsPerDay: null };
+
+/** PATCH /v1/me: each field given replaces the stored one; the others stay. */
+export const PreferencesPatch = z
+  .strictObject({
+    preferredTimes: PreferredTimes.optional(),
+    avoidDays: AvoidDays.optional(),
+    bufferMinutes: BufferMinutes.optional(),
+    maxMeetingsPerDay: MaxMeetingsPerDay.optional(),
+  })
+  .meta({ description: "Each field given replaces the stored one; the others stay." });
+export type PreferencesPatch = z.infer<typeof PreferencesPatch>;
+
 /** A user as other services see them. */
 export const UserProfile = z.object({
   id: z.string(),
@@ -23,6 +67,7 @@ export const UserProfile = z.object({
   name: z.string(),
   timezone: z.string(),
   workingHours: z.array(WorkingHoursEntry),
+  preferences: Preferences,
 });
 export type UserProfile = z.infer<typeof UserProfile>;
 
@@ -52,6 +97,8 @@ const UserEventPayload = z.object({
   email: z.string(),
   name: z.string(),
   timezone: z.string(),
+  /** Absent from events published before preferences existed. */
+  preferences: Preferences.optional(),
   occurredAt: Timestamp,
 });
 export const userCreated = eventDef(ACCOUNTS_STREAM, "user.created", UserEventPayload);
@@ -70,6 +117,7 @@ export const MeUpdateBody = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   timezone: TimeZoneName.optional(),
   workingHours: z.array(WorkingHoursEntry).max(50).optional(),
+  preferences: PreferencesPatch.optional(),
 });
 
 export const accountsGetMe = endpoint(
@@ -133,7 +181,7 @@ export const accountsAdminUpdateKey = endpoint(
 
 export const accountsRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account", responses: [{ status: 200, description: "The account", body: UserProfile }] },
-  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone or working hours", responses: [{ status: 200, description: "The whole account after the change", body: UserProfile }] },
+  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone, working hours or scheduling preferences", responses: [{ status: 200, description: "The whole account after the change", body: UserProfile }] },
   { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user", responses: [{ status: 201, description: "The new user", body: AdminUser }], errors: ["user_exists"] },
   { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail", responses: [{ status: 200, description: "The users with this e-mail (none or one)", body: AdminUserList }] },
   { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here", responses: [{ status: 201, description: "The new key; `key` is shown only in this answer", body: ApiKeyCreated }] },

@@ -22,7 +22,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update name, time zone or working hours
+         * Update name, time zone, working hours or scheduling preferences
          * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
          */
         patch: operations["accountsMeUpdate"];
@@ -437,6 +437,22 @@ export interface components {
             name: string;
             timezone: string;
             workingHours: components["schemas"]["WorkingHoursEntry"][];
+            /** @description When the user likes to meet; `useAI` rankings weigh it above learned habits. */
+            preferences: {
+                /** @description Local times the user likes meetings in; empty when not stated. */
+                preferredTimes: {
+                    start: string;
+                    end: string;
+                    /** @description Weekdays the stretch applies to; every day when absent. */
+                    days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                }[];
+                /** @description Weekdays the user keeps free of meetings (not all seven). */
+                avoidDays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                /** @description Minutes the user wants free between meetings; null when not stated. */
+                bufferMinutes: number | null;
+                /** @description Most meetings the user wants on one day; null when not stated. */
+                maxMeetingsPerDay: number | null;
+            };
         };
         WorkingHoursEntry: {
             /** @enum {string} */
@@ -676,7 +692,24 @@ export interface operations {
                      *           "start": "09:00",
                      *           "end": "15:00"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "preferences": {
+                     *         "preferredTimes": [
+                     *           {
+                     *             "start": "09:30",
+                     *             "end": "12:00",
+                     *             "days": [
+                     *               "tuesday",
+                     *               "thursday"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "avoidDays": [
+                     *           "friday"
+                     *         ],
+                     *         "bufferMinutes": 15,
+                     *         "maxMeetingsPerDay": 5
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -849,13 +882,35 @@ export interface operations {
                  *           "start": "09:00",
                  *           "end": "15:00"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "preferences": {
+                 *         "avoidDays": [
+                 *           "friday"
+                 *         ],
+                 *         "maxMeetingsPerDay": 5
+                 *       }
                  *     }
                  */
                 "application/json": {
                     name?: string;
                     timezone?: string;
                     workingHours?: components["schemas"]["WorkingHoursEntry"][];
+                    /** @description Each field given replaces the stored one; the others stay. */
+                    preferences?: {
+                        /** @description Local times the user likes meetings in; empty when not stated. */
+                        preferredTimes?: {
+                            start: string;
+                            end: string;
+                            /** @description Weekdays the stretch applies to; every day when absent. */
+                            days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                        }[];
+                        /** @description Weekdays the user keeps free of meetings (not all seven). */
+                        avoidDays?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+                        /** @description Minutes the user wants free between meetings; null when not stated. */
+                        bufferMinutes?: number | null;
+                        /** @description Most meetings the user wants on one day; null when not stated. */
+                        maxMeetingsPerDay?: number | null;
+                    };
                 };
             };
         };
@@ -907,7 +962,24 @@ export interface operations {
                      *           "start": "09:00",
                      *           "end": "15:00"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "preferences": {
+                     *         "preferredTimes": [
+                     *           {
+                     *             "start": "09:30",
+                     *             "end": "12:00",
+                     *             "days": [
+                     *               "tuesday",
+                     *               "thursday"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "avoidDays": [
+                     *           "friday"
+                     *         ],
+                     *         "bufferMinutes": 15,
+                     *         "maxMeetingsPerDay": 5
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];

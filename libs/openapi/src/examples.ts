@@ -21,6 +21,12 @@ const ACCOUNT = {
     { day: "thursday", start: "09:00", end: "17:00" },
     { day: "friday", start: "09:00", end: "15:00" },
   ],
+  preferences: {
+    preferredTimes: [{ start: "09:30", end: "12:00", days: ["tuesday", "thursday"] }],
+    avoidDays: ["friday"],
+    bufferMinutes: 15,
+    maxMeetingsPerDay: 5,
+  },
 };
 
 const MEETING = {
@@ -51,7 +57,7 @@ const listItem = ({ description: _d, createdAt: _c, ...item }: typeof MEETING) =
 export const EXAMPLES: Record<string, OperationExamples> = {
   "GET /v1/me": { responses: { 200: ACCOUNT } },
   "PATCH /v1/me": {
-    request: { timezone: "Europe/Berlin", workingHours: ACCOUNT.workingHours },
+    request: { timezone: "Europe/Berlin", workingHours: ACCOUNT.workingHours, preferences: { avoidDays: ["friday"], maxMeetingsPerDay: 5 } },
     responses: { 200: ACCOUNT },
   },
   "GET /v1/meetings": {

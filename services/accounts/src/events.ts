@@ -27,6 +27,7 @@ export async function publishUserEvent(
     email: user.email,
     name: user.name,
     timezone: user.timezone,
+    preferences: user.preferences,
     occurredAt: formatTimestamp(user.updatedAt),
   };
   try {

@@ -1,5 +1,6 @@
 import { hashApiKey } from "@sched/ids";
-import { accountsAuthenticate, accountsGetMe, accountsLookupUsers, accountsUpdateMe, type Caller, type WorkingHoursEntry } from "@sched/proto";
+import { accountsAuthenticate, accountsGetMe, accountsLookupUsers, accountsUpdateMe, NO_PREFERENCES, userUpdated, type Caller, type PreferencesPatch, type WorkingHoursEntry } from "@sched/proto";
+import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAccounts, type AccountsHarness } from "./harness.js";
 
@@ -13,7 +14,7 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
   afterAll(async () => h?.stop());
 
   const getMe = (caller?: Caller) => h.call(accountsGetMe, { params: {}, query: {}, body: undefined }, caller);
-  const patchMe = (caller: Caller, body: { name?: string; timezone?: string; workingHours?: WorkingHoursEntry[] }) =>
+  const patchMe = (caller: Caller, body: { name?: string; timezone?: string; workingHours?: WorkingHoursEntry[]; preferences?: PreferencesPatch }) =>
     h.call(accountsUpdateMe, { params: {}, query: {}, body }, caller);
   const patchFailure = (caller: Caller, body: unknown) => h.failure(accountsUpdateMe, { params: {}, query: {}, body } as never, caller);
 
@@ -22,7 +23,7 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
       const { userId, email, caller } = await h.userWithKey({ timezone: "Europe/Berlin" });
       expect(await getMe(caller)).toEqual({
         status: 200,
-        body: { id: userId, email, name: "Key Holder", timezone: "Europe/Berlin", workingHours: DEFAULT_HOURS },
+        body: { id: userId, email, name: "Key Holder", timezone: "Europe/Berlin", workingHours: DEFAULT_HOURS, preferences: NO_PREFERENCES },
       });
     });
 
@@ -58,6 +59,7 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
           { day: "tuesday", start: "08:30", end: "12:00" },
           { day: "tuesday", start: "13:00", end: "18:00" },
         ],
+        preferences: NO_PREFERENCES,
       };
       expect(reply).toEqual({ status: 200, body: expected });
       expect((await getMe(caller)).body).toEqual(expected);
@@ -127,6 +129,51 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
       const { caller } = await h.userWithKey();
       const before = await getMe(caller);
       expect(await patchMe(caller, {})).toEqual(before);
+    });
+  });
+
+  describe("scheduling preferences", () => {
+    it("when preferences are sent, then each given field replaces the stored one, days in weekday order, and an event carries them", async () => {
+      const { userId, caller } = await h.userWithKey();
+      const events: unknown[] = [];
+      const listening = await h.bus.consume({ durable: `prefs-${userId}`, events: [userUpdated] }, async (m) => {
+        if ((m.payload as { userId: string }).userId === userId) events.push(m.payload);
+      });
+      const first = await patchMe(caller, {
+        preferences: { preferredTimes: [{ start: "09:00", end: "12:00", days: ["thursday", "tuesday"] }], avoidDays: ["friday", "monday", "friday"], bufferMinutes: 15 },
+      });
+      const stated = {
+        preferredTimes: [{ start: "09:00", end: "12:00", days: ["tuesday", "thursday"] }],
+        avoidDays: ["monday", "friday"],
+        bufferMinutes: 15,
+        maxMeetingsPerDay: null,
+      };
+      expect((first.body as { preferences: unknown }).preferences).toEqual(stated);
+      const second = await patchMe(caller, { preferences: { maxMeetingsPerDay: 4, bufferMinutes: null } });
+      expect((second.body as { preferences: unknown }).preferences).toEqual({ ...stated, bufferMinutes: null, maxMeetingsPerDay: 4 });
+      expect(((await getMe(caller)).body as { preferences: unknown }).preferences).toEqual({ ...stated, bufferMinutes: null, maxMeetingsPerDay: 4 });
+      await eventually(() => events.length === 2);
+      expect(events[1]).toMatchObject({ userId, preferences: { ...stated, bufferMinutes: null, maxMeetingsPerDay: 4 } });
+      await listening.stop();
+    });
+
+    it("when preferences are malformed, then 400 naming the field and nothing changes", async () => {
+      const { caller } = await h.userWithKey();
+      const cases: [unknown, string][] = [
+        [{ preferences: { preferredTimes: [{ start: "12:00", end: "09:00" }] } }, "preferences.preferredTimes[0].end"],
+        [{ preferences: { avoidDays: ["someday"] } }, "preferences.avoidDays[0]"],
+        [{ preferences: { bufferMinutes: -5 } }, "preferences.bufferMinutes"],
+        [{ preferences: { maxMeetingsPerDay: 0 } }, "preferences.maxMeetingsPerDay"],
+        [{ preferences: { maxMeetingsPerDay: 2.5 } }, "preferences.maxMeetingsPerDay"],
+        [{ preferences: { lunch: true } }, "preferences.lunch"],
+        [{ preferences: { avoidDays: ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] } }, "preferences.avoidDays"],
+      ];
+      for (const [body, param] of cases) {
+        const err = await patchFailure(caller, body);
+        expect(err, param).toMatchObject({ code: "invalid_request", status: 400 });
+        expect(err.details.param).toBe(param);
+      }
+      expect(((await getMe(caller)).body as { preferences: unknown }).preferences).toEqual(NO_PREFERENCES);
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   accountsUpdateMe,
   userCreated,
   userUpdated,
+  NO_PREFERENCES,
 } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,7 +46,7 @@ describe("accounts on PGlite (standalone mode)", () => {
 
     const workingHours = [{ day: "saturday" as const, start: "10:00", end: "14:00" }];
     const updated = await h.call(accountsUpdateMe, { params: {}, query: {}, body: { timezone: "UTC", workingHours } }, caller);
-    expect(updated.body).toEqual({ id: userId, email: "pat@example.com", name: "Pat", timezone: "UTC", workingHours });
+    expect(updated.body).toEqual({ id: userId, email: "pat@example.com", name: "Pat", timezone: "UTC", workingHours, preferences: NO_PREFERENCES });
     expect((await h.call(accountsGetMe, { params: {}, query: {}, body: undefined }, caller)).body).toEqual(updated.body);
     expect((await h.call(accountsLookupUsers, { emails: ["PAT@EXAMPLE.COM"] })).users).toEqual([updated.body]);
 

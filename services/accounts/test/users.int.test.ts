@@ -1,5 +1,5 @@
 import { newId } from "@sched/ids";
-import { accountsAdminCreateUser, accountsAdminFindUsers, accountsLookupUsers } from "@sched/proto";
+import { accountsAdminCreateUser, accountsAdminFindUsers, accountsLookupUsers, NO_PREFERENCES } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAccounts, uniqueEmail, type AccountsHarness } from "./harness.js";
 
@@ -129,7 +129,7 @@ describe("users through the admin API, against Postgres", () => {
         const { users } = await h.call(accountsLookupUsers, { ids: [ann.id, newId("usr"), "nonsense", bob.id], emails: [cid.email.toUpperCase(), "nobody@example.com", bob.email] });
         expect(queries).toBe(1);
         expect(users.map((u) => u.id).sort()).toEqual([ann.id, bob.id, cid.id].sort());
-        expect(users.find((u) => u.id === ann.id)).toEqual({ id: ann.id, email: ann.email, name: "Ann", timezone: "Asia/Tokyo", workingHours: DEFAULT_HOURS });
+        expect(users.find((u) => u.id === ann.id)).toEqual({ id: ann.id, email: ann.email, name: "Ann", timezone: "Asia/Tokyo", workingHours: DEFAULT_HOURS, preferences: NO_PREFERENCES });
       } finally {
         h.db.off("query", count);
       }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { adminUserView, effectiveChanges, formatTimestamp, normalizeEmail, profileView, type StoredUser } from "../src/domain/users.js";
+import { NO_PREFERENCES } from "@sched/proto";
 
 const user: StoredUser = {
   id: "usr_0123456789abcdefghijklmn",
   email: "ann@example.com",
   name: "Ann",
   timezone: "Europe/Berlin",
+  preferences: NO_PREFERENCES,
   workingHours: [{ day: "monday", start: "09:00", end: "17:00" }],
   createdAt: new Date("2026-03-04T05:06:07.890Z"),
   updatedAt: new Date("2026-03-05T05:06:07.000Z"),
@@ -21,7 +23,7 @@ describe("users", () => {
   });
 
   it("the profile and the admin view show what the API documents", () => {
-    expect(profileView(user)).toEqual({ id: user.id, email: user.email, name: "Ann", timezone: "Europe/Berlin", workingHours: user.workingHours });
+    expect(profileView(user)).toEqual({ id: user.id, email: user.email, name: "Ann", timezone: "Europe/Berlin", workingHours: user.workingHours, preferences: NO_PREFERENCES });
     expect(adminUserView(user)).toEqual({ id: user.id, email: user.email, name: "Ann", timezone: "Europe/Berlin", createdAt: "2026-03-04T05:06:07Z" });
   });
 

@@ -23,6 +23,7 @@ import {
   type Mode,
   type UserProfile,
   type WorkingHoursEntry,
+  NO_PREFERENCES,
 } from "@sched/proto";
 import { createTestDatabase, uniqueSuffix } from "@sched/testing";
 import { availabilityService } from "../src/index.js";
@@ -148,7 +149,7 @@ export async function startWorld(options: { now?: number; aiRankingTimeoutMs?: n
     now: options.now ?? Date.now(),
     asked,
     async user({ name = "Someone", timezone = "Europe/Berlin", workingHours = weekdays() } = {}) {
-      const user = { id: newId("usr"), email: `${name.toLowerCase()}-${uniqueSuffix()}@example.com`, name, timezone, workingHours };
+      const user = { id: newId("usr"), email: `${name.toLowerCase()}-${uniqueSuffix()}@example.com`, name, timezone, workingHours, preferences: NO_PREFERENCES };
       accounts.add(user);
       return user;
     },

@@ -4,7 +4,7 @@ import { openSchema, type Knex } from "@sched/db";
 import type { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
 import { createLogger } from "@sched/logging";
-import { accountsLookupUsers, userCreated, userUpdated, type Caller, type Endpoint, type Mode, type ReplyOf, type RequestOf, SCOPES, type UserProfile } from "@sched/proto";
+import { accountsLookupUsers, NO_PREFERENCES, userCreated, userUpdated, type Caller, type Endpoint, type Mode, type ReplyOf, type RequestOf, SCOPES, type UserProfile } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { contactsService } from "../src/index.js";
 
@@ -67,7 +67,7 @@ export class AccountsDouble {
 
   /** The user exists in accounts, without any event about it. */
   know(user: TestUser): void {
-    this.users.set(user.email, { id: user.userId, email: user.email, name: user.name, timezone: "UTC", workingHours: [] });
+    this.users.set(user.email, { id: user.userId, email: user.email, name: user.name, timezone: "UTC", workingHours: [], preferences: NO_PREFERENCES });
   }
 
   async publishCreated(user: TestUser): Promise<void> {

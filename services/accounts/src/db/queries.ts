@@ -1,5 +1,6 @@
 import type { Knex } from "@sched/db";
-import type { Caller, KeyRateLimits, Mode, Scope, WorkingHoursEntry } from "@sched/proto";
+import type { Caller, KeyRateLimits, Mode, Preferences, Scope, WorkingHoursEntry } from "@sched/proto";
+import { preferencesView } from "../domain/preferences.js";
 import type { ProfileChanges, StoredUser } from "../domain/users.js";
 
 /** The unique constraint that makes a second user with the same e-mail impossible. */
@@ -11,11 +12,12 @@ interface UserRow {
   name: string;
   timezone: string;
   working_hours: WorkingHoursEntry[] | string;
+  preferences: Preferences | string;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
-const USER_COLUMNS = ["id", "email", "name", "timezone", "working_hours", "created_at", "updated_at"];
+const USER_COLUMNS = ["id", "email", "name", "timezone", "working_hours", "preferences", "created_at", "updated_at"];
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 const asJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
@@ -28,6 +30,7 @@ function toStoredUser(row: UserRow): StoredUser {
     timezone: row.timezone,
     // jsonb keeps its own key order; replies spell entries as the contract does.
     workingHours: asJson(row.working_hours).map((e) => ({ day: e.day, start: e.start, end: e.end })),
+    preferences: preferencesView(asJson(row.preferences)),
     createdAt: asDate(row.created_at),
     updatedAt: asDate(row.updated_at),
   };
@@ -83,6 +86,7 @@ export async function changeUser(
         ...(changes.name !== undefined ? { name: changes.name } : {}),
         ...(changes.timezone !== undefined ? { timezone: changes.timezone } : {}),
         ...(changes.workingHours !== undefined ? { working_hours: JSON.stringify(changes.workingHours) } : {}),
+        ...(changes.preferences !== undefined ? { preferences: JSON.stringify(changes.preferences) } : {}),
         updated_at: trx.raw("clock_timestamp()"),
       })
       .returning(USER_COLUMNS)) as UserRow[];

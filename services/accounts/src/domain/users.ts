@@ -1,5 +1,6 @@
 import { AppError } from "@sched/errors";
-import type { WorkingHoursEntry } from "@sched/proto";
+import type { Preferences, WorkingHoursEntry } from "@sched/proto";
+import { samePreferences } from "./preferences.js";
 
 /** A user as stored, before it is shaped for a reply. */
 export interface StoredUser {
@@ -8,6 +9,7 @@ export interface StoredUser {
   name: string;
   timezone: string;
   workingHours: WorkingHoursEntry[];
+  preferences: Preferences;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -24,7 +26,7 @@ export function formatTimestamp(date: Date): string {
 
 /** GET /v1/me and the lookup other services make. */
 export function profileView(user: StoredUser) {
-  return { id: user.id, email: user.email, name: user.name, timezone: user.timezone, workingHours: user.workingHours };
+  return { id: user.id, email: user.email, name: user.name, timezone: user.timezone, workingHours: user.workingHours, preferences: user.preferences };
 }
 
 /** A user as the admin API shows it. */
@@ -36,6 +38,7 @@ export interface ProfileChanges {
   name?: string;
   timezone?: string;
   workingHours?: WorkingHoursEntry[];
+  preferences?: Preferences;
 }
 
 /** Only the fields whose value differs from what is stored; an empty result changes nothing. */
@@ -46,6 +49,7 @@ export function effectiveChanges(user: StoredUser, wanted: ProfileChanges): Prof
   if (wanted.workingHours !== undefined && !sameWorkingHours(wanted.workingHours, user.workingHours)) {
     changes.workingHours = wanted.workingHours;
   }
+  if (wanted.preferences !== undefined && !samePreferences(wanted.preferences, user.preferences)) changes.preferences = wanted.preferences;
   return changes;
 }
 

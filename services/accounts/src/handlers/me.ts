@@ -5,6 +5,7 @@ import { accountsGetMe, accountsUpdateMe, userUpdated } from "@sched/proto";
 import { requireTimeZone } from "../domain/timeZone.js";
 import { effectiveChanges, profileView, type ProfileChanges } from "../domain/users.js";
 import { checkWorkingHours } from "../domain/workingHours.js";
+import { applyPreferences } from "../domain/preferences.js";
 import { changeUser, findUser } from "../db/queries.js";
 import { publishUserEvent, type EventDeps } from "../events.js";
 import { requireCaller } from "./caller.js";
@@ -25,7 +26,9 @@ export function meBindings(db: Knex, events: EventDeps): EndpointBinding[] {
         ...(body.timezone !== undefined ? { timezone: requireTimeZone(body.timezone) } : {}),
         ...(body.workingHours !== undefined ? { workingHours: checkWorkingHours(body.workingHours) } : {}),
       };
-      const result = await changeUser(db, caller.userId, (current) => effectiveChanges(current, wanted));
+      const result = await changeUser(db, caller.userId, (current) =>
+        effectiveChanges(current, body.preferences ? { ...wanted, preferences: applyPreferences(current.preferences, body.preferences) } : wanted),
+      );
       if (!result) throw notFound("user");
       if (result.changed) await publishUserEvent(events, userUpdated, result.user);
       return { status: 200, body: profileView(result.user) };

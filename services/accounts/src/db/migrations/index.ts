@@ -1,6 +1,7 @@
 import type { Migration } from "@sched/db";
 import { createUsers } from "./001_create_users.js";
 import { createApiKeys } from "./002_create_api_keys.js";
+import { addPreferences } from "./003_add_preferences.js";
 
 /** Every migration of the accounts schema, in order. */
-export const migrations: readonly Migration[] = [createUsers, createApiKeys];
+export const migrations: readonly Migration[] = [createUsers, createApiKeys, addPreferences];

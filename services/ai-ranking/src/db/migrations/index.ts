@@ -1,0 +1,5 @@
+import type { Migration } from "@sched/db";
+import { createHistory } from "./001_create_history.js";
+
+/** Every migration of the ai_ranking schema, in order. */
+export const migrations: readonly Migration[] = [createHistory];

@@ -1,0 +1,154 @@
+import type { Knex } from "@sched/db";
+import type { Mode, Preferences } from "@sched/proto";
+import type { Interval } from "../domain/fit.js";
+import type { HistoryMeeting, Patterns } from "../domain/patterns.js";
+
+export interface KnownPerson {
+  userId: string;
+  email: string;
+  name: string;
+  timezone: string;
+  /** Null until an account event carrying preferences arrives. */
+  preferences: Preferences | null;
+}
+
+interface PersonRow {
+  user_id: string;
+  email: string;
+  name: string;
+  timezone: string;
+  preferences: Preferences | string | null;
+}
+
+const PERSON_COLUMNS = ["user_id", "email", "name", "timezone", "preferences"];
+
+const asJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
+const asMs = (value: Date | string): number => (value instanceof Date ? value.getTime() : Date.parse(value));
+
+function toPerson(row: PersonRow): KnownPerson {
+  return { userId: row.user_id, email: row.email, name: row.name, timezone: row.timezone, preferences: row.preferences === null ? null : asJson(row.preferences) };
+}
+
+/** Keeps the newer of the stored and the given account; returns whether it was stored. */
+export async function savePerson(db: Knex, person: KnownPerson & { updatedAt: Date }): Promise<boolean> {
+  const rows = (await db.raw(
+    `insert into people (user_id, email, name, timezone, preferences, updated_at) values (?, ?, ?, ?, ?::jsonb, ?)
+     on conflict (user_id) do update set email = excluded.email, name = excluded.name, timezone = excluded.timezone,
+       preferences = coalesce(excluded.preferences, people.preferences), updated_at = excluded.updated_at
+     where people.updated_at <= excluded.updated_at
+     returning user_id`,
+    [person.userId, person.email, person.name, person.timezone, person.preferences === null ? null : JSON.stringify(person.preferences), person.updatedAt],
+  )) as { rows: unknown[] };
+  return rows.rows.length > 0;
+}
+
+export async function peopleByIds(db: Knex, ids: readonly string[]): Promise<KnownPerson[]> {
+  if (ids.length === 0) return [];
+  return ((await db("people").whereIn("user_id", ids).select(PERSON_COLUMNS)) as PersonRow[]).map(toPerson);
+}
+
+export async function peopleByEmails(db: Knex, emails: readonly string[]): Promise<KnownPerson[]> {
+  if (emails.length === 0) return [];
+  return ((await db("people").whereIn("email", emails).select(PERSON_COLUMNS)) as PersonRow[]).map(toPerson);
+}
+
+export interface StoredMeeting {
+  meetingId: string;
+  mode: Mode;
+  sequence: number;
+  confirmed: boolean;
+  start: Date;
+  end: Date;
+  scheduledAt: Date;
+  /** Organizer and participants, lower-cased. */
+  attendees: readonly string[];
+}
+
+/**
+ * Stores a meeting version unless a later one (by sequence) is already kept,
+ * and returns everyone whose history changed: who attends now and who did
+ * before. A repeated or older version changes nothing and returns none.
+ */
+export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
+  return db.transaction(async (trx) => {
+    const stored = (await trx.raw(
+      `insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
+         start_at = excluded.start_at, end_at = excluded.end_at
+       where meetings.sequence < excluded.sequence
+       returning meeting_id`,
+      [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt],
+    )) as { rows: unknown[] };
+    if (stored.rows.length === 0) return [];
+    const before = (await trx("attendance").where({ meeting_id: meeting.meetingId }).pluck("email")) as string[];
+    await trx("attendance").where({ meeting_id: meeting.meetingId }).delete();
+    if (meeting.attendees.length > 0) {
+      await trx("attendance").insert(meeting.attendees.map((email) => ({ email, mode: meeting.mode, meeting_id: meeting.meetingId })));
+    }
+    return [...new Set([...before, ...meeting.attendees])];
+  });
+}
+
+/** One person's confirmed meetings starting at or after `since`, for learning. */
+export async function historyOf(db: Knex, email: string, mode: Mode, since: Date): Promise<HistoryMeeting[]> {
+  const rows = (await db("attendance as a")
+    .join("meetings as m", "m.meeting_id", "a.meeting_id")
+    .where({ "a.email": email, "a.mode": mode, "m.confirmed": true })
+    .where("m.start_at", ">=", since)
+    .select("m.start_at", "m.end_at", "m.scheduled_at")) as Array<{ start_at: Date | string; end_at: Date | string; scheduled_at: Date | string }>;
+  return rows.map((r) => ({
+    start: asMs(r.start_at),
+    durationMinutes: Math.round((asMs(r.end_at) - asMs(r.start_at)) / 60_000),
+    scheduledAt: asMs(r.scheduled_at),
+  }));
+}
+
+/** The modes a person has any meeting in. */
+export async function modesOf(db: Knex, email: string): Promise<Mode[]> {
+  return (await db("attendance").where({ email }).distinct("mode").pluck("mode")) as Mode[];
+}
+
+export async function savePatterns(db: Knex, userId: string, mode: Mode, patterns: Patterns): Promise<void> {
+  await db("patterns")
+    .insert({ user_id: userId, mode, patterns: JSON.stringify(patterns), learned_at: db.raw("clock_timestamp()") })
+    .onConflict(["user_id", "mode"])
+    .merge();
+}
+
+export async function patternsOf(db: Knex, userIds: readonly string[], mode: Mode): Promise<Map<string, Patterns>> {
+  if (userIds.length === 0) return new Map();
+  const rows = (await db("patterns").where({ mode }).whereIn("user_id", userIds).select("user_id", "patterns")) as Array<{ user_id: string; patterns: Patterns | string }>;
+  return new Map(rows.map((r) => [r.user_id, asJson(r.patterns)]));
+}
+
+/** Confirmed meetings of each e-mail overlapping [from, to), in one query. */
+export async function meetingsAround(db: Knex, emails: readonly string[], mode: Mode, from: Date, to: Date): Promise<Map<string, Interval[]>> {
+  const byEmail = new Map<string, Interval[]>(emails.map((e) => [e, []]));
+  if (emails.length === 0) return byEmail;
+  const rows = (await db("attendance as a")
+    .join("meetings as m", "m.meeting_id", "a.meeting_id")
+    .where({ "a.mode": mode, "m.confirmed": true })
+    .whereIn("a.email", emails)
+    .where("m.start_at", "<", to)
+    .where("m.end_at", ">", from)
+    .select("a.email", "m.start_at", "m.end_at")) as Array<{ email: string; start_at: Date | string; end_at: Date | string }>;
+  for (const r of rows) byEmail.get(r.email)?.push({ start: asMs(r.start_at), end: asMs(r.end_at) });
+  return byEmail;
+}
+
+export async function historyGeneration(db: Knex): Promise<number> {
+  const row = (await db("history_state").where({ id: 1 }).first("generation")) as { generation: number };
+  return row.generation;
+}
+
+/**
+ * Forgets everything learned and starts a new consumer generation, whose
+ * durable consumer reads the streams again from their first event.
+ */
+export async function startNewGeneration(db: Knex): Promise<number> {
+  return db.transaction(async (trx) => {
+    for (const table of ["patterns", "attendance", "meetings", "people"]) await trx(table).delete();
+    const [row] = (await trx("history_state").where({ id: 1 }).increment("generation", 1).returning("generation")) as Array<{ generation: number }>;
+    return row!.generation;
+  });
+}

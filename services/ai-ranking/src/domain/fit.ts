@@ -1,0 +1,197 @@
+import type { Preferences } from "@sched/proto";
+import { ZoneReader, type LocalMoment } from "./localTime.js";
+import { HOURS_A_WEEK, type Patterns } from "./patterns.js";
+
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+/** One counted person as the ranker sees them. */
+export interface RankedPerson {
+  userId: string;
+  /** How reasons name them. */
+  name: string;
+  isCaller: boolean;
+  zone: string;
+  patterns: Patterns;
+  preferences: Preferences;
+  /** Their confirmed meetings around the candidates, in any order. */
+  meetings: readonly Interval[];
+}
+
+/** How well one candidate suits one person, and why. */
+export interface PersonFit {
+  /** [0, 1]: how usual this weekday and hour are for them; 0.5 when their history says nothing. */
+  habit: number;
+  /** Whether enough history stands behind `habit` to mention it. */
+  knowsHabit: boolean;
+  /** Their meetings already on that local day. */
+  sameDay: number;
+  /** The day's usual load they keep to (stated maximum, else learned), or null when unknown. */
+  usualLoad: number | null;
+  load: number;
+  /** Minutes to their nearest other meeting (Infinity with none). */
+  gapMinutes: number;
+  /** The gap they want (stated, else learned, else a default). */
+  wantedGapMinutes: number;
+  buffer: number;
+  lead: number;
+  /** Null when they stated no preferred times. */
+  preferredTime: boolean | null;
+  avoidedDay: boolean;
+  overMax: boolean;
+  shortBuffer: boolean;
+  /** [0, 1]: everything together. */
+  fit: number;
+}
+
+/** Learned weights; they add up to 1. Habit leads: it is the pattern most people's calendars show. */
+export const LEARNED_WEIGHTS = { habit: 0.55, load: 0.2, buffer: 0.15, lead: 0.1 } as const;
+/** A stated preferred time takes this share of the score, more than all learned patterns together. */
+export const STATED_TIME_WEIGHT = 0.6;
+/** Multipliers when a stated preference is broken. */
+export const PENALTY = { avoidedDay: 0.2, overMax: 0.4 } as const;
+/** With this many meetings learned from, habits are trusted fully. */
+export const CONFIDENT_MEETINGS = 15;
+const DEFAULT_GAP_MINUTES = 15;
+
+/** A person's patterns prepared once per ranking: habit per hour of the week, their meetings sorted and counted by day. */
+export class PersonView {
+  readonly clock: ZoneReader;
+  private readonly habitByHour: Float64Array;
+  private readonly confidence: number;
+  private readonly sorted: Interval[];
+  private readonly perDay = new Map<number, number>();
+
+  constructor(readonly person: RankedPerson) {
+    this.clock = ZoneReader.of(person.zone);
+    this.habitByHour = habitTable(person.patterns.hourly);
+    this.confidence = Math.min(1, person.patterns.meetings / CONFIDENT_MEETINGS);
+    this.sorted = [...person.meetings].sort((a, b) => a.start - b.start);
+    for (const m of this.sorted) {
+      const day = this.clock.read(m.start).dayNumber;
+      this.perDay.set(day, (this.perDay.get(day) ?? 0) + 1);
+    }
+  }
+
+  fit(slot: Interval, now: number): PersonFit {
+    const { patterns, preferences } = this.person;
+    const from = this.clock.read(slot.start);
+    const to = this.clock.read(slot.end - 60_000);
+    const hourIndex = (m: LocalMoment) => m.weekday * 24 + Math.floor(m.minuteOfDay / 60);
+    const learnedHabit = (this.habitByHour[hourIndex(from)]! + this.habitByHour[hourIndex(to)]!) / 2;
+    const habit = this.confidence * learnedHabit + (1 - this.confidence) * 0.5;
+
+    const sameDay = this.perDay.get(from.dayNumber) ?? 0;
+    const after = sameDay + 1;
+    const learnedLoad = patterns.meetings >= 5 ? patterns.dailyLoad : null;
+    const max = preferences.maxMeetingsPerDay;
+    const overMax = max !== null && after > max;
+    let load: number;
+    if (overMax) load = 0;
+    else if (learnedLoad) load = after <= Math.max(1, learnedLoad.usual) ? 1 : after <= learnedLoad.busy ? 0.7 : Math.max(0, 0.4 - 0.2 * (after - learnedLoad.busy - 1));
+    else load = Math.max(0.4, 1 - 0.1 * sameDay);
+    const usualLoad = max ?? (learnedLoad ? Math.max(1, learnedLoad.usual) : null);
+
+    const gapMinutes = this.gapMinutes(slot);
+    const wantedGapMinutes = preferences.bufferMinutes ?? clamp(patterns.usualGapMinutes ?? DEFAULT_GAP_MINUTES, 5, 60);
+    const buffer = wantedGapMinutes === 0 ? 1 : Math.min(1, gapMinutes / wantedGapMinutes);
+    const shortBuffer = preferences.bufferMinutes !== null && gapMinutes < preferences.bufferMinutes;
+
+    const daysAhead = Math.max(0, (slot.start - now) / 86_400_000);
+    const usualLead = patterns.usualLeadDays;
+    const lead = usualLead === null ? 0.5 : Math.exp(-Math.abs(daysAhead - usualLead) / (usualLead + 3));
+
+    const preferredTime =
+      preferences.preferredTimes.length === 0
+        ? null
+        : from.dayNumber === to.dayNumber &&
+          preferences.preferredTimes.some(
+            (t) => (!t.days || t.days.includes(WEEKDAY_KEYS[from.weekday]!)) && minutes(t.start) <= from.minuteOfDay && to.minuteOfDay + 1 <= minutes(t.end),
+          );
+    const avoidedDay = preferences.avoidDays.includes(WEEKDAY_KEYS[from.weekday]!);
+
+    const learned = LEARNED_WEIGHTS.habit * habit + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * buffer + LEARNED_WEIGHTS.lead * lead;
+    let fit = preferredTime === null ? learned : STATED_TIME_WEIGHT * (preferredTime ? 1 : 0) + (1 - STATED_TIME_WEIGHT) * learned;
+    if (avoidedDay) fit *= PENALTY.avoidedDay;
+    if (overMax) fit *= PENALTY.overMax;
+    if (shortBuffer) fit *= 0.5 + (0.5 * gapMinutes) / preferences.bufferMinutes!;
+
+    return {
+      habit,
+      knowsHabit: this.confidence >= 0.5,
+      sameDay,
+      usualLoad,
+      load,
+      gapMinutes,
+      wantedGapMinutes,
+      buffer,
+      lead,
+      preferredTime,
+      avoidedDay,
+      overMax,
+      shortBuffer,
+      fit: clamp(fit, 0, 1),
+    };
+  }
+
+  /** Minutes from the slot to the nearest of the person's meetings, by binary search. */
+  private gapMinutes(slot: Interval): number {
+    const meetings = this.sorted;
+    let lo = 0;
+    let hi = meetings.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (meetings[mid]!.start < slot.start) lo = mid + 1;
+      else hi = mid;
+    }
+    let gap = Infinity;
+    if (lo < meetings.length) gap = Math.min(gap, Math.max(0, meetings[lo]!.start - slot.end));
+    // Meetings starting earlier may be long; the latest end among the few before decides.
+    for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) gap = Math.min(gap, Math.max(0, slot.start - meetings[i]!.end));
+    return gap / 60_000;
+  }
+}
+
+const WEEKDAY_KEYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
+
+function minutes(hhmm: string): number {
+  return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+/**
+ * Habit per hour of the week, in [0, 1]. Half comes from the exact weekday and
+ * hour (smoothed into the neighbouring hours), half from how usual the weekday
+ * and the hour are each on their own: sparse histories still generalise
+ * "Tuesday mornings" to a Tuesday morning hour they never used.
+ */
+function habitTable(hourly: readonly number[]): Float64Array {
+  const cell = new Float64Array(HOURS_A_WEEK);
+  const byHour = new Float64Array(24);
+  const byDay = new Float64Array(7);
+  for (let d = 0; d < 7; d++) {
+    for (let h = 0; h < 24; h++) {
+      const at = (hh: number) => (hh >= 0 && hh < 24 ? hourly[d * 24 + hh]! : 0);
+      cell[d * 24 + h] = at(h) + 0.5 * (at(h - 1) + at(h + 1));
+      byHour[h]! += hourly[d * 24 + h]!;
+      byDay[d]! += hourly[d * 24 + h]!;
+    }
+  }
+  const hourSmoothed = byHour.map((v, h) => v + 0.5 * ((byHour[h - 1] ?? 0) + (byHour[h + 1] ?? 0)));
+  const maxCell = Math.max(...cell);
+  const maxHour = Math.max(...hourSmoothed);
+  const maxDay = Math.max(...byDay);
+  const table = new Float64Array(HOURS_A_WEEK);
+  if (maxCell === 0) return table.fill(0.5);
+  for (let d = 0; d < 7; d++) {
+    for (let h = 0; h < 24; h++) {
+      table[d * 24 + h] = 0.5 * (cell[d * 24 + h]! / maxCell) + 0.5 * (hourSmoothed[h]! / maxHour) * (byDay[d]! / maxDay);
+    }
+  }
+  return table;
+}

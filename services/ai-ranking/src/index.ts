@@ -1,0 +1,1 @@
+export { aiRankingService, serveAiRanking } from "./service.js";

@@ -1,0 +1,59 @@
+import { bind, type Stoppable } from "@sched/bus";
+import { aiRankingRank } from "@sched/proto";
+import { defineService, type ServiceDeps } from "@sched/runtime";
+import { z } from "zod";
+import { consumeHistory } from "./handlers/history.js";
+import { rankHandler } from "./handlers/rank.js";
+import { ModelRanker } from "./llm/modelRanker.js";
+import { migrations } from "./db/migrations/index.js";
+
+/** Unset or empty: deployment files pass an unset variable through as "". */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+
+const config = z
+  .object({
+    /** With AI_MODEL, turns the language model on; without, the statistical model ranks alone. */
+    OPENAI_API_KEY: optional(z.string().min(1)),
+    /** Any OpenAI-compatible server (a local one included); the official API when unset. */
+    OPENAI_BASE_URL: optional(z.url()),
+    AI_MODEL: optional(z.string().min(1)),
+    /** The model's whole answer must arrive within this; keep it under availability's AI_RANKING_TIMEOUT_MS. */
+    AI_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().default(600),
+    /** How many of the statistical model's best slots the language model may reorder. */
+    AI_MODEL_TOP_SLOTS: z.coerce.number().int().min(2).max(50).default(10),
+    /** How often each replica checks whether a rebuild has started (milliseconds). */
+    AI_HISTORY_CHECK_MS: z.coerce.number().int().positive().default(5_000),
+  })
+  .refine((c) => (c.OPENAI_API_KEY === undefined) === (c.AI_MODEL === undefined), {
+    message: "OPENAI_API_KEY and AI_MODEL are set together or not at all",
+    path: ["AI_MODEL"],
+  });
+export type AiRankingConfig = z.output<typeof config>;
+
+/** Scores candidate meeting times from people's history and preferences, optionally with a language model on top. */
+export const aiRankingService = defineService({
+  name: "ai-ranking",
+  schema: "ai_ranking",
+  migrations,
+  config,
+  start: (deps) => serveAiRanking(deps, Date.now),
+});
+
+export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: () => number): Promise<Stoppable> {
+  const { bus, db, logger, config: c } = deps;
+  const model =
+    c.OPENAI_API_KEY && c.AI_MODEL
+      ? new ModelRanker({ apiKey: c.OPENAI_API_KEY, baseURL: c.OPENAI_BASE_URL, model: c.AI_MODEL, timeoutMs: c.AI_MODEL_TIMEOUT_MS, topSlots: c.AI_MODEL_TOP_SLOTS }, logger)
+      : null;
+  logger.info({ languageModel: model ? c.AI_MODEL : "none" }, "ai-ranking ranks with the statistical model" + (model ? " and a language model on top" : ""));
+  const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
+    bind(aiRankingRank, rankHandler({ db, now, refine: async (ranked, people) => (model ? (await model.refine(ranked, people)).ranked : ranked) })),
+  ]);
+  const history = await consumeHistory(bus, db, logger, now, c.AI_HISTORY_CHECK_MS);
+  return {
+    stop: async () => {
+      await served.stop();
+      await history.stop();
+    },
+  };
+}
