@@ -1,3 +1,5 @@
+import { startOutboxRelay } from "@sched/outbox";
+import { userCreated, userUpdated } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
@@ -12,12 +14,17 @@ export const accountsService = defineService({
   migrations,
   config: z.object({}),
   async start({ bus, db, logger }) {
-    const events = { bus, logger };
+    const relay = startOutboxRelay({ db, bus, logger, events: [userCreated, userUpdated] });
     const served = await bus.serve({ name: "accounts", version: "1.0.0", description: "Users, API keys and authentication" }, [
       ...internalBindings(db),
-      ...meBindings(db, events),
-      ...adminBindings(db, bus, events),
+      ...meBindings(db, relay),
+      ...adminBindings(db, bus, relay),
     ]);
-    return { stop: () => served.stop() };
+    return {
+      stop: async () => {
+        await served.stop();
+        await relay.stop();
+      },
+    };
   },
 });

@@ -60,7 +60,7 @@ describe("user events, against Postgres", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("when the bus refuses the event, then the committed change still answers and is kept", async () => {
+  it("when the bus refuses the event, then the committed change still answers, and the event follows once the bus is back", async () => {
     const { userId, caller } = await h.userWithKey();
     const publish = h.bus.publish.bind(h.bus);
     h.bus.publish = async () => {
@@ -69,9 +69,17 @@ describe("user events, against Postgres", () => {
     try {
       const reply = await h.call(accountsUpdateMe, { params: {}, query: {}, body: { name: "Unannounced" } }, caller);
       expect(reply.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(eventsOf(userId).filter((m) => m.subject === userUpdated.subject)).toHaveLength(0);
     } finally {
       h.bus.publish = publish;
     }
     expect((await h.db("users").where({ id: userId }).first()).name).toBe("Unannounced");
+    // The outbox row was written with the change; the relay publishes it when the bus answers again.
+    const [updated] = await eventually(() => {
+      const found = eventsOf(userId).filter((m) => m.subject === userUpdated.subject);
+      return found.length > 0 ? found : undefined;
+    }, 10_000);
+    expect(updated!.payload).toMatchObject({ userId, name: "Unannounced" });
   });
 });

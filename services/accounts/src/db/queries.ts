@@ -1,6 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Caller, KeyRateLimits, Mode, Preferences, Scope, WorkingHoursEntry } from "@sched/proto";
 import { preferencesView } from "../domain/preferences.js";
+import type { OutboxStatement } from "../events.js";
 import type { ProfileChanges, StoredUser } from "../domain/users.js";
 
 /** The unique constraint that makes a second user with the same e-mail impossible. */
@@ -36,9 +37,22 @@ function toStoredUser(row: UserRow): StoredUser {
   };
 }
 
-export async function insertUser(db: Knex, user: { id: string; email: string; name: string; timezone: string }): Promise<StoredUser> {
-  const [row] = (await db("users").insert(user).returning(USER_COLUMNS)) as UserRow[];
-  return toStoredUser(row!);
+/** Inserts a user and, in the same transaction, the outbox row `announce` makes of it. */
+export async function insertUser(
+  db: Knex,
+  user: { id: string; email: string; name: string; timezone: string },
+  announce: (stored: StoredUser) => OutboxStatement,
+): Promise<StoredUser> {
+  return db.transaction(async (trx) => {
+    const [row] = (await trx("users").insert(user).returning(USER_COLUMNS)) as UserRow[];
+    const stored = toStoredUser(row!);
+    await runStatement(trx, announce(stored));
+    return stored;
+  });
+}
+
+async function runStatement(trx: Knex.Transaction, { sql, bindings }: OutboxStatement): Promise<void> {
+  await trx.raw(sql, bindings as Knex.RawBinding[]);
 }
 
 export async function findUser(db: Knex, id: string): Promise<StoredUser | undefined> {
@@ -67,13 +81,15 @@ export async function lookupUsers(db: Knex, by: { ids: string[]; emails: string[
 
 /**
  * Applies the changes `decide` makes of the current user, with the row
- * locked so that concurrent updates apply one after the other. Nothing is
- * written when `decide` returns no change.
+ * locked so that concurrent updates apply one after the other, and the
+ * outbox row `announce` makes of the result. Nothing is written when
+ * `decide` returns no change.
  */
 export async function changeUser(
   db: Knex,
   id: string,
   decide: (current: StoredUser) => ProfileChanges,
+  announce: (updated: StoredUser) => OutboxStatement,
 ): Promise<{ user: StoredUser; changed: boolean } | undefined> {
   return db.transaction(async (trx) => {
     const row = (await trx("users").where({ id }).forUpdate().first(USER_COLUMNS)) as UserRow | undefined;
@@ -90,7 +106,9 @@ export async function changeUser(
         updated_at: trx.raw("clock_timestamp()"),
       })
       .returning(USER_COLUMNS)) as UserRow[];
-    return { user: toStoredUser(updated!), changed: true };
+    const user = toStoredUser(updated!);
+    await runStatement(trx, announce(user));
+    return { user, changed: true };
   });
 }
 

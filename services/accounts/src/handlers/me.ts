@@ -7,11 +7,12 @@ import { effectiveChanges, profileView, type ProfileChanges } from "../domain/us
 import { checkWorkingHours } from "../domain/workingHours.js";
 import { applyPreferences } from "../domain/preferences.js";
 import { changeUser, findUser } from "../db/queries.js";
-import { publishUserEvent, type EventDeps } from "../events.js";
+import { userEventRow } from "../events.js";
+import type { OutboxRelay } from "@sched/outbox";
 import { requireCaller } from "./caller.js";
 
 /** GET and PATCH /v1/me (api-decisions 4). */
-export function meBindings(db: Knex, events: EventDeps): EndpointBinding[] {
+export function meBindings(db: Knex, relay: Pick<OutboxRelay, "wake">): EndpointBinding[] {
   return [
     bind(accountsGetMe, async (_request, ctx) => {
       const user = await findUser(db, requireCaller(ctx).userId);
@@ -27,10 +28,11 @@ export function meBindings(db: Knex, events: EventDeps): EndpointBinding[] {
         ...(body.workingHours !== undefined ? { workingHours: checkWorkingHours(body.workingHours) } : {}),
       };
       const result = await changeUser(db, caller.userId, (current) =>
-        effectiveChanges(current, body.preferences ? { ...wanted, preferences: applyPreferences(current.preferences, body.preferences) } : wanted),
+          effectiveChanges(current, body.preferences ? { ...wanted, preferences: applyPreferences(current.preferences, body.preferences) } : wanted),
+        (updated) => userEventRow(userUpdated, updated),
       );
       if (!result) throw notFound("user");
-      if (result.changed) await publishUserEvent(events, userUpdated, result.user);
+      if (result.changed) relay.wake();
       return { status: 200, body: profileView(result.user) };
     }),
   ];
