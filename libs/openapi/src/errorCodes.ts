@@ -51,7 +51,8 @@ export function errorMeaning(code: ErrorCode): string {
  * route's fields (api-decisions 1, 2 and 10), the service's own from `errors`.
  */
 export function routeErrorCodes(route: RouteDef): ErrorCode[] {
-  const codes = new Set<ErrorCode>(["invalid_request", "unauthorized"]);
+  const codes = new Set<ErrorCode>(["invalid_request"]);
+  if (route.auth !== "none") codes.add("unauthorized");
   if (route.auth === "api-key") {
     codes.add("forbidden");
     codes.add("rate_limited");

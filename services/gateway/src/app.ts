@@ -75,7 +75,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : await authenticate(req, deps);
+    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : route.auth === "none" ? undefined : await authenticate(req, deps);
     if (caller && route.bucket) await countRequest(res, deps, route, caller);
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);

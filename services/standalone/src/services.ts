@@ -1,8 +1,9 @@
 import { accountsService } from "@sched/accounts";
 import { availabilityService } from "@sched/availability";
 import { contactsService } from "@sched/contacts";
+import { invitesService } from "@sched/invites";
 import { meetingsService } from "@sched/meetings";
 import type { ServiceModule } from "@sched/runtime";
 
 /** Every bus service of the product. */
-export const serviceModules = [accountsService, contactsService, meetingsService, availabilityService] as unknown as ServiceModule[];
+export const serviceModules = [accountsService, contactsService, meetingsService, availabilityService, invitesService] as unknown as ServiceModule[];

@@ -93,7 +93,7 @@ export class System {
     const { logger } = this.options;
     const db = await openSchema(this.databaseTarget(), module.schema, module.migrations);
     const bus = await this.newBus(module.name);
-    const config = module.config.parse(this.options.serviceEnv?.[name] ?? {});
+    const config = module.config.parse({ ...module.standaloneEnv, ...this.options.serviceEnv?.[name] });
     const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
     this.running.set(name, { module, db, bus, handle });
   }

@@ -3,7 +3,7 @@ import {
   contactsVisibility,
   type availabilityRecommend,
   type Caller,
-  type Duration,
+  DURATION_MINUTES,
   type RankedBy,
   type RecommendationBody,
   type RecommendBody,
@@ -17,15 +17,6 @@ import { rankWithAI } from "./aiRanking.js";
 import { busyOf } from "./busy.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
 import { callerProfile, lookupUsers } from "./people.js";
-
-const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
-  "15 mins": 15,
-  "30 mins": 30,
-  "45 mins": 45,
-  "1 hour": 60,
-  "1.5 hours": 90,
-  "2 hours": 120,
-};
 
 /**
  * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's

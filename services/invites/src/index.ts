@@ -1,0 +1,1 @@
+export { invitesService } from "./service.js";
