@@ -1,5 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { InviteChannel, InviteKind, InviteState, Meeting, Mode } from "@sched/proto";
+import { currentTraceContext, type TraceCarrier } from "@sched/telemetry";
 import type { MeetingChange, PlannedDelivery } from "../domain/plan.js";
 
 /** A delivery row as the worker and the invites route read it. */
@@ -18,6 +19,7 @@ export interface DeliveryRecord {
 /** A change the worker has claimed: leased to this replica until it settles or the lease runs out. */
 export interface ClaimedChange extends MeetingChange {
   attempts: number;
+  traceContext: TraceCarrier | null;
 }
 
 interface DeliveryRow {
@@ -40,6 +42,7 @@ interface ChangeRow {
   organizer_email: string;
   meeting: Meeting | string;
   attempts: number;
+  trace_context: TraceCarrier | string | null;
 }
 
 const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
@@ -61,6 +64,7 @@ const toChange = (row: ChangeRow): ClaimedChange => ({
   organizer: { userId: row.organizer_user_id, email: row.organizer_email },
   meeting: typeof row.meeting === "string" ? (JSON.parse(row.meeting) as Meeting) : row.meeting,
   attempts: row.attempts,
+  traceContext: typeof row.trace_context === "string" ? (JSON.parse(row.trace_context) as TraceCarrier) : row.trace_context,
 });
 
 /**
@@ -81,6 +85,7 @@ export async function recordChange(db: Knex, change: MeetingChange, planned: Pla
         organizer_email: change.organizer.email.toLowerCase(),
         meeting: JSON.stringify(change.meeting),
         state: simulated ? "done" : "pending",
+        trace_context: JSON.stringify(currentTraceContext() ?? null),
       })
       .onConflict(["meeting_id", "sequence"])
       .ignore();
@@ -122,7 +127,7 @@ export async function claimDueChanges(db: Knex, limit: number, leaseMs: number):
          order by d.next_attempt_at
          limit ?
          for update skip locked)
-      returning c.meeting_id, c.sequence, c.mode, c.organizer_user_id, c.organizer_email, c.meeting, c.attempts`,
+      returning c.meeting_id, c.sequence, c.mode, c.organizer_user_id, c.organizer_email, c.meeting, c.attempts, c.trace_context`,
     [leaseMs, limit],
   );
   return (result.rows as ChangeRow[]).map(toChange);

@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { InviteChannel } from "@sched/proto";
-import { recordInviteDelivery } from "@sched/telemetry";
+import { extractTraceContext, inSpan, markSpanFailed, recordInviteDelivery, SpanKind } from "@sched/telemetry";
 import { activeConnection, type ConnectionRecord } from "../db/connections.js";
 import {
   claimDueChanges,
@@ -76,7 +76,7 @@ export class DeliveryWorker {
       try {
         const claimed = await claimDueChanges(db, settings.batch, settings.leaseMs);
         if (claimed.length > 0) {
-          await Promise.all(claimed.map((change) => this.deliver(change)));
+          await Promise.all(claimed.map((change) => this.deliverInSpan(change)));
           continue;
         }
         const due = await nextDueAt(db);
@@ -98,8 +98,18 @@ export class DeliveryWorker {
     });
   }
 
+  /** The attempt as a span of the trace of the request that made the change. */
+  private deliverInSpan(change: ClaimedChange): Promise<void> {
+    const attributes = { "sched.meeting.id": change.meetingId, "sched.invites.sequence": change.sequence, "sched.invites.attempt": change.attempts };
+    return inSpan("invites.deliver", { kind: SpanKind.INTERNAL, parent: extractTraceContext(change.traceContext), attributes }, async (span) => {
+      const outcome = await this.deliver(change);
+      span.setAttribute("sched.invites.outcome", outcome);
+      if (outcome !== "done") markSpanFailed(span, outcome);
+    });
+  }
+
   /** One attempt at one change; whatever happens, the change ends settled or scheduled again. */
-  private async deliver(change: ClaimedChange): Promise<void> {
+  private async deliver(change: ClaimedChange): Promise<"done" | "retrying" | "failed"> {
     const { db, logger } = this.deps;
     let channel: InviteChannel = "email";
     try {
@@ -111,16 +121,18 @@ export class DeliveryWorker {
         await this.deliverByEmail(change, rows);
       }
       await finishChange(db, change, "done");
+      return "done";
     } catch (err) {
       const failure = err instanceof DeliveryFailure ? err : new DeliveryFailure("transient", err instanceof Error ? err.message : String(err));
-      await this.failed(change, channel, failure).catch((settleErr: unknown) => {
+      return this.failed(change, channel, failure).catch((settleErr: unknown) => {
         // The lease runs out and the change is tried again: nothing is lost.
         logger.error({ err: settleErr, meetingId: change.meetingId, sequence: change.sequence }, "could not record a failed invite attempt");
+        return "retrying" as const;
       });
     }
   }
 
-  private async failed(change: ClaimedChange, channel: InviteChannel, failure: DeliveryFailure): Promise<void> {
+  private async failed(change: ClaimedChange, channel: InviteChannel, failure: DeliveryFailure): Promise<"retrying" | "failed"> {
     const { db, logger, settings } = this.deps;
     if (isLastAttempt(failure.kind, change.attempts, settings.maxAttempts)) {
       for (const row of await pendingDeliveries(db, change)) {
@@ -129,13 +141,14 @@ export class DeliveryWorker {
       }
       await finishChange(db, change, "failed", failure.message);
       logger.error({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, error: failure.message }, "invites given up");
-      return;
+      return "failed";
     }
     const delay = retryDelayMs(change.attempts, settings.retryBaseMs);
     await noteAttemptFailed(db, change, channel, failure.message);
     await scheduleRetry(db, change, delay, failure.message);
     recordInviteDelivery("retrying", channel);
     logger.warn({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, delayMs: delay, error: failure.message }, "invite delivery failed; retrying");
+    return "retrying";
   }
 
   /**

@@ -37,6 +37,8 @@ export const createInvites: Migration = {
         next_attempt_at timestamptz not null default clock_timestamp(),
         lease_until timestamptz,
         last_error text,
+        -- The W3C trace context of the event, so that delivery joins the trace of the request behind it.
+        trace_context jsonb,
         created_at timestamptz not null default clock_timestamp(),
         primary key (meeting_id, sequence)
       )`);
