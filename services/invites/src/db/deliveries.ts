@@ -115,10 +115,10 @@ export async function recordChange(db: Knex, change: MeetingChange, planned: Pla
  * locked by another replica are skipped, and a lease that runs out (a
  * worker that died mid-delivery) makes the change due again.
  */
-export async function claimDueChanges(db: Knex, limit: number, leaseMs: number): Promise<ClaimedChange[]> {
+export async function claimDueChanges(db: Knex, owner: string, limit: number, leaseMs: number): Promise<ClaimedChange[]> {
   const result = await db.raw(
     `update meeting_changes c
-        set attempts = c.attempts + 1, lease_until = clock_timestamp() + (? * interval '1 millisecond')
+        set attempts = c.attempts + 1, lease_owner = ?, lease_until = clock_timestamp() + (? * interval '1 millisecond')
       where (c.meeting_id, c.sequence) in (
         select d.meeting_id, d.sequence from meeting_changes d
          where d.state = 'pending' and d.next_attempt_at <= clock_timestamp()
@@ -128,9 +128,22 @@ export async function claimDueChanges(db: Knex, limit: number, leaseMs: number):
          limit ?
          for update skip locked)
       returning c.meeting_id, c.sequence, c.mode, c.organizer_user_id, c.organizer_email, c.meeting, c.attempts, c.trace_context`,
-    [leaseMs, limit],
+    [owner, leaseMs, limit],
   );
   return (result.rows as ChangeRow[]).map(toChange);
+}
+
+/**
+ * Extends this worker's lease on a change it is still delivering; false when
+ * the lease was lost (it ran out and another replica took the change), and
+ * the worker must then send nothing more for it.
+ */
+export async function renewLease(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, leaseMs: number): Promise<boolean> {
+  const updated = await db("meeting_changes")
+    .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending", lease_owner: owner })
+    .andWhere("lease_until", ">", db.raw("clock_timestamp()"))
+    .update({ lease_until: db.raw("clock_timestamp() + (? * interval '1 millisecond')", [leaseMs]) });
+  return updated > 0;
 }
 
 /** When the next pending change falls due (for the worker's sleep), or undefined when none waits. */

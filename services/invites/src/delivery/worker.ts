@@ -1,4 +1,5 @@
 import type { Knex } from "@sched/db";
+import { randomUUID } from "node:crypto";
 import type { Logger } from "@sched/logging";
 import type { InviteChannel } from "@sched/proto";
 import { extractTraceContext, inSpan, markSpanFailed, recordInviteDelivery, SpanKind } from "@sched/telemetry";
@@ -10,6 +11,7 @@ import {
   nextDueAt,
   noteAttemptFailed,
   pendingDeliveries,
+  renewLease,
   scheduleRetry,
   settleDelivery,
   type ClaimedChange,
@@ -48,6 +50,8 @@ export interface WorkerDeps {
  * event stream or anyone else's invites.
  */
 export class DeliveryWorker {
+  /** Names this worker's leases, so it extends only its own. */
+  private readonly owner = `worker-${randomUUID()}`;
   private stopped = false;
   private wakeUp: () => void = () => {};
   private running: Promise<void> | undefined;
@@ -74,7 +78,7 @@ export class DeliveryWorker {
     while (!this.stopped) {
       let waitMs = settings.pollMs;
       try {
-        const claimed = await claimDueChanges(db, settings.batch, settings.leaseMs);
+        const claimed = await claimDueChanges(db, this.owner, settings.batch, settings.leaseMs);
         if (claimed.length > 0) {
           await Promise.all(claimed.map((change) => this.deliverInSpan(change)));
           continue;
@@ -123,6 +127,10 @@ export class DeliveryWorker {
       await finishChange(db, change, "done");
       return "done";
     } catch (err) {
+      if (err instanceof LeaseLost) {
+        logger.warn({ meetingId: change.meetingId, sequence: change.sequence }, "invite lease lost; another replica carries on");
+        return "retrying";
+      }
       const failure = err instanceof DeliveryFailure ? err : new DeliveryFailure("transient", err instanceof Error ? err.message : String(err));
       return this.failed(change, channel, failure).catch((settleErr: unknown) => {
         // The lease runs out and the change is tried again: nothing is lost.
@@ -185,6 +193,8 @@ export class DeliveryWorker {
     const { db, email } = this.deps;
     let retry: DeliveryFailure | undefined;
     for (const row of rows) {
+      // A slow relay must not outlast the lease: another replica would then send the same e-mails.
+      if (!(await renewLease(db, change, this.owner, this.deps.settings.leaseMs))) throw new LeaseLost();
       try {
         await email.send({ meeting: change.meeting, sequence: change.sequence, kind: row.kind, recipient: row.email, organizerEmail: change.organizer.email });
         await settleDelivery(db, row, { state: "sent", channel: "email", attempts: change.attempts });
@@ -198,5 +208,13 @@ export class DeliveryWorker {
       }
     }
     if (retry) throw retry;
+  }
+}
+
+/** The change's lease ran out under this worker: it is another replica's now. */
+class LeaseLost extends Error {
+  constructor() {
+    super("the delivery lease ran out");
+    this.name = "LeaseLost";
   }
 }
