@@ -55,7 +55,12 @@ export class System {
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
     if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }));
-    await Promise.all(serviceModules.map((m) => this.startService(m.name)));
+    if (wiring.kind === "cluster") await Promise.all(serviceModules.map((m) => this.startService(m.name)));
+    else {
+      // Each embedded database compiles its own WebAssembly Postgres: started together on
+      // a busy machine, every one of them is slow enough to miss its connection deadline.
+      for (const m of serviceModules) await this.startService(m.name);
+    }
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = new Redis(wiring.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     const g = this.options.gateway ?? {};

@@ -27,6 +27,9 @@ export class EmailSender {
   constructor(private readonly settings: EmailSettings) {
     this.transport = settings.smtpUrl
       ? nodemailer.createTransport({
+          // Pooled: a burst of invites reuses a few connections instead of opening one per message.
+          pool: true,
+          maxConnections: 5,
           url: settings.smtpUrl,
           connectionTimeout: settings.timeoutMs,
           greetingTimeout: settings.timeoutMs,

@@ -31,6 +31,8 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
     const b = `b-${tag}@example.com`;
     await world.sys.system.stopService("invites");
     const ids: string[] = [];
+    const createdAt = Date.now();
+    // One at a time: the embedded database of standalone mode serves one session.
     for (let i = 0; i < 100; i++) {
       const res = await call(world.url, "POST", "/v1/meetings", { key: org.key, body: { title: `Stand-up ${i}`, duration: "15 mins", startTime: `2032-01-${String(1 + (i % 28)).padStart(2, "0")}T09:00:00Z`, participants: [a, b] } });
       expect(res.status).toBe(201);
@@ -40,12 +42,15 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
     for (const id of ids.slice(0, 10)) {
       expect((await call(world.url, "PATCH", `/v1/meetings/${id}`, { key: org.key, body: { title: "Moved stand-up" } })).status).toBe(200);
     }
+    const madeMs = Date.now() - createdAt;
     expect(world.smtp.messages.filter((m) => m.envelopeTo.includes(a))).toHaveLength(0);
 
+    const restartedAt = Date.now();
     await world.sys.system.startService("invites");
     const expected = 2 * (100 + 10);
     const recipients = new Set([a, b]);
     await eventually(() => deliveredKeys(world, recipients).length >= expected, 40_000, 100);
+    console.info(`${wiring}: 100 meetings and 10 updates made in ${madeMs} ms; ${expected} invites delivered ${Date.now() - restartedAt} ms after the restart`);
     // Give a duplicate the chance to show up before counting.
     await new Promise((r) => setTimeout(r, 500));
     const keys = deliveredKeys(world, recipients);
