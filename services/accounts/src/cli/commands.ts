@@ -12,6 +12,9 @@ Commands:
   user:find   --email <email>
   key:create  --user <usr_…> --mode test|live [--scopes a,b,…] [--name <name>]
   key:revoke  --key <key_…>
+  calendar:attach --user <usr_…> --access-token <token> --refresh-token <token>
+                  [--expires-at <ISO time>] [--account-email <email>]
+              attaches a Google Calendar grant to the user (tests, demos)
   help
 
 Environment:
@@ -24,7 +27,8 @@ export type CliCommand =
   | { command: "user:create"; email: string; name: string; timezone?: string }
   | { command: "user:find"; email: string }
   | { command: "key:create"; userId: string; mode: "test" | "live"; scopes?: string[]; name?: string }
-  | { command: "key:revoke"; keyId: string };
+  | { command: "key:revoke"; keyId: string }
+  | { command: "calendar:attach"; userId: string; accessToken: string; refreshToken: string; expiresAt?: string; accountEmail?: string };
 
 type OptionSpec = Record<string, { type: "string" }>;
 
@@ -33,6 +37,7 @@ const OPTIONS = {
   "user:find": { email: { type: "string" } },
   "key:create": { user: { type: "string" }, mode: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } },
   "key:revoke": { key: { type: "string" } },
+  "calendar:attach": { user: { type: "string" }, "access-token": { type: "string" }, "refresh-token": { type: "string" }, "expires-at": { type: "string" }, "account-email": { type: "string" } },
 } satisfies Record<Exclude<CliCommand["command"], "help">, OptionSpec>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -84,6 +89,18 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     }
     case "key:revoke":
       return { command: name, keyId: required("key") };
+    case "calendar:attach": {
+      const expiresAt = optional("expires-at");
+      const accountEmail = optional("account-email");
+      return {
+        command: name,
+        userId: required("user"),
+        accessToken: required("access-token"),
+        refreshToken: required("refresh-token"),
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(accountEmail ? { accountEmail } : {}),
+      };
+    }
   }
 }
 
@@ -109,6 +126,10 @@ export function adminRequest(command: Exclude<CliCommand, { command: "help" }>):
     }
     case "key:revoke":
       return { method: "DELETE", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}` };
+    case "calendar:attach": {
+      const { command: _, userId, ...body } = command;
+      return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(userId)}/calendar-connections`, body: { provider: "google", ...body } };
+    }
   }
 }
 

@@ -1,10 +1,11 @@
 import type { Meeting } from "@sched/proto";
-import { google, type calendar_v3 } from "googleapis";
+// The calendar API alone: the whole `googleapis` index loads every Google API (seconds and ~100 MB at start-up).
+import { auth as googleAuth, calendar as googleCalendar, type calendar_v3 } from "googleapis/build/src/apis/calendar/index.js";
 import { meetingEndMs } from "../domain/meetingTimes.js";
 import { DeliveryFailure, failureKindOfStatus } from "../domain/retry.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 
-type OAuth2Client = InstanceType<typeof google.auth.OAuth2>;
+type OAuth2Client = InstanceType<typeof googleAuth.OAuth2>;
 
 export interface GoogleSettings {
   clientId?: string;
@@ -39,7 +40,7 @@ export class GoogleCalendar {
   }
 
   private oauthClient(): OAuth2Client {
-    return new google.auth.OAuth2({
+    return new googleAuth.OAuth2({
       clientId: this.settings.clientId,
       clientSecret: this.settings.clientSecret,
       redirectUri: this.settings.redirectUrl,
@@ -73,7 +74,7 @@ export class GoogleCalendar {
       if (!fresh.access_token) return;
       onRefresh({ accessToken: fresh.access_token, refreshToken: fresh.refresh_token ?? tokens.refreshToken, ...(fresh.expiry_date ? { expiresAt: fresh.expiry_date } : {}) });
     });
-    return { calendar: google.calendar({ version: "v3", auth, rootUrl: this.settings.apiRootUrl, retry: false, timeout: this.settings.timeoutMs }) };
+    return { calendar: googleCalendar({ version: "v3", auth, rootUrl: this.settings.apiRootUrl, retry: false, timeout: this.settings.timeoutMs }) };
   }
 }
 
