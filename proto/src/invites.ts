@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
 import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
-import { BusyInterval, MeetingIdParams } from "./meetings.js";
+import { BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
 // ---- invite deliveries ---------------------------------------------------------
@@ -108,12 +108,15 @@ export const invitesRoutes: RouteDef[] = [
 // ---- internal endpoints ----------------------------------------------------------
 
 /**
- * Busy time from the user's connected calendar over [from, to). `complete`
- * is false when the provider did not answer in time or failed: the caller
- * then shows the day without it rather than waiting.
+ * Busy time from the connected calendars of up to 101 users over [from, to),
+ * per user (users without a connection get none). `complete` is false when
+ * a provider did not answer in time or failed: the caller then goes on
+ * without that busy time rather than waiting.
  */
 export const invitesCalendarBusy = endpoint(
   "invites.v1.calendar-busy",
-  z.object({ mode: Mode, userId: z.string(), from: Timestamp, to: Timestamp }).refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
-  z.object({ intervals: z.array(BusyInterval), complete: z.boolean() }),
+  z
+    .object({ mode: Mode, userIds: z.array(z.string()).max(MAX_BUSY_USERS), from: Timestamp, to: Timestamp })
+    .refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
+  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(BusyInterval) })), complete: z.boolean() }),
 );

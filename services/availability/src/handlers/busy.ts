@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import type { Logger } from "@sched/logging";
 import { invitesCalendarBusy, meetingsBusy, type Mode } from "@sched/proto";
-import type { Interval } from "../domain/intervals.js";
+import { merge, type Interval } from "../domain/intervals.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp } from "./deps.js";
 
 const SECOND_MS = 1_000;
@@ -38,17 +38,41 @@ function timestampsOf(span: Interval): { from: string; to: string } {
 }
 
 /**
- * Busy time from the user's connected calendar (Google, through invites).
- * It adds to the day view but never holds it up or fails it: past
- * `timeoutMs`, or when invites cannot answer, the day goes without it.
+ * Busy time from the users' connected calendars (Google, through invites),
+ * by user id. It adds to the answer but never holds it up or fails it: past
+ * `timeoutMs`, or when invites cannot answer, the answer goes without it.
  */
-export async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userId: string, span: Interval, timeoutMs: number): Promise<Interval[]> {
+async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userIds: string[], span: Interval, timeoutMs: number): Promise<Map<string, Interval[]>> {
+  const byUser = new Map<string, Interval[]>();
   try {
-    const reply = await bus.request(invitesCalendarBusy, { mode, userId, ...timestampsOf(span) }, { timeoutMs });
-    if (!reply.complete) logger.debug({ userId }, "connected calendar busy time incomplete");
-    return reply.intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS }));
+    const reply = await bus.request(invitesCalendarBusy, { mode, userIds, ...timestampsOf(span) }, { timeoutMs });
+    if (!reply.complete) logger.debug("connected calendar busy time incomplete");
+    for (const { userId, intervals } of reply.busy) byUser.set(userId, intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS })));
   } catch (err) {
-    logger.warn({ err, userId }, "connected calendar busy time unavailable; the day view goes without it");
-    return [];
+    logger.warn({ err }, "connected calendar busy time unavailable; going without it");
   }
+  return byUser;
+}
+
+/**
+ * Busy time of each user from both sources, merged per user: their meetings
+ * and their connected calendars, each source asked once for everyone, side
+ * by side; the calendars under `calendarTimeoutMs`.
+ */
+export async function busyWithCalendars(
+  bus: Bus,
+  logger: Logger,
+  mode: Mode,
+  users: ReadonlyArray<{ id: string; email: string }>,
+  span: Interval,
+  calendarTimeoutMs: number,
+): Promise<Map<string, Interval[]>> {
+  const [meetings, calendars] = await Promise.all([
+    busyOf(bus, mode, users, span),
+    users.length === 0 ? new Map<string, Interval[]>() : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
+  ]);
+  for (const [userId, intervals] of calendars) {
+    if (intervals.length > 0 && meetings.has(userId)) meetings.set(userId, merge([...meetings.get(userId)!, ...intervals]));
+  }
+  return meetings;
 }

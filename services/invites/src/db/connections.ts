@@ -42,6 +42,13 @@ export async function activeConnection(db: Knex, userId: string, provider: Calen
   return row ? toRecord(row) : undefined;
 }
 
+/** The active connections of several users for a provider. */
+export async function activeConnections(db: Knex, userIds: readonly string[], provider: CalendarProvider = "google"): Promise<ConnectionRecord[]> {
+  if (userIds.length === 0) return [];
+  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ provider, status: "active" })) as ConnectionRow[];
+  return rows.map(toRecord);
+}
+
 /**
  * Stores a grant for the user and provider. Connecting again replaces the
  * grant (and mends a broken connection) under a new id; `seal` gets the id

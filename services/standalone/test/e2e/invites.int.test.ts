@@ -316,4 +316,23 @@ describe.each(WIRINGS)("invites end to end (%s)", async (wiring) => {
       world.google.delayMs = 0;
     }
   });
+
+  it.runIf(available)("recommends only times the connected calendar leaves free", async () => {
+    const user = await createUserWithKey(world.url, { mode: "live", timezone: "UTC" });
+    await attachGoogle(world, user.userId, world.google.grant());
+    world.google.busy = [
+      { start: "2031-04-09T09:00:00Z", end: "2031-04-09T15:00:00Z" },
+      { start: "2031-04-09T16:00:00Z", end: "2031-04-09T17:00:00Z" },
+    ];
+    try {
+      const res = await call(world.url, "POST", "/v1/availability/recommended", {
+        key: user.key,
+        body: { participants: ["outsider@example.com"], duration: "1 hour", from: "2031-04-09", to: "2031-04-09" },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.slots.map((s: { start: string; end: string }) => [s.start, s.end])).toEqual([["2031-04-09T15:00:00Z", "2031-04-09T16:00:00Z"]]);
+    } finally {
+      world.google.busy = [];
+    }
+  });
 });
