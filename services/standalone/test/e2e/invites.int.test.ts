@@ -248,6 +248,12 @@ describe.each(WIRINGS)("invites end to end (%s)", async (wiring) => {
     expect(world.google.tokenCalls().some((c) => c.body?.grant_type === "refresh_token" && c.body.refresh_token === grant.refreshToken)).toBe(true);
     const insert = world.google.calendarCalls().find((c) => c.body?.id === eventIdOf(created.body.id))!;
     expect(insert.accessToken).not.toBe(grant.accessToken);
+    // The refreshed token was stored: the next meeting uses it without refreshing again.
+    const refreshes = world.google.tokenCalls().length;
+    const next = await call(world.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Fresh again", duration: "15 mins", startTime: "2031-04-02T11:00:00Z", participants: ["r@example.com"] } });
+    expect((await settled(world, org.key, next.body.id, 1))[0]).toMatchObject({ state: "sent", channel: "google" });
+    expect(world.google.tokenCalls()).toHaveLength(refreshes);
+    expect(world.google.calendarCalls().find((c) => c.body?.id === eventIdOf(next.body.id))!.accessToken).toBe(insert.accessToken);
   });
 
   it.runIf(available)("marks a revoked grant broken and sends the invites by e-mail instead", async () => {
