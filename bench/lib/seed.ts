@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
-import type { Duration, MeetingStatus, Mode } from "@sched/proto";
+import { DURATION_MINUTES, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 
 /** A deterministic generator in [0, 1) (mulberry32), so runs are comparable. */
 export function random(seed: number): () => number {
@@ -14,14 +14,7 @@ export function random(seed: number): () => number {
   };
 }
 
-export const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
-  "15 mins": 15,
-  "30 mins": 30,
-  "45 mins": 45,
-  "1 hour": 60,
-  "1.5 hours": 90,
-  "2 hours": 120,
-};
+export { DURATION_MINUTES };
 
 export interface SeedMeeting {
   organizerId: string;

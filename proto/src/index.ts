@@ -7,6 +7,7 @@ export * from "./accounts.js";
 export * from "./contacts.js";
 export * from "./meetings.js";
 export * from "./availability.js";
+export * from "./invites.js";
 export * from "./aiRanking.js";
 export * from "./routes.js";
 export * from "./openapi/schemas.js";

@@ -9,6 +9,16 @@ export const DURATIONS = ["15 mins", "30 mins", "45 mins", "1 hour", "1.5 hours"
 export const Duration = z.enum(DURATIONS);
 export type Duration = z.infer<typeof Duration>;
 
+/** Each duration's length in minutes. */
+export const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
+  "15 mins": 15,
+  "30 mins": 30,
+  "45 mins": 45,
+  "1 hour": 60,
+  "1.5 hours": 90,
+  "2 hours": 120,
+};
+
 export const MEETING_STATUSES = ["draft", "confirmed", "cancelled"] as const;
 export const MeetingStatus = z.enum(MEETING_STATUSES);
 export type MeetingStatus = z.infer<typeof MeetingStatus>;
@@ -120,7 +130,7 @@ export const MeetingListQuery = z.strictObject({
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 
-const MeetingIdParams = z.strictObject({ id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
+export const MeetingIdParams = z.strictObject({ id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
 // ---- public routes ---------------------------------------------------------
 

@@ -24,7 +24,11 @@ export interface RouteDef {
   /** Express-style path, e.g. `/v1/contacts/:id`. */
   readonly path: string;
   readonly endpoint: Endpoint;
-  readonly auth: "api-key" | "admin";
+  /**
+   * `none` is for the one route a browser calls on a provider's redirect
+   * (OAuth callback): it carries no key, and the service checks what it carries.
+   */
+  readonly auth: "api-key" | "admin" | "none";
   readonly scope?: Scope;
   readonly bucket?: RateBucket;
   /** Whether the route takes a JSON body (POST/PATCH). */

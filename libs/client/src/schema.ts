@@ -236,6 +236,126 @@ export interface paths {
         patch: operations["contactsUpdate"];
         trace?: never;
     };
+    "/v1/meetings/{id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invite deliveries of a meeting, per participant
+         * @description Scope `meetings:read`; counts against the standard bucket (100 requests a minute per key).
+         */
+        get: operations["invitesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting Google Calendar (OAuth 2.0)
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        post: operations["invitesConnectionsGoogleStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections/google/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Google's redirect after consent (called by the browser, without a key)
+         * @description No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.
+         */
+        get: operations["invitesConnectionsGoogleCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's calendar connections
+         * @description Scope `account:read`; counts against the standard bucket (100 requests a minute per key).
+         */
+        get: operations["invitesConnectionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a calendar connection
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        delete: operations["invitesConnectionsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/users/{id}/calendar-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a calendar connection with given tokens (tests and demos)
+         * @description Admin token; not rate limited.
+         */
+        post: operations["invitesAdminConnectionsAttach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -278,15 +398,6 @@ export interface components {
                 requestId: string;
             };
         };
-        UnauthorizedError: {
-            error: {
-                /** @enum {string} */
-                code: "unauthorized";
-                message: string;
-                param?: string;
-                requestId: string;
-            };
-        };
         RequestTimeoutError: {
             error: {
                 /** @enum {string} */
@@ -309,6 +420,15 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "headers_too_large";
+                message: string;
+                param?: string;
+                requestId: string;
+            };
+        };
+        UnauthorizedError: {
+            error: {
+                /** @enum {string} */
+                code: "unauthorized";
                 message: string;
                 param?: string;
                 requestId: string;
@@ -4058,6 +4178,1059 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The meeting id (`mtg_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest delivery to each participant (removed ones included); empty when no invite was sent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "kind": "request",
+                     *           "sequence": 2,
+                     *           "state": "sent",
+                     *           "channel": "google",
+                     *           "attempts": 1,
+                     *           "lastError": null,
+                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *         },
+                     *         {
+                     *           "email": "cy@example.org",
+                     *           "kind": "request",
+                     *           "sequence": 2,
+                     *           "state": "pending",
+                     *           "channel": "google",
+                     *           "attempts": 2,
+                     *           "lastError": "Google: 503 Backend Error",
+                     *           "updatedAt": "2030-02-20T14:12:14Z"
+                     *         },
+                     *         {
+                     *           "email": "dee@example.com",
+                     *           "kind": "cancel",
+                     *           "sequence": 2,
+                     *           "state": "sent",
+                     *           "channel": "google",
+                     *           "attempts": 1,
+                     *           "lastError": null,
+                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The participant's address. */
+                            email: string;
+                            /**
+                             * @description `request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed.
+                             * @enum {string}
+                             */
+                            kind: "request" | "cancel";
+                            /** @description The meeting's change number this delivery reports (iCalendar SEQUENCE). */
+                            sequence: number;
+                            /**
+                             * @description `pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try.
+                             * @enum {string}
+                             */
+                            state: "pending" | "sent" | "simulated" | "failed";
+                            /**
+                             * @description `google`: through the organizer's connected Google Calendar; `email`: an iCalendar e-mail.
+                             * @enum {string}
+                             */
+                            channel: "google" | "email";
+                            attempts: number;
+                            /** @description Why the last attempt failed; null when none did. */
+                            lastError: string | null;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsGoogleStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent URL to send the user to */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "https://accounts.google.com/o/oauth2/v2/auth?access_type=offline&prompt=consent&scope=openid%20email%20https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fcalendar.events&state=q3Jd9vX2kP0sT7nWb4mLcY8zR1aF6hGe5uQiN0oKxZs&response_type=code&client_id=1234.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapi.example.com%2Fv1%2Fcalendar-connections%2Fgoogle%2Fcallback",
+                     *       "expiresAt": "2030-02-20T14:22:09Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send the user's browser here to grant access; Google then redirects to the callback. */
+                        authorizationUrl: string;
+                        /** @description The consent must be completed before this time. */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsGoogleCallback: {
+        parameters: {
+            query: {
+                /** @description The value the consent URL carried; binds the answer to the user who started it. */
+                state: string;
+                code?: string;
+                /** @description Set by Google when the user refused (e.g. `access_denied`). */
+                error?: string;
+                scope?: string;
+                authuser?: string;
+                prompt?: string;
+                hd?: string;
+                iss?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection made */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cal_7hQ2xN9sVbL4tRmP1aZcY8dK",
+                     *       "provider": "google",
+                     *       "accountEmail": "ann@example.com",
+                     *       "status": "active",
+                     *       "createdAt": "2030-02-20T14:13:02Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                        id: string;
+                        /** @enum {string} */
+                        provider: "google";
+                        /** @description The provider account's address, when the provider told it. */
+                        accountEmail: string | null;
+                        /**
+                         * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @enum {string}
+                         */
+                        status: "active" | "broken";
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every connection, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cal_7hQ2xN9sVbL4tRmP1aZcY8dK",
+                     *           "provider": "google",
+                     *           "accountEmail": "ann@example.com",
+                     *           "status": "active",
+                     *           "createdAt": "2030-02-20T14:13:02Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "google";
+                            /** @description The provider account's address, when the provider told it. */
+                            accountEmail: string | null;
+                            /**
+                             * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                             * @enum {string}
+                             */
+                            status: "active" | "broken";
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The connection id (`cal_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; invites go by e-mail from now on */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesAdminConnectionsAttach: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The user id (`usr_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider": "google",
+                 *       "accountEmail": "ann@example.com",
+                 *       "accessToken": "ya29.a0AfB_byC2example",
+                 *       "refreshToken": "1//0gExampleRefreshToken",
+                 *       "expiresAt": "2030-02-20T15:12:09Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    provider: "google";
+                    /** Format: email */
+                    accountEmail?: string;
+                    accessToken: string;
+                    refreshToken: string;
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cal_7hQ2xN9sVbL4tRmP1aZcY8dK",
+                     *       "provider": "google",
+                     *       "accountEmail": "ann@example.com",
+                     *       "status": "active",
+                     *       "createdAt": "2030-02-20T14:13:02Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                        id: string;
+                        /** @enum {string} */
+                        provider: "google";
+                        /** @description The provider account's address, when the provider told it. */
+                        accountEmail: string | null;
+                        /**
+                         * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @enum {string}
+                         */
+                        status: "active" | "broken";
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

@@ -19,6 +19,7 @@ const TAGS = [
   { name: "Availability", description: "Free and busy time of one day, and recommended times across participants." },
   { name: "Contacts", description: "Trusted contacts: a contact sees the user's availability and counts for recommendations." },
   { name: "Account", description: "The authenticated user's own account: name, time zone and working hours." },
+  { name: "Calendar connections", description: "The calendar provider the user connects (Google Calendar, OAuth 2.0): invites are sent through it, and its busy time counts in availability." },
   {
     name: "Admin",
     description:
@@ -27,7 +28,7 @@ const TAGS = [
   { name: "Reference", description: "This document." },
 ];
 
-const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts" };
+const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections" };
 
 const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, recommended times and trusted contacts.
 
@@ -57,6 +58,7 @@ function tagOf(route: RouteDef): string {
 
 function operationDescription(route: RouteDef): string {
   if (route.auth === "admin") return "Admin token; not rate limited.";
+  if (route.auth === "none") return "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
   const bucket = route.bucket === "ai" ? "the AI-powered bucket (10 requests a minute per key)" : "the standard bucket (100 requests a minute per key)";
   return `Scope \`${route.scope ?? "none"}\`; counts against ${bucket}.`;
 }
@@ -110,7 +112,7 @@ function operation(route: RouteDef): RouteConfig {
     summary: route.summary,
     description: operationDescription(route),
     tags: [tagOf(route)],
-    security: [route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }],
+    security: route.auth === "none" ? [] : [route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }],
     parameters: [ref("RequestId"), ...(route.idempotent ? [ref("IdempotencyKey")] : [])],
     request: {
       params,

@@ -58,11 +58,11 @@ export function errorMeaning(code: ErrorCode): string {
  */
 export function routeErrorCodes(route: RouteDef): ErrorCode[] {
   // The edge's own refusals can meet any request, before a route is known.
-  const codes = new Set<ErrorCode>(["invalid_request", "unauthorized", "request_timeout", "uri_too_long", "headers_too_large"]);
-  if (route.auth === "api-key") {
-    codes.add("forbidden");
-    codes.add("rate_limited");
-  }
+  const codes = new Set<ErrorCode>(["invalid_request", "request_timeout", "uri_too_long", "headers_too_large"]);
+  if (route.auth !== "none") codes.add("unauthorized");
+  if (route.auth === "api-key") codes.add("forbidden");
+  // Keyless routes are counted per client address instead of per key.
+  if (route.auth !== "admin") codes.add("rate_limited");
   if (route.hasBody) {
     codes.add("invalid_json");
     codes.add("payload_too_large");

@@ -52,6 +52,8 @@ const CONTACT = {
 
 const ADMIN_USER = { id: ACCOUNT.id, email: ACCOUNT.email, name: ACCOUNT.name, timezone: ACCOUNT.timezone, createdAt: "2030-01-05T10:00:00Z" };
 
+const CONNECTION = { id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" };
+
 const listItem = ({ description: _d, createdAt: _c, ...item }: typeof MEETING) => item;
 
 export const EXAMPLES: Record<string, OperationExamples> = {
@@ -165,4 +167,31 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   "DELETE /admin/v1/api-keys/:id": { responses: { 200: { id: "key_y7AjzQHb6BAEcn6zJ4A3DdvH", revoked: true } } },
+  "GET /v1/meetings/:id/invites": {
+    responses: {
+      200: {
+        data: [
+          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
+          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z" },
+          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
+        ],
+      },
+    },
+  },
+  "POST /v1/calendar-connections/google": {
+    responses: {
+      201: {
+        authorizationUrl:
+          "https://accounts.google.com/o/oauth2/v2/auth?access_type=offline&prompt=consent&scope=openid%20email%20https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fcalendar.events&state=q3Jd9vX2kP0sT7nWb4mLcY8zR1aF6hGe5uQiN0oKxZs&response_type=code&client_id=1234.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapi.example.com%2Fv1%2Fcalendar-connections%2Fgoogle%2Fcallback",
+        expiresAt: "2030-02-20T14:22:09Z",
+      },
+    },
+  },
+  "GET /v1/calendar-connections/google/callback": { responses: { 200: CONNECTION } },
+  "GET /v1/calendar-connections": { responses: { 200: { data: [CONNECTION] } } },
+  "DELETE /v1/calendar-connections/:id": { responses: {} },
+  "POST /admin/v1/users/:id/calendar-connections": {
+    request: { provider: "google", accountEmail: "ann@example.com", accessToken: "ya29.a0AfB_byC2example", refreshToken: "1//0gExampleRefreshToken", expiresAt: "2030-02-20T15:12:09Z" },
+    responses: { 201: CONNECTION },
+  },
 };

@@ -23,6 +23,11 @@ export interface ServiceModule<S extends z.ZodObject = z.ZodObject> {
   migrations: readonly Migration[];
   /** The service's own environment variables, parsed once at start-up. */
   config: S;
+  /**
+   * Values standalone mode and tests use where their environment gives none
+   * (development-only secrets); a service process never reads them.
+   */
+  standaloneEnv?: Readonly<Record<string, string>>;
   start(deps: ServiceDeps<z.output<S>>): Promise<Stoppable>;
 }
 

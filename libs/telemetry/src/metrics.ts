@@ -37,7 +37,7 @@ function instruments(): Instruments {
     eventsPublished: meter.createCounter("sched.bus.events.published", { description: "Events stored on the bus, by subject and outcome" }),
     consumerDuration: meter.createHistogram("sched.bus.consumer.duration", { description: "Events handled by consumers, by subject and outcome", ...seconds }),
     outboxLag: meter.createObservableGauge("sched.outbox.lag", { description: "Age of the oldest outbox row not yet published (0 when none)", unit: "s" }),
-    inviteDeliveries: meter.createCounter("sched.invites.deliveries", { description: "Invitation deliveries by state" }),
+    inviteDeliveries: meter.createCounter("sched.invites.deliveries", { description: "Invitation deliveries by state and channel" }),
   };
   made = { provider, instruments: created };
   return created;
@@ -92,7 +92,7 @@ export function observeOutboxLag(lag: () => { outbox: string; seconds: number } 
   return () => gauge.removeCallback(callback);
 }
 
-/** One invitation delivery reaching a state (e.g. `sent`, `failed`, `retrying`); the invites service names the states. */
-export function recordInviteDelivery(state: string): void {
-  instruments().inviteDeliveries.add(1, { state });
+/** One invitation delivery reaching a state (`sent`, `simulated`, `failed`, `retrying`) through a channel (`google`, `email`). */
+export function recordInviteDelivery(state: string, channel?: string): void {
+  instruments().inviteDeliveries.add(1, channel ? { state, channel } : { state });
 }

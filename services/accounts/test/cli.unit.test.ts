@@ -85,6 +85,17 @@ describe("admin command line: requests", () => {
     expect(adminRequest({ command: "key:revoke", keyId: "key/../x" })).toEqual({ method: "DELETE", path: "/admin/v1/api-keys/key%2F..%2Fx" });
   });
 
+  it("reads calendar:attach and maps it to the admin attach call", () => {
+    const command = parseCliArgs(["calendar:attach", "--user", "usr_x", "--access-token", "ya29.a", "--refresh-token", "1//r", "--expires-at", "2030-01-01T00:00:00Z"]);
+    expect(command).toEqual({ command: "calendar:attach", userId: "usr_x", accessToken: "ya29.a", refreshToken: "1//r", expiresAt: "2030-01-01T00:00:00Z" });
+    expect(adminRequest(command as Exclude<typeof command, { command: "help" }>)).toEqual({
+      method: "POST",
+      path: "/admin/v1/users/usr_x/calendar-connections",
+      body: { provider: "google", accessToken: "ya29.a", refreshToken: "1//r", expiresAt: "2030-01-01T00:00:00Z" },
+    });
+    expect(() => parseCliArgs(["calendar:attach", "--user", "usr_x", "--access-token", "a"])).toThrow(/missing --refresh-token/);
+  });
+
   it("appends the path to the base URL, keeping a path prefix", () => {
     expect(requestUrl("http://localhost:8080", "/admin/v1/users")).toBe("http://localhost:8080/admin/v1/users");
     expect(requestUrl("https://api.example.com/base/", "/admin/v1/users")).toBe("https://api.example.com/base/admin/v1/users");

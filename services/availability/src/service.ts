@@ -10,6 +10,8 @@ import { recommendHandler } from "./handlers/recommend.js";
 const config = z.object({
   /** How long `useAI` waits for ai-ranking; past it the heuristic ranking answers. */
   AI_RANKING_TIMEOUT_MS: env.positiveInt(800),
+  /** How long the day view waits for a connected calendar's busy time (invites asks Google within its own, shorter deadline). */
+  CALENDAR_BUSY_TIMEOUT_MS: env.positiveInt(1_000),
 });
 type AvailabilityConfig = z.output<typeof config>;
 
@@ -28,7 +30,7 @@ export const availabilityService = defineService({
 
 /** Serves the availability endpoints on the bus; `now` is the clock the handlers read. */
 export async function serveAvailability(deps: Omit<ServiceDeps<AvailabilityConfig>, "db">, now: () => number): Promise<Stoppable> {
-  const handlerDeps: AvailabilityDeps = { bus: deps.bus, logger: deps.logger, now, aiRankingTimeoutMs: deps.config.AI_RANKING_TIMEOUT_MS };
+  const handlerDeps: AvailabilityDeps = { bus: deps.bus, logger: deps.logger, now, aiRankingTimeoutMs: deps.config.AI_RANKING_TIMEOUT_MS, calendarBusyTimeoutMs: deps.config.CALENDAR_BUSY_TIMEOUT_MS };
   return deps.bus.serve({ name: "availability", version: "1.0.0", description: "Day views and recommended meeting times" }, [
     bind(availabilityDay, dayViewHandler(handlerDeps)),
     bind(availabilityRecommend, recommendHandler(handlerDeps)),

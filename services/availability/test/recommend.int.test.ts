@@ -5,6 +5,7 @@ import {
   accountsLookupUsers,
   aiRankingRank,
   contactsVisibility,
+  invitesCalendarBusy,
   meetingsBusy,
   type Meeting,
   type RecommendedSlot,
@@ -97,7 +98,7 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
       expect(answer.body.consideredParticipants).toEqual([bob.email, carol.email]);
       expect(answer.body.rankedBy).toBe("heuristic");
       // One question to each sibling; the busy time of all three counted people in one request.
-      expect(w.asked).toEqual([accountsLookupUsers.subject, contactsVisibility.subject, meetingsBusy.subject]);
+      expect(w.asked).toEqual([accountsLookupUsers.subject, contactsVisibility.subject, meetingsBusy.subject, invitesCalendarBusy.subject]);
 
       expect(slots.length).toBeGreaterThan(0);
       for (const slot of slots) {
@@ -146,7 +147,7 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
       const answer = await w.recommend(w.callerFor(alice), { participants: [ghost, alice.email], duration: "30 mins", ...MONDAY });
       expect(answer.body.consideredParticipants).toEqual([]);
       expect(slotsOf(answer).length).toBe(10);
-      expect(w.asked).toEqual([accountsLookupUsers.subject, meetingsBusy.subject]);
+      expect(w.asked).toEqual([accountsLookupUsers.subject, meetingsBusy.subject, invitesCalendarBusy.subject]);
     });
   });
 
@@ -281,6 +282,7 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
     expect(answer.body.consideredParticipants).toHaveLength(100);
     expect(answer.body.emptyReason).toBe("no_common_free_time");
     expect(w.asked.filter((s) => s === meetingsBusy.subject)).toHaveLength(1);
+    expect(w.asked.filter((s) => s === invitesCalendarBusy.subject)).toHaveLength(1);
   });
 
   describe("useAI", () => {

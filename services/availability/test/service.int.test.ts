@@ -10,10 +10,10 @@ describe("the availability module as the runtimes start it", () => {
   });
   afterAll(async () => w?.close());
 
-  it("declares its schema, no table, and its config with the ai-ranking deadline", () => {
+  it("declares its schema, no table, and its config with the ai-ranking and connected-calendar deadlines", () => {
     expect(availabilityService).toMatchObject({ name: "availability", schema: "availability", migrations: [] });
-    expect(availabilityService.config.parse({})).toEqual({ AI_RANKING_TIMEOUT_MS: 800 });
-    expect(availabilityService.config.parse({ AI_RANKING_TIMEOUT_MS: "250" })).toEqual({ AI_RANKING_TIMEOUT_MS: 250 });
+    expect(availabilityService.config.parse({})).toEqual({ AI_RANKING_TIMEOUT_MS: 800, CALENDAR_BUSY_TIMEOUT_MS: 1_000 });
+    expect(availabilityService.config.parse({ AI_RANKING_TIMEOUT_MS: "250", CALENDAR_BUSY_TIMEOUT_MS: "400" })).toEqual({ AI_RANKING_TIMEOUT_MS: 250, CALENDAR_BUSY_TIMEOUT_MS: 400 });
     expect(() => availabilityService.config.parse({ AI_RANKING_TIMEOUT_MS: "0" })).toThrow();
     expect(() => availabilityService.config.parse({ AI_RANKING_TIMEOUT_MS: "soon" })).toThrow();
   });

@@ -6,7 +6,7 @@ import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
 import { bearerToken } from "./domain/bearer.js";
-import { rateLimitHeaders } from "./domain/rateLimitHeaders.js";
+import { rateLimitHeaders, type BucketState } from "./domain/rateLimitHeaders.js";
 import { chooseRequestId } from "./domain/requestId.js";
 import { compileRoutes } from "./domain/routeMatch.js";
 import { readJsonBody } from "./http/body.js";
@@ -84,8 +84,9 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : await authenticate(req, deps);
-    if (caller && route.bucket) await countRequest(res, deps, route, caller);
+    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : route.auth === "none" ? undefined : await authenticate(req, deps);
+    if (caller && route.bucket) await countRequest(res, () => deps.rateLimits.consume(route.bucket ?? "standard", caller));
+    if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(req.ip ?? "unknown"));
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
@@ -180,10 +181,9 @@ async function authenticate(req: Request, deps: GatewayDeps): Promise<Caller> {
   }
 }
 
-async function countRequest(res: Response, deps: GatewayDeps, route: RouteDef, caller: Caller): Promise<void> {
+async function countRequest(res: Response, count: () => Promise<BucketState>): Promise<void> {
   try {
-    const state = await deps.rateLimits.consume(route.bucket ?? "standard", caller);
-    res.set(rateLimitHeaders(state, Date.now()));
+    res.set(rateLimitHeaders(await count(), Date.now()));
   } catch (err) {
     if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.state, Date.now()));
     throw err;

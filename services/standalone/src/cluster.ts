@@ -18,7 +18,8 @@ const healthBase = Number(process.env.HEALTH_PORT ?? 9464);
 const children: ChildProcess[] = names.map((name, i) =>
   spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", `services/${name}/src/main.ts`], {
     cwd: root,
-    env: { ...process.env, ADMIN_TOKEN: adminToken, HEALTH_PORT: String(healthBase + i) },
+    // A local cluster is for development: the modules' development-only defaults fill what the environment leaves unset.
+    env: { ...serviceModules.find((m) => m.name === name)?.standaloneEnv, ...process.env, ADMIN_TOKEN: adminToken, HEALTH_PORT: String(healthBase + i) },
     stdio: ["ignore", "inherit", "inherit"],
   }),
 );

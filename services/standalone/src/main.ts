@@ -18,7 +18,9 @@ const tokenFile = join(dataDir, "admin-token");
 const adminToken = config.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : `adm_${randomBase62(32)}`);
 if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 
-const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken }).start();
+// Invites read their settings (SMTP_URL, GOOGLE_*, CALENDAR_TOKEN_KEY) from the environment here too.
+const serviceEnv = { invites: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
+const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv }).start();
 const base = `http://localhost:${config.PORT}`;
 const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`];
 if (firstStart) {

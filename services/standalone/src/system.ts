@@ -66,7 +66,12 @@ export class System {
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
     if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }));
-    await Promise.all(serviceModules.map((m) => this.startService(m.name)));
+    if (wiring.kind === "cluster") await Promise.all(serviceModules.map((m) => this.startService(m.name)));
+    else {
+      // Each embedded database compiles its own WebAssembly Postgres: started together on
+      // a busy machine, every one of them is slow enough to miss its connection deadline.
+      for (const m of serviceModules) await this.startService(m.name);
+    }
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
     const g = this.options.gateway ?? {};
@@ -106,7 +111,7 @@ export class System {
     const { logger } = this.options;
     const db = await openSchema(this.databaseTarget(), module.schema, module.migrations);
     const bus = await this.newBus(module.name);
-    const config = module.config.parse(this.options.serviceEnv?.[name] ?? {});
+    const config = module.config.parse({ ...module.standaloneEnv, ...this.options.serviceEnv?.[name] });
     const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
     this.running.set(name, { module, db, bus, handle });
   }

@@ -26,10 +26,10 @@ export async function wiringAvailable(kind: WiringKind): Promise<boolean> {
  * the in-process bus, or cluster against real NATS (own namespace), a fresh
  * Postgres database and Redis.
  */
-export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["gateway"] = {}): Promise<TestSystem> {
+export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["gateway"] = {}, serviceEnv: SystemOptions["serviceEnv"] = {}): Promise<TestSystem> {
   const logger = createLogger({ name: "e2e", level: "silent" });
   if (kind === "standalone") {
-    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken: ADMIN_TOKEN, gateway }).start();
+    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken: ADMIN_TOKEN, gateway, serviceEnv }).start();
     return { system, url: system.url, stop: () => system.stop() };
   }
   const database = await createTestDatabase();
@@ -40,6 +40,7 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
     port: 0,
     adminToken: ADMIN_TOKEN,
     gateway,
+    serviceEnv,
   }).start();
   return {
     system,

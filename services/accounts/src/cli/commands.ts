@@ -13,6 +13,9 @@ Commands:
   key:create  --user <usr_…> --mode test|live [--scopes a,b,…] [--name <name>]
   key:revoke  --key <key_…>
   key:limits  --key <key_…> [--standard <per minute>|default] [--ai <per minute>|default]
+  calendar:attach --user <usr_…> --access-token <token> --refresh-token <token>
+                  [--expires-at <ISO time>] [--account-email <email>]
+              attaches a Google Calendar grant to the user (tests, demos)
   help
 
 Environment:
@@ -26,7 +29,8 @@ export type CliCommand =
   | { command: "user:find"; email: string }
   | { command: "key:create"; userId: string; mode: "test" | "live"; scopes?: string[]; name?: string }
   | { command: "key:revoke"; keyId: string }
-  | { command: "key:limits"; keyId: string; rateLimits: { standardPerMinute?: number | null; aiPerMinute?: number | null } };
+  | { command: "key:limits"; keyId: string; rateLimits: { standardPerMinute?: number | null; aiPerMinute?: number | null } }
+  | { command: "calendar:attach"; userId: string; accessToken: string; refreshToken: string; expiresAt?: string; accountEmail?: string };
 
 type OptionSpec = Record<string, { type: "string" }>;
 
@@ -36,6 +40,7 @@ const OPTIONS = {
   "key:create": { user: { type: "string" }, mode: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } },
   "key:revoke": { key: { type: "string" } },
   "key:limits": { key: { type: "string" }, standard: { type: "string" }, ai: { type: "string" } },
+  "calendar:attach": { user: { type: "string" }, "access-token": { type: "string" }, "refresh-token": { type: "string" }, "expires-at": { type: "string" }, "account-email": { type: "string" } },
 } satisfies Record<Exclude<CliCommand["command"], "help">, OptionSpec>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -104,6 +109,18 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         rateLimits: { ...(standard !== undefined ? { standardPerMinute: standard } : {}), ...(ai !== undefined ? { aiPerMinute: ai } : {}) },
       };
     }
+    case "calendar:attach": {
+      const expiresAt = optional("expires-at");
+      const accountEmail = optional("account-email");
+      return {
+        command: name,
+        userId: required("user"),
+        accessToken: required("access-token"),
+        refreshToken: required("refresh-token"),
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(accountEmail ? { accountEmail } : {}),
+      };
+    }
   }
 }
 
@@ -131,6 +148,10 @@ export function adminRequest(command: Exclude<CliCommand, { command: "help" }>):
       return { method: "DELETE", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}` };
     case "key:limits":
       return { method: "PATCH", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}`, body: { rateLimits: command.rateLimits } };
+    case "calendar:attach": {
+      const { command: _, userId, ...body } = command;
+      return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(userId)}/calendar-connections`, body: { provider: "google", ...body } };
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Bus } from "@sched/bus";
-import { meetingsBusy, type Mode } from "@sched/proto";
-import type { Interval } from "../domain/intervals.js";
+import type { Logger } from "@sched/logging";
+import { invitesCalendarBusy, meetingsBusy, type Mode } from "@sched/proto";
+import { merge, type Interval } from "../domain/intervals.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp } from "./deps.js";
 
 const SECOND_MS = 1_000;
@@ -18,9 +19,7 @@ export async function busyOf(
 ): Promise<Map<string, Interval[]>> {
   const byUser = new Map<string, Interval[]>(users.map((u) => [u.id, []]));
   if (users.length === 0) return byUser;
-  // Timestamps carry whole seconds: widen the span outward so nothing inside it is cut off.
-  const from = formatTimestamp(span.start);
-  const to = formatTimestamp(Math.ceil(span.end / SECOND_MS) * SECOND_MS);
+  const { from, to } = timestampsOf(span);
   const reply = await bus.request(
     meetingsBusy,
     { mode, users: users.map((u) => ({ userId: u.id, email: u.email })), from, to },
@@ -31,4 +30,49 @@ export async function busyOf(
     if (list) for (const [start, end] of intervals) list.push({ start: start * SECOND_MS, end: end * SECOND_MS });
   }
   return byUser;
+}
+
+/** Timestamps carry whole seconds: the span widened outward so nothing inside it is cut off. */
+function timestampsOf(span: Interval): { from: string; to: string } {
+  return { from: formatTimestamp(span.start), to: formatTimestamp(Math.ceil(span.end / SECOND_MS) * SECOND_MS) };
+}
+
+/**
+ * Busy time from the users' connected calendars (Google, through invites),
+ * by user id. It adds to the answer but never holds it up or fails it: past
+ * `timeoutMs`, or when invites cannot answer, the answer goes without it.
+ */
+async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userIds: string[], span: Interval, timeoutMs: number): Promise<Map<string, Interval[]>> {
+  const byUser = new Map<string, Interval[]>();
+  try {
+    const reply = await bus.request(invitesCalendarBusy, { mode, userIds, ...timestampsOf(span) }, { timeoutMs });
+    if (!reply.complete) logger.debug("connected calendar busy time incomplete");
+    for (const { userId, intervals } of reply.busy) byUser.set(userId, intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS })));
+  } catch (err) {
+    logger.warn({ err }, "connected calendar busy time unavailable; going without it");
+  }
+  return byUser;
+}
+
+/**
+ * Busy time of each user from both sources, merged per user: their meetings
+ * and their connected calendars, each source asked once for everyone, side
+ * by side; the calendars under `calendarTimeoutMs`.
+ */
+export async function busyWithCalendars(
+  bus: Bus,
+  logger: Logger,
+  mode: Mode,
+  users: ReadonlyArray<{ id: string; email: string }>,
+  span: Interval,
+  calendarTimeoutMs: number,
+): Promise<Map<string, Interval[]>> {
+  const [meetings, calendars] = await Promise.all([
+    busyOf(bus, mode, users, span),
+    users.length === 0 ? new Map<string, Interval[]>() : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
+  ]);
+  for (const [userId, intervals] of calendars) {
+    if (intervals.length > 0 && meetings.has(userId)) meetings.set(userId, merge([...meetings.get(userId)!, ...intervals]));
+  }
+  return meetings;
 }

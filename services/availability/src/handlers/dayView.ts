@@ -5,7 +5,7 @@ import { resolveDayQuery } from "../domain/dates.js";
 import type { LocalDate } from "../domain/calendar.js";
 import { dayView } from "../domain/dayView.js";
 import { workingWindowsOn } from "../domain/workingWindows.js";
-import { busyOf } from "./busy.js";
+import { busyWithCalendars } from "./busy.js";
 import { SIBLING_TIMEOUT_MS, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
 import { callerProfile, lookupUsers } from "./people.js";
 
@@ -30,10 +30,8 @@ export function dayViewHandler(deps: AvailabilityDeps): Handler<typeof availabil
     const person = query.email === undefined || query.email === caller.email ? await ownProfile(deps, caller) : await visibleProfile(deps, caller, query.email);
     const localDate = readDate(query.date, person.timezone, now);
     const windows = workingWindowsOn(localDate, person.timezone, person.workingHours);
-    const busy =
-      windows.length === 0
-        ? []
-        : ((await busyOf(deps.bus, caller.mode, [person], { start: windows[0]!.start, end: windows[windows.length - 1]!.end })).get(person.id) ?? []);
+    const span = windows.length === 0 ? undefined : { start: windows[0]!.start, end: windows[windows.length - 1]!.end };
+    const busy = span ? ((await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs)).get(person.id) ?? []) : [];
     const body: DayViewBody = dayView({ localDate, zone: person.timezone, workingHours: person.workingHours, busy });
     return { status: 200, body };
   };

@@ -11,6 +11,8 @@ export interface AvailabilityDeps {
   now: () => number;
   /** How long a recommendation with `useAI` waits for ai-ranking before the heuristic answers. */
   aiRankingTimeoutMs: number;
+  /** How long the day view waits for busy time from a connected calendar before going without it. */
+  calendarBusyTimeoutMs: number;
 }
 
 /**

@@ -3,7 +3,7 @@ import {
   contactsVisibility,
   type availabilityRecommend,
   type Caller,
-  type Duration,
+  DURATION_MINUTES,
   type RankedBy,
   type RecommendationBody,
   type RecommendBody,
@@ -14,18 +14,9 @@ import { parseHorizon } from "../domain/dates.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
 import { rankWithAI } from "./aiRanking.js";
-import { busyOf } from "./busy.js";
+import { busyWithCalendars } from "./busy.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
 import { callerProfile, lookupUsers } from "./people.js";
-
-const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
-  "15 mins": 15,
-  "30 mins": 30,
-  "45 mins": 45,
-  "1 hour": 60,
-  "1.5 hours": 90,
-  "2 hours": 120,
-};
 
 /**
  * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's
@@ -41,7 +32,8 @@ const AI_CANDIDATES = 100;
  * contacts.v1.visibility lets the caller see; everyone else is ignored.
  * The horizon, the search windows, the grid, the score and `emptyReason` are
  * the domain's (recommendSlots); zones and working hours come from accounts,
- * busy time of everyone who counts from meetings, in one request.
+ * busy time of everyone who counts from meetings (in one request) and from
+ * their connected calendars (through invites, under a deadline).
  *
  * With `useAI` the heuristic's best AI_CANDIDATES slots go to ai-ranking under
  * a short deadline; its scores and reasons order them when it answers,
@@ -69,7 +61,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
     // the horizon still shorten the buffer of a slot at its edge.
     const busy =
       horizon.end - earliest >= durationMs
-        ? await busyOf(deps.bus, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS })
+        ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS }, deps.calendarBusyTimeoutMs)
         : new Map<string, Interval[]>();
 
     const recommendation = recommendSlots({

@@ -28,6 +28,7 @@ export class RateLimits {
    */
   private readonly counters: Record<RateBucket, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
+  private readonly keyless: RateLimiterAbstract;
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -35,13 +36,26 @@ export class RateLimits {
   ) {
     this.counters = { standard: this.makeLimiter("standard", COUNT_ONLY), ai: this.makeLimiter("ai", COUNT_ONLY) };
     this.authFailures = this.makeLimiter("authfail", settings.authFailuresPerMinute);
+    this.keyless = this.makeLimiter("keyless", COUNT_ONLY);
+  }
+
+  /**
+   * Counts a request to a route that takes no key (a provider's redirect) by
+   * client address, with the standard limit, so such a route is no way
+   * around the limits.
+   */
+  async consumeKeyless(address: string): Promise<BucketState> {
+    return this.count(this.keyless, address, this.settings.standardPerMinute);
   }
 
   /** Counts one request of an API key; throws 429 rate_limited past the key's limit, with the bucket state. */
   async consume(bucket: RateBucket, caller: Pick<Caller, "apiKeyId" | "rateLimits">): Promise<BucketState> {
-    const limit = limitFor(bucket, caller, this.settings);
+    return this.count(this.counters[bucket], caller.apiKeyId, limitFor(bucket, caller, this.settings));
+  }
+
+  private async count(counter: RateLimiterAbstract, key: string, limit: number): Promise<BucketState> {
     // Refused requests count too, as they do with a limiter that decides itself.
-    const counted = await this.counters[bucket].consume(caller.apiKeyId, 1);
+    const counted = await counter.consume(key, 1);
     if (counted.consumedPoints > limit) throw new RateLimitedError({ limit, remaining: 0, msBeforeReset: counted.msBeforeNext });
     return { limit, remaining: limit - counted.consumedPoints, msBeforeReset: counted.msBeforeNext };
   }

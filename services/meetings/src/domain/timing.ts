@@ -1,13 +1,6 @@
-import type { Duration } from "@sched/proto";
+import { DURATION_MINUTES, type Duration } from "@sched/proto";
 
-export const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
-  "15 mins": 15,
-  "30 mins": 30,
-  "45 mins": 45,
-  "1 hour": 60,
-  "1.5 hours": 90,
-  "2 hours": 120,
-};
+export { DURATION_MINUTES };
 
 const MINUTE_MS = 60_000;
 /** Bounds on any meeting's length; they turn "ended before/after t" into a start-time range an index can serve. */

@@ -131,6 +131,14 @@ describe.each(WIRINGS)("rate limits per API key (%s)", async (wiring) => {
     expectError(await call(url, "PATCH", `/admin/v1/api-keys/${keyId}`, { key, body: { rateLimits: {} } }), 401, "unauthorized");
   });
 
+  it.runIf(available)("limits the one route without a key (the OAuth callback) per client address", async () => {
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 9; i++) answers.push(await call(url, "GET", "/v1/calendar-connections/google/callback?state=nope&code=nope"));
+    expect(answers.slice(0, 8).every((a) => a.status !== 429)).toBe(true);
+    expectError(answers[8]!, 429, "rate_limited");
+    expect(Number(answers[8]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  });
+
   it.runIf(available)("limits failed authentication per client address, apart from valid keys", async () => {
     const statuses = [];
     // The auth-failure allowance is 30 a window; the 31st attempt from this address is refused.

@@ -11,6 +11,7 @@ const exporter = new InMemorySpanExporter();
 const processor = new SimpleSpanProcessor(exporter);
 await startTelemetry({ serviceName: "trace-test", spanProcessors: [processor] });
 const { meetingCreated } = await import("@sched/proto");
+const { MEETING_EVENTS_CONSUMER } = await import("@sched/invites");
 const { eventually } = await import("@sched/testing");
 const { call, createUserWithKey, startTestSystem, wiringAvailable } = await import("../harness.js");
 type TestSystem = Awaited<ReturnType<typeof startTestSystem>>;
@@ -24,25 +25,17 @@ const isDb = (s: ReadableSpan) => s.instrumentationScope.name.includes("instrume
 
 describe.runIf(available)("tracing across the bus (cluster wiring)", () => {
   let sys: TestSystem;
-  const consumed: string[] = [];
-  let stopConsumer: () => Promise<void>;
 
   beforeAll(async () => {
     sys = await startTestSystem("cluster");
-    // Stands in for the invites service: a durable consumer of the MEETINGS stream.
-    const consumer = await sys.system.bus.consume({ durable: "trace-test", events: [meetingCreated] }, async (message) => {
-      consumed.push((message.payload as { meetingId: string }).meetingId);
-    });
-    stopConsumer = () => consumer.stop();
   });
 
   afterAll(async () => {
-    await stopConsumer?.();
     await sys?.stop();
   });
 
-  it("puts one POST /v1/meetings in one trace: gateway, bus, meetings, SQL, and the event's producer and consumer", async () => {
-    const user = await createUserWithKey(sys.url);
+  it("puts one POST /v1/meetings in one trace: gateway, bus, meetings, SQL, the event's producer, the invites consumer and the delivery", async () => {
+    const user = await createUserWithKey(sys.url, { mode: "live" });
     exporter.reset();
 
     const created = await call(sys.url, "POST", "/v1/meetings", {
@@ -51,13 +44,17 @@ describe.runIf(available)("tracing across the bus (cluster wiring)", () => {
     });
     expect(created.status).toBe(201);
     const meetingId: string = created.body.id;
-    await eventually(() => consumed.includes(meetingId), 10_000);
     const subject = meetingCreated.subject;
     // Ended spans wait for the resource's detected attributes before export: flush before looking.
-    const consumerSpan = await eventually(async () => {
-      await processor.forceFlush();
-      return exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CONSUMER && s.name === subject && s.attributes["sched.meeting.id"] === meetingId);
-    }, 5_000);
+    const finished = (find: (s: ReadableSpan) => boolean) =>
+      eventually(async () => {
+        await processor.forceFlush();
+        return exporter.getFinishedSpans().find(find);
+      }, 10_000);
+    const consumerSpan = await finished(
+      (s) => s.kind === SpanKind.CONSUMER && s.name === subject && s.attributes["sched.meeting.id"] === meetingId && s.attributes["messaging.consumer.group.name"] === MEETING_EVENTS_CONSUMER,
+    );
+    const delivery = await finished((s) => s.name === "invites.deliver" && s.attributes["sched.meeting.id"] === meetingId);
 
     const spans = exporter.getFinishedSpans();
     const http = spans.find((s) => s.kind === SpanKind.SERVER && s.attributes["http.request.method"] === "POST" && s.attributes["url.path"] === "/v1/meetings");
@@ -90,6 +87,8 @@ describe.runIf(available)("tracing across the bus (cluster wiring)", () => {
     expect(ancestors(producer!)).toContain(server);
     expect(consumerSpan.spanContext().traceId).toBe(traceId);
     expect(parentOf(consumerSpan)).toBe(id(producer!));
+    expect(delivery.spanContext().traceId).toBe(traceId);
+    expect(parentOf(delivery)).toBe(id(consumerSpan));
 
     // Every span this request caused is in this trace: none started one of its own.
     const aboutMeeting = spans.filter((s) => Object.values(s.attributes).includes(meetingId));

@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { endpoint } from "./contract.js";
+import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import { BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
+import type { RouteDef } from "./route.js";
+
+// ---- invite deliveries ---------------------------------------------------------
+
+export const INVITE_STATES = ["pending", "sent", "simulated", "failed"] as const;
+export const InviteState = z.enum(INVITE_STATES);
+export type InviteState = z.infer<typeof InviteState>;
+
+export const INVITE_CHANNELS = ["google", "email"] as const;
+export const InviteChannel = z.enum(INVITE_CHANNELS);
+export type InviteChannel = z.infer<typeof InviteChannel>;
+
+/** What a participant is told, as the iCalendar METHOD names it. */
+export const INVITE_KINDS = ["request", "cancel"] as const;
+export const InviteKind = z.enum(INVITE_KINDS);
+export type InviteKind = z.infer<typeof InviteKind>;
+
+/** The newest delivery to one participant of a meeting. */
+export const MeetingInvite = z.object({
+  email: z.string().meta({ description: "The participant's address." }),
+  kind: InviteKind.meta({ description: "`request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed." }),
+  sequence: z.number().int().positive().meta({ description: "The meeting's change number this delivery reports (iCalendar SEQUENCE)." }),
+  state: InviteState.meta({ description: "`pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try." }),
+  channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `email`: an iCalendar e-mail." }),
+  attempts: z.number().int().min(0),
+  lastError: z.string().nullable().meta({ description: "Why the last attempt failed; null when none did." }),
+  updatedAt: Timestamp,
+});
+export type MeetingInvite = z.infer<typeof MeetingInvite>;
+
+export const MeetingInviteList = z.object({ data: z.array(MeetingInvite) });
+
+export const invitesList = endpoint("invites.v1.http.list", httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }), HttpReply);
+
+// ---- calendar connections ------------------------------------------------------
+
+export const CALENDAR_PROVIDERS = ["google"] as const;
+export const CalendarProvider = z.enum(CALENDAR_PROVIDERS);
+export type CalendarProvider = z.infer<typeof CalendarProvider>;
+
+export const CONNECTION_STATUSES = ["active", "broken"] as const;
+export const ConnectionStatus = z.enum(CONNECTION_STATUSES);
+export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
+
+export const CalendarConnection = z.object({
+  id: z.string().meta({ example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }),
+  provider: CalendarProvider,
+  accountEmail: z.string().nullable().meta({ description: "The provider account's address, when the provider told it." }),
+  status: ConnectionStatus.meta({ description: "`broken`: the grant was revoked or expired; invites go by e-mail until the user connects again." }),
+  createdAt: Timestamp,
+});
+export type CalendarConnection = z.infer<typeof CalendarConnection>;
+
+export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection) });
+
+export const ConnectStarted = z.object({
+  authorizationUrl: z.string().meta({ description: "Send the user's browser here to grant access; Google then redirects to the callback." }),
+  expiresAt: Timestamp.meta({ description: "The consent must be completed before this time." }),
+});
+
+export const OAuthCallbackQuery = z.strictObject({
+  state: z.string().min(1).max(200).meta({ description: "The value the consent URL carried; binds the answer to the user who started it." }),
+  code: z.string().min(1).max(2_000).optional(),
+  error: z.string().max(200).optional().meta({ description: "Set by Google when the user refused (e.g. `access_denied`)." }),
+  scope: z.string().max(2_000).optional(),
+  authuser: z.string().max(20).optional(),
+  prompt: z.string().max(50).optional(),
+  hd: z.string().max(253).optional(),
+  iss: z.string().max(200).optional(),
+});
+
+const ConnectionIdParams = z.strictObject({ id: z.string().meta({ description: "The connection id (`cal_…`)." }) });
+const UserIdParams = z.strictObject({ id: z.string().meta({ description: "The user id (`usr_…`)." }) });
+
+/** Tokens an operator attaches for tests and demos, as Google's token endpoint would have answered. */
+export const AdminAttachConnectionBody = z.strictObject({
+  provider: CalendarProvider,
+  accountEmail: Email.optional(),
+  accessToken: z.string().min(1).max(4_096),
+  refreshToken: z.string().min(1).max(4_096),
+  /** When the access token expires; past it the refresh token is used. */
+  expiresAt: Timestamp.optional(),
+});
+
+export const connectionsStartGoogle = endpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
+export const connectionsGoogleCallback = endpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), HttpReply);
+export const connectionsList = endpoint("invites.v1.http.connections.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
+export const connectionsDelete = endpoint("invites.v1.http.connections.delete", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), HttpReply);
+export const connectionsAdminAttach = endpoint(
+  "invites.v1.http.admin.connections.attach",
+  httpRequest({ params: UserIdParams, query: Empty, body: AdminAttachConnectionBody }),
+  HttpReply,
+);
+
+export const invitesRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: [{ status: 200, description: "The newest delivery to each participant (removed ones included); empty when no invite was sent", body: MeetingInviteList }] },
+  { method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: [{ status: 201, description: "The consent URL to send the user to", body: ConnectStarted }] },
+  { method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: [{ status: 200, description: "The connection made", body: CalendarConnection }] },
+  { method: "GET", path: "/v1/calendar-connections", endpoint: connectionsList, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The user's calendar connections", responses: [{ status: 200, description: "Every connection, newest first", body: CalendarConnectionList }] },
+  { method: "DELETE", path: "/v1/calendar-connections/:id", endpoint: connectionsDelete, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a calendar connection", responses: [{ status: 204, description: "Removed; invites go by e-mail from now on" }] },
+  { method: "POST", path: "/admin/v1/users/:id/calendar-connections", endpoint: connectionsAdminAttach, auth: "admin", hasBody: true, summary: "Attach a calendar connection with given tokens (tests and demos)", responses: [{ status: 201, description: "The connection", body: CalendarConnection }] },
+];
+
+// ---- internal endpoints ----------------------------------------------------------
+
+/**
+ * Busy time from the connected calendars of up to 101 users over [from, to),
+ * per user (users without a connection get none). `complete` is false when
+ * a provider did not answer in time or failed: the caller then goes on
+ * without that busy time rather than waiting.
+ */
+export const invitesCalendarBusy = endpoint(
+  "invites.v1.calendar-busy",
+  z
+    .object({ mode: Mode, userIds: z.array(z.string()).max(MAX_BUSY_USERS), from: Timestamp, to: Timestamp })
+    .refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
+  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(BusyInterval) })), complete: z.boolean() }),
+);

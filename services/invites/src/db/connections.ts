@@ -1,0 +1,93 @@
+import type { Knex } from "@sched/db";
+import type { CalendarProvider, ConnectionStatus } from "@sched/proto";
+
+export interface ConnectionRecord {
+  id: string;
+  userId: string;
+  provider: CalendarProvider;
+  accountEmail: string | null;
+  sealedTokens: string;
+  status: ConnectionStatus;
+  createdAt: Date;
+}
+
+interface ConnectionRow {
+  id: string;
+  user_id: string;
+  provider: CalendarProvider;
+  account_email: string | null;
+  sealed_tokens: string;
+  status: ConnectionStatus;
+  created_at: Date | string;
+}
+
+const toRecord = (row: ConnectionRow): ConnectionRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  provider: row.provider,
+  accountEmail: row.account_email,
+  sealedTokens: row.sealed_tokens,
+  status: row.status,
+  createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+});
+
+export async function listConnections(db: Knex, userId: string): Promise<ConnectionRecord[]> {
+  const rows = (await db("calendar_connections").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])) as ConnectionRow[];
+  return rows.map(toRecord);
+}
+
+/** The connection invites and busy time go through: the user's active one for the provider. */
+export async function activeConnection(db: Knex, userId: string, provider: CalendarProvider = "google"): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ user_id: userId, provider, status: "active" }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** The active connections of several users for a provider. */
+export async function activeConnections(db: Knex, userIds: readonly string[], provider: CalendarProvider = "google"): Promise<ConnectionRecord[]> {
+  if (userIds.length === 0) return [];
+  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ provider, status: "active" })) as ConnectionRow[];
+  return rows.map(toRecord);
+}
+
+/**
+ * Stores a grant for the user and provider. Connecting again replaces the
+ * grant (and mends a broken connection) under a new id; `seal` gets the id
+ * the tokens are bound to.
+ */
+export async function upsertConnection(
+  db: Knex,
+  input: { id: string; userId: string; provider: CalendarProvider; accountEmail: string | null },
+  seal: (connectionId: string) => string,
+): Promise<ConnectionRecord> {
+  const rows = (await db("calendar_connections")
+    .insert({ id: input.id, user_id: input.userId, provider: input.provider, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active" })
+    .onConflict(["user_id", "provider"])
+    .merge({ id: input.id, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", created_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning("*")) as ConnectionRow[];
+  return toRecord(rows[0]!);
+}
+
+export async function updateSealedTokens(db: Knex, connectionId: string, sealedTokens: string): Promise<void> {
+  await db("calendar_connections").where({ id: connectionId }).update({ sealed_tokens: sealedTokens, updated_at: db.fn.now() });
+}
+
+export async function markBroken(db: Knex, connectionId: string): Promise<void> {
+  await db("calendar_connections").where({ id: connectionId }).update({ status: "broken", updated_at: db.fn.now() });
+}
+
+export async function deleteConnection(db: Knex, userId: string, connectionId: string): Promise<boolean> {
+  return (await db("calendar_connections").where({ id: connectionId, user_id: userId }).delete()) > 0;
+}
+
+// ---- consent in progress -------------------------------------------------------
+
+export async function saveOAuthState(db: Knex, stateHash: string, userId: string, expiresAt: Date): Promise<void> {
+  await db("oauth_states").where("expires_at", "<", db.fn.now()).delete();
+  await db("oauth_states").insert({ state_hash: stateHash, user_id: userId, expires_at: expiresAt });
+}
+
+/** Takes a state once: the user it was issued to, or undefined when unknown, used or expired. */
+export async function takeOAuthState(db: Knex, stateHash: string): Promise<string | undefined> {
+  const rows = (await db("oauth_states").where({ state_hash: stateHash }).andWhere("expires_at", ">", db.fn.now()).delete().returning("user_id")) as Array<{ user_id: string }>;
+  return rows[0]?.user_id;
+}

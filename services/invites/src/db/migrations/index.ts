@@ -1,0 +1,5 @@
+import type { Migration } from "@sched/db";
+import { createInvites } from "./001_create_invites.js";
+
+/** Every migration of the invites schema, in order. */
+export const migrations: readonly Migration[] = [createInvites];

@@ -1,0 +1,79 @@
+import type { InviteKind, Meeting } from "@sched/proto";
+import { createHash } from "node:crypto";
+import nodemailer, { type Transporter } from "nodemailer";
+import { buildIcs } from "../domain/ics.js";
+import { DeliveryFailure } from "../domain/retry.js";
+
+export interface EmailInvite {
+  meeting: Meeting;
+  sequence: number;
+  kind: InviteKind;
+  recipient: string;
+  organizerEmail: string;
+}
+
+export interface EmailSettings {
+  /** `smtp://…` or `smtps://…`; without it live e-mail invites fail visibly rather than vanish. */
+  smtpUrl?: string;
+  from: string;
+  uidDomain: string;
+  timeoutMs: number;
+}
+
+/** Sends iCalendar invites by e-mail through one SMTP relay. */
+export class EmailSender {
+  private readonly transport: Transporter | undefined;
+
+  constructor(private readonly settings: EmailSettings) {
+    this.transport = settings.smtpUrl
+      ? nodemailer.createTransport({
+          // Pooled: a burst of invites reuses a few connections instead of opening one per message.
+          pool: true,
+          maxConnections: 5,
+          url: settings.smtpUrl,
+          connectionTimeout: settings.timeoutMs,
+          greetingTimeout: settings.timeoutMs,
+          socketTimeout: settings.timeoutMs,
+        })
+      : undefined;
+  }
+
+  async send(invite: EmailInvite): Promise<void> {
+    if (!this.transport) throw new DeliveryFailure("permanent", "No SMTP server is configured (SMTP_URL).");
+    const { meeting, kind } = invite;
+    const ics = buildIcs({ meeting, sequence: invite.sequence, kind, recipient: invite.recipient, organizer: { email: invite.organizerEmail }, uidDomain: this.settings.uidDomain });
+    const subject = kind === "request" ? (invite.sequence > 1 ? `Updated invitation: ${meeting.title}` : `Invitation: ${meeting.title}`) : `Cancelled: ${meeting.title}`;
+    try {
+      await this.transport.sendMail({
+        from: this.settings.from,
+        replyTo: invite.organizerEmail,
+        to: invite.recipient,
+        subject,
+        text: describe(invite),
+        icalEvent: { method: kind === "request" ? "REQUEST" : "CANCEL", content: ics },
+        // The same change to the same person always has the same Message-ID, so a resend after a crash can be recognised.
+        messageId: `<${createHash("sha256").update(`${meeting.id}|${invite.sequence}|${kind}|${invite.recipient}`).digest("hex").slice(0, 32)}@${this.settings.uidDomain}>`,
+      });
+    } catch (err) {
+      throw smtpFailure(err);
+    }
+  }
+
+  close(): void {
+    this.transport?.close();
+  }
+}
+
+function describe(invite: EmailInvite): string {
+  const { meeting } = invite;
+  const when = `${meeting.startTime} (${meeting.duration})`;
+  if (invite.kind === "cancel") return `${invite.organizerEmail} cancelled "${meeting.title}" at ${when} for you.`;
+  return `${invite.organizerEmail} invites you to "${meeting.title}" at ${when}.${meeting.description ? `\n\n${meeting.description}` : ""}`;
+}
+
+/** SMTP 5xx refuses for good (a bad address); 4xx, timeouts and lost connections are worth another try. */
+function smtpFailure(err: unknown): DeliveryFailure {
+  const code = (err as { responseCode?: number }).responseCode;
+  const message = err instanceof Error ? err.message : String(err);
+  return new DeliveryFailure(code !== undefined && code >= 500 ? "permanent" : "transient", `SMTP: ${message}`);
+}

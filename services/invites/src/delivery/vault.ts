@@ -1,0 +1,38 @@
+import type { Knex } from "@sched/db";
+import type { Logger } from "@sched/logging";
+import { markBroken, updateSealedTokens, type ConnectionRecord } from "../db/connections.js";
+import type { TokenCipher } from "../domain/tokenCipher.js";
+import type { GoogleCalendar, GoogleSession } from "./google.js";
+
+/**
+ * Opens stored grants for use: unseals the tokens, and seals refreshed ones
+ * back as soon as Google hands them out, so a refresh is never lost (Google
+ * may rotate the refresh token too).
+ */
+export class ConnectionVault {
+  constructor(
+    private readonly db: Knex,
+    private readonly cipher: TokenCipher,
+    private readonly google: GoogleCalendar,
+    private readonly logger: Logger,
+  ) {}
+
+  get tokenCipher(): TokenCipher {
+    return this.cipher;
+  }
+
+  session(connection: ConnectionRecord): GoogleSession {
+    const tokens = this.cipher.open(connection.sealedTokens, connection.id);
+    return this.google.session(tokens, (fresh) => {
+      void updateSealedTokens(this.db, connection.id, this.cipher.seal(fresh, connection.id)).catch((err: unknown) => {
+        this.logger.warn({ err, connectionId: connection.id }, "refreshed calendar tokens could not be stored; the next use refreshes again");
+      });
+    });
+  }
+
+  /** The grant is gone for good (revoked, expired): invites go by e-mail until the user connects again. */
+  async markBroken(connection: ConnectionRecord, reason: string): Promise<void> {
+    this.logger.warn({ connectionId: connection.id, userId: connection.userId, reason }, "calendar connection broken; falling back to e-mail");
+    await markBroken(this.db, connection.id);
+  }
+}

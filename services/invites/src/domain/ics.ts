@@ -1,0 +1,45 @@
+import type { InviteKind, Meeting } from "@sched/proto";
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
+import { meetingEndMs } from "./meetingTimes.js";
+
+export interface IcsInput {
+  meeting: Meeting;
+  sequence: number;
+  kind: InviteKind;
+  /** The participant this message goes to. */
+  recipient: string;
+  organizer: { email: string; name?: string };
+  /** The domain of UIDs: the same meeting keeps one UID forever, so clients update rather than duplicate. */
+  uidDomain: string;
+}
+
+/** The iCalendar UID of a meeting: stable across every change of it. */
+export function meetingUid(meetingId: string, uidDomain: string): string {
+  return `${meetingId}@${uidDomain}`;
+}
+
+/**
+ * The iTIP message (RFC 5546) for one participant: METHOD:REQUEST carries the
+ * whole meeting with every attendee; METHOD:CANCEL of a cancelled meeting
+ * lists everyone and says CANCELLED, while one telling a removed participant
+ * lists only them, so the others' copies are not touched. Times are UTC.
+ */
+export function buildIcs(input: IcsInput): string {
+  const { meeting, kind, recipient } = input;
+  const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
+  const attendees = kind === "request" || wholeMeetingCancelled ? meeting.participants.filter((p) => p !== input.organizer.email) : [recipient];
+  const calendar = ical({ prodId: { company: "sched", product: "invites", language: "EN" }, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
+  calendar.createEvent({
+    id: meetingUid(meeting.id, input.uidDomain),
+    sequence: input.sequence,
+    start: new Date(meeting.startTime),
+    end: new Date(meetingEndMs(meeting)),
+    stamp: new Date(),
+    summary: meeting.title,
+    description: meeting.description || null,
+    organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email },
+    status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+    attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
+  });
+  return calendar.toString();
+}

@@ -1,0 +1,65 @@
+import { bind, type EndpointBinding } from "@sched/bus";
+import type { Knex } from "@sched/db";
+import type { Logger } from "@sched/logging";
+import { invitesCalendarBusy, type BusyInterval } from "@sched/proto";
+import { activeConnections, type ConnectionRecord } from "../db/connections.js";
+import { googleFailure } from "../delivery/google.js";
+import type { ConnectionVault } from "../delivery/vault.js";
+import { ExpiringCache } from "../domain/expiringCache.js";
+
+export interface CalendarBusySettings {
+  /** How long Google may take; past it the answer is "incomplete" rather than late. */
+  timeoutMs: number;
+  /** How long an answer is reused: a day view reloaded in a loop asks Google once. */
+  cacheMs: number;
+}
+
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
+
+/**
+ * Busy time from users' connected Google calendars (freebusy.query), cached
+ * briefly and bounded by one deadline for all, so a slow or failing
+ * provider costs the caller at most `timeoutMs` and never an error. Test
+ * mode never calls Google.
+ */
+export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: Logger, settings: CalendarBusySettings): EndpointBinding[] {
+  const cache = new ExpiringCache<BusyInterval[]>(settings.cacheMs, 5_000);
+
+  const busyOf = async (connection: ConnectionRecord, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[] | undefined> => {
+    const key = `${connection.id}|${from}|${to}`;
+    const cached = cache.get(key);
+    if (cached) return cached;
+    try {
+      const { calendar } = vault.session(connection);
+      const res = await calendar.freebusy.query({ requestBody: { timeMin: from, timeMax: to, items: [{ id: "primary" }] } }, { signal });
+      const busy = res.data.calendars?.primary?.busy ?? [];
+      const intervals: BusyInterval[] = busy.filter((b) => b.start && b.end).map((b) => [epochSeconds(b.start!), epochSeconds(b.end!)]);
+      cache.set(key, intervals);
+      return intervals;
+    } catch (err) {
+      const failure = googleFailure(err);
+      if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
+      else logger.warn({ userId: connection.userId, error: failure.message }, "Google free/busy unavailable; going without it");
+      return undefined;
+    }
+  };
+
+  return [
+    bind(invitesCalendarBusy, async ({ mode, userIds, from, to }) => {
+      if (mode === "test") return { busy: [], complete: true };
+      const connections = await activeConnections(db, userIds);
+      if (connections.length === 0) return { busy: [], complete: true };
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
+      try {
+        const answers = await Promise.all(connections.map((c) => busyOf(c, from, to, controller.signal)));
+        return {
+          busy: connections.map((c, i) => ({ userId: c.userId, intervals: answers[i] ?? [] })),
+          complete: answers.every((a) => a !== undefined),
+        };
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  ];
+}

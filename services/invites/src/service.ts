@@ -1,0 +1,95 @@
+import { env } from "@sched/config";
+import { defineService } from "@sched/runtime";
+import { z } from "zod";
+import { TokenCipher } from "./domain/tokenCipher.js";
+import { EmailSender } from "./delivery/email.js";
+import { GoogleCalendar } from "./delivery/google.js";
+import { ConnectionVault } from "./delivery/vault.js";
+import { DeliveryWorker } from "./delivery/worker.js";
+import { migrations } from "./db/migrations/index.js";
+import { calendarBusyBindings } from "./handlers/calendarBusy.js";
+import { connectionBindings } from "./handlers/connections.js";
+import { inviteRouteBindings } from "./handlers/invites.js";
+import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+
+const config = z.object({
+  /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
+  CALENDAR_TOKEN_KEY: z
+    .string({ error: "is required (32 random bytes, base64)" })
+    .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
+  SMTP_URL: optional.pipe(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional()),
+  INVITES_FROM: z.string().min(3).default("Scheduling API <invites@localhost>"),
+  /** The domain part of iCalendar UIDs and Message-IDs. */
+  INVITES_UID_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name").default("sched.invalid"),
+  INVITE_MAX_ATTEMPTS: env.positiveInt(8),
+  INVITE_RETRY_BASE_MS: env.positiveInt(2_000),
+  INVITE_TIMEOUT_MS: env.positiveInt(10_000),
+  GOOGLE_CLIENT_ID: optional,
+  GOOGLE_CLIENT_SECRET: optional,
+  GOOGLE_REDIRECT_URL: env.url("http://localhost:8080/v1/calendar-connections/google/callback"),
+  GOOGLE_API_ROOT_URL: env.url("https://www.googleapis.com/"),
+  GOOGLE_OAUTH_AUTH_URL: env.url("https://accounts.google.com/o/oauth2/v2/auth"),
+  GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
+  FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
+  FREEBUSY_CACHE_MS: env.positiveInt(60_000),
+});
+
+/**
+ * A development-only token key for standalone mode and tests, so `npm start`
+ * needs no setup. Anything holding real grants sets its own CALENDAR_TOKEN_KEY.
+ */
+export const DEV_CALENDAR_TOKEN_KEY = Buffer.from("sched-standalone-dev-only-key-32").toString("base64");
+
+/**
+ * Invites: turns meeting events into calendar invites through the
+ * organizer's connected Google Calendar or by iCalendar e-mail, each exactly
+ * once; and owns the calendar connections (OAuth grants, sealed at rest).
+ */
+export const invitesService = defineService({
+  name: "invites",
+  schema: "invites",
+  migrations,
+  config,
+  standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY },
+  async start({ bus, db, logger, config: c }) {
+    const google = new GoogleCalendar({
+      clientId: c.GOOGLE_CLIENT_ID,
+      clientSecret: c.GOOGLE_CLIENT_SECRET,
+      redirectUrl: c.GOOGLE_REDIRECT_URL,
+      apiRootUrl: c.GOOGLE_API_ROOT_URL,
+      authUrl: c.GOOGLE_OAUTH_AUTH_URL,
+      tokenUrl: c.GOOGLE_OAUTH_TOKEN_URL,
+      timeoutMs: c.INVITE_TIMEOUT_MS,
+    });
+    const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(c.CALENDAR_TOKEN_KEY, "base64")), google, logger);
+    const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const worker = new DeliveryWorker({
+      db,
+      logger,
+      email,
+      google,
+      vault,
+      settings: { maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
+    });
+    const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
+      ...inviteRouteBindings(db, bus),
+      ...connectionBindings({ db, bus, logger, google, vault }),
+      ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
+    ]);
+    const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake());
+    worker.start();
+    return {
+      stop: async () => {
+        await served.stop();
+        await events.stop();
+        await worker.stop();
+        email.close();
+      },
+    };
+  },
+});

@@ -1,0 +1,79 @@
+import { openSchema, type Knex } from "@sched/db";
+import type { Meeting } from "@sched/proto";
+import { createTestDatabase } from "@sched/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimDueChanges, finishChange, latestDeliveries, recordChange, renewLease, scheduleRetry } from "../src/db/deliveries.js";
+import type { MeetingChange } from "../src/domain/plan.js";
+import { invitesService } from "../src/index.js";
+
+let seq = 0;
+function change(sequence: number, meetingId = `mtg_ledger${String(++seq).padStart(16, "0")}`, mode: "test" | "live" = "live"): MeetingChange {
+  const meeting: Meeting = { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z" };
+  return { meetingId, sequence, mode, organizer: { userId: "usr_1", email: "o@example.com" }, meeting };
+}
+
+describe("the delivery ledger (Postgres)", () => {
+  let db: Knex;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    db = await openSchema({ kind: "postgres", url: database.url, poolMax: 4 }, invitesService.schema, invitesService.migrations);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await drop?.();
+  });
+
+  it("records a change once: the same event again adds no row", async () => {
+    const c = change(1);
+    const planned = [{ email: "a@example.com", kind: "request" as const }, { email: "b@example.com", kind: "request" as const }];
+    expect(await recordChange(db, c, planned, "email")).toBe(2);
+    expect(await recordChange(db, c, planned, "email")).toBe(0);
+    expect((await latestDeliveries(db, c.meetingId)).map((d) => [d.email, d.state])).toEqual([
+      ["a@example.com", "pending"],
+      ["b@example.com", "pending"],
+    ]);
+  });
+
+  it("records test-mode changes as simulated and never hands them to a worker", async () => {
+    const c = change(1, undefined, "test");
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }], "email");
+    expect((await latestDeliveries(db, c.meetingId))[0]!.state).toBe("simulated");
+    const claimed = await claimDueChanges(db, "w", 100, 60_000);
+    expect(claimed.map((x) => x.meetingId)).not.toContain(c.meetingId);
+    for (const x of claimed) await finishChange(db, x, "done");
+  });
+
+  it("hands out a meeting's changes in order, and a later one only once the earlier is settled", async () => {
+    const first = change(1);
+    const second = change(2, first.meetingId);
+    await recordChange(db, second, [{ email: "a@example.com", kind: "request" }], "email");
+    await recordChange(db, first, [{ email: "a@example.com", kind: "request" }], "email");
+    const round1 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
+    expect(round1.map((x) => x.sequence)).toEqual([1]);
+    await scheduleRetry(db, round1[0]!, 0, "try again");
+    const round2 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
+    expect(round2.map((x) => [x.sequence, x.attempts])).toEqual([[1, 2]]);
+    await finishChange(db, round2[0]!, "done");
+    const round3 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
+    expect(round3.map((x) => x.sequence)).toEqual([2]);
+    await finishChange(db, round3[0]!, "done");
+  });
+
+  it("gives a change whose worker stopped answering to another once the lease runs out; the first cannot renew it", async () => {
+    const c = change(1);
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }], "email");
+    const mine = (await claimDueChanges(db, "worker-a", 100, 150)).filter((x) => x.meetingId === c.meetingId);
+    expect(mine).toHaveLength(1);
+    expect((await claimDueChanges(db, "worker-b", 100, 60_000)).filter((x) => x.meetingId === c.meetingId)).toEqual([]);
+    expect(await renewLease(db, c, "worker-a", 150)).toBe(true);
+    expect(await renewLease(db, c, "worker-b", 150)).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    const taken = (await claimDueChanges(db, "worker-b", 100, 60_000)).filter((x) => x.meetingId === c.meetingId);
+    expect(taken.map((x) => x.attempts)).toEqual([2]);
+    expect(await renewLease(db, c, "worker-a", 150)).toBe(false);
+    expect(await renewLease(db, c, "worker-b", 150)).toBe(true);
+  });
+});

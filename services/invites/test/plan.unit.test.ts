@@ -1,0 +1,59 @@
+import type { Meeting } from "@sched/proto";
+import { describe, expect, it } from "vitest";
+import { plannedDeliveries, type MeetingEvent } from "../src/domain/plan.js";
+
+const meeting = (participants: string[], status: Meeting["status"] = "confirmed"): Meeting => ({
+  id: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa",
+  title: "T",
+  description: "",
+  startTime: "2031-01-01T10:00:00Z",
+  duration: "30 mins",
+  participants,
+  status,
+  organizer: "org@example.com",
+  createdAt: "2030-12-01T10:00:00Z",
+});
+
+const base = { eventId: "e", meetingId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", mode: "live" as const, organizer: { userId: "usr_1", email: "org@example.com" }, occurredAt: "2030-12-01T10:00:00Z" };
+const created = (participants: string[], sendInvites = true): MeetingEvent => ({ ...base, meeting: meeting(participants), sequence: 1, sendInvites });
+const updated = (participants: string[], previousParticipants: string[], previousStatus: Meeting["status"] = "confirmed", status: Meeting["status"] = "confirmed"): MeetingEvent => ({
+  ...base,
+  meeting: meeting(participants, status),
+  sequence: 2,
+  sendInvites: true,
+  changedFields: ["participants"],
+  previousStatus,
+  previousParticipants,
+});
+
+describe("plannedDeliveries", () => {
+  it("invites every participant of a new meeting but the organizer", () => {
+    expect(plannedDeliveries(created(["a@example.com", "org@example.com", "b@example.com"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "request" },
+    ]);
+  });
+
+  it("sends nothing when the event says participants are not to hear of it", () => {
+    expect(plannedDeliveries(created(["a@example.com"], false))).toEqual([]);
+  });
+
+  it("updates the current participants and cancels for the removed ones", () => {
+    expect(plannedDeliveries(updated(["a@example.com", "c@example.com"], ["a@example.com", "b@example.com"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "c@example.com", kind: "request" },
+      { email: "b@example.com", kind: "cancel" },
+    ]);
+  });
+
+  it("takes nothing back from the participants of a draft, who never had an invitation", () => {
+    expect(plannedDeliveries(updated(["a@example.com"], ["a@example.com", "b@example.com"], "draft"))).toEqual([{ email: "a@example.com", kind: "request" }]);
+  });
+
+  it("cancels for everyone who had the meeting when it is cancelled, once each", () => {
+    expect(plannedDeliveries(updated(["a@example.com"], ["a@example.com", "b@example.com"], "confirmed", "cancelled"))).toEqual([
+      { email: "a@example.com", kind: "cancel" },
+      { email: "b@example.com", kind: "cancel" },
+    ]);
+  });
+});

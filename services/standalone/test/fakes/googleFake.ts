@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request the fake answered, as the tests inspect it. */
+export interface GoogleCall {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: Record<string, unknown> | undefined;
+  accessToken: string | undefined;
+}
+
+interface StoredEvent {
+  id: string;
+  body: Record<string, unknown>;
+  deleted: boolean;
+}
+
+const json = (res: ServerResponse, status: number, body?: unknown) => {
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8" });
+  res.end(body === undefined ? "" : JSON.stringify(body));
+};
+
+/**
+ * Google's OAuth 2.0 token endpoint and the slice of Calendar v3 that the
+ * invites use, on loopback, speaking the real endpoints' shapes: the token
+ * endpoint's form posts and `invalid_grant`, events insert/patch/delete with
+ * `sendUpdates`, freeBusy. Access tokens expire and are checked; faults are
+ * injected per call.
+ */
+export class GoogleFake {
+  readonly calls: GoogleCall[] = [];
+  readonly events = new Map<string, StoredEvent>();
+  /** Busy intervals freeBusy answers, for every calendar. */
+  busy: Array<{ start: string; end: string }> = [];
+  /** Delay of every calendar answer, in ms. */
+  delayMs = 0;
+  private readonly accessTokens = new Map<string, number>();
+  private readonly refreshTokens = new Map<string, { revoked: boolean }>();
+  private readonly codes = new Map<string, { email: string }>();
+  private faults: number[] = [];
+  private server!: Server;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A grant as if the user had consented: tokens the fake will honour. */
+  grant(options: { accessExpiresInMs?: number } = {}): { accessToken: string; refreshToken: string; expiresAt: number } {
+    const accessToken = `ya29.${randomBytes(12).toString("hex")}`;
+    const refreshToken = `1//${randomBytes(12).toString("hex")}`;
+    const expiresAt = Date.now() + (options.accessExpiresInMs ?? 3_600_000);
+    this.accessTokens.set(accessToken, expiresAt);
+    this.refreshTokens.set(refreshToken, { revoked: false });
+    return { accessToken, refreshToken, expiresAt };
+  }
+
+  /** An authorization code Google would put on the redirect after consent. */
+  issueCode(email: string): string {
+    const code = `4/${randomBytes(10).toString("hex")}`;
+    this.codes.set(code, { email });
+    return code;
+  }
+
+  revoke(refreshToken: string): void {
+    this.refreshTokens.set(refreshToken, { revoked: true });
+    for (const token of this.accessTokens.keys()) this.accessTokens.set(token, 0);
+  }
+
+  /** The next calendar calls answer these statuses, one each. */
+  failNext(...statuses: number[]): void {
+    this.faults.push(...statuses);
+  }
+
+  calendarCalls(): GoogleCall[] {
+    return this.calls.filter((c) => c.path.startsWith("/calendar/"));
+  }
+
+  tokenCalls(): GoogleCall[] {
+    return this.calls.filter((c) => c.path === "/token");
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const raw = await new Promise<string>((resolve) => {
+      let data = "";
+      req.on("data", (c: Buffer) => (data += c.toString("utf8")));
+      req.on("end", () => resolve(data));
+    });
+    const form = req.headers["content-type"]?.startsWith("application/x-www-form-urlencoded");
+    const body = raw ? (form ? Object.fromEntries(new URLSearchParams(raw)) : (JSON.parse(raw) as Record<string, unknown>)) : undefined;
+    const accessToken = req.headers.authorization?.replace(/^Bearer /, "");
+    const call: GoogleCall = { method: req.method ?? "GET", path: url.pathname, query: Object.fromEntries(url.searchParams), body, accessToken };
+    this.calls.push(call);
+    if (url.pathname === "/token" && req.method === "POST") return this.token(res, (body ?? {}) as Record<string, string>);
+    if (!url.pathname.startsWith("/calendar/v3/")) return json(res, 404, { error: { code: 404, message: "Not Found" } });
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    const fault = this.faults.shift();
+    if (fault !== undefined) return json(res, fault, { error: { code: fault, message: fault === 429 ? "Rate Limit Exceeded" : "Backend Error", errors: [{ reason: fault === 429 ? "rateLimitExceeded" : "backendError" }] } });
+    const expiry = accessToken ? this.accessTokens.get(accessToken) : undefined;
+    if (expiry === undefined || expiry <= Date.now()) return json(res, 401, { error: { code: 401, message: "Request had invalid authentication credentials.", status: "UNAUTHENTICATED" } });
+    return this.calendar(req.method ?? "GET", url, call, res);
+  }
+
+  private token(res: ServerResponse, form: Record<string, string>): void {
+    const issue = () => {
+      const accessToken = `ya29.${randomBytes(12).toString("hex")}`;
+      this.accessTokens.set(accessToken, Date.now() + 3_600_000);
+      return accessToken;
+    };
+    if (form.grant_type === "authorization_code") {
+      const code = this.codes.get(form.code ?? "");
+      if (!code) return json(res, 400, { error: "invalid_grant", error_description: "Malformed auth code." });
+      this.codes.delete(form.code!);
+      const refreshToken = `1//${randomBytes(12).toString("hex")}`;
+      this.refreshTokens.set(refreshToken, { revoked: false });
+      const claims = Buffer.from(JSON.stringify({ iss: "https://accounts.google.com", email: code.email, email_verified: true })).toString("base64url");
+      return json(res, 200, { access_token: issue(), refresh_token: refreshToken, expires_in: 3599, token_type: "Bearer", scope: "openid email", id_token: `e30.${claims}.sig` });
+    }
+    if (form.grant_type === "refresh_token") {
+      const grant = this.refreshTokens.get(form.refresh_token ?? "");
+      if (!grant || grant.revoked) return json(res, 400, { error: "invalid_grant", error_description: "Token has been expired or revoked." });
+      return json(res, 200, { access_token: issue(), expires_in: 3599, token_type: "Bearer", scope: "https://www.googleapis.com/auth/calendar.events" });
+    }
+    return json(res, 400, { error: "unsupported_grant_type" });
+  }
+
+  private calendar(method: string, url: URL, call: GoogleCall, res: ServerResponse): void {
+    if (method === "POST" && url.pathname === "/calendar/v3/freeBusy") {
+      const items = ((call.body?.items as Array<{ id: string }>) ?? []).map((i) => i.id);
+      return json(res, 200, { kind: "calendar#freeBusy", timeMin: call.body?.timeMin, timeMax: call.body?.timeMax, calendars: Object.fromEntries(items.map((id) => [id, { busy: this.busy }])) });
+    }
+    const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!match) return json(res, 404, { error: { code: 404, message: "Not Found" } });
+    const eventId = match[2] ? decodeURIComponent(match[2]) : undefined;
+    if (method === "POST" && !eventId) {
+      const id = String(call.body?.id ?? randomBytes(8).toString("hex"));
+      if (this.events.has(id)) return json(res, 409, { error: { code: 409, message: "The requested identifier already exists." } });
+      this.events.set(id, { id, body: { ...call.body, id }, deleted: false });
+      return json(res, 200, { kind: "calendar#event", ...call.body, id, status: call.body?.status ?? "confirmed" });
+    }
+    const stored = eventId ? this.events.get(eventId) : undefined;
+    if (!stored) return json(res, 404, { error: { code: 404, message: "Not Found" } });
+    if (stored.deleted) return json(res, 410, { error: { code: 410, message: "Resource has been deleted" } });
+    if (method === "PATCH") {
+      stored.body = { ...stored.body, ...call.body };
+      return json(res, 200, { kind: "calendar#event", ...stored.body });
+    }
+    if (method === "DELETE") {
+      stored.deleted = true;
+      res.writeHead(204).end();
+      return;
+    }
+    return json(res, 405, { error: { code: 405, message: "Method Not Allowed" } });
+  }
+}
