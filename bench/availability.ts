@@ -63,7 +63,7 @@ async function seedGroup(bench: BenchSystem, label: string, participants: number
       });
     });
   }
-  await insertMeetings(bench.system.database("meetings"), "test", rows);
+  await insertMeetings(bench.database("meetings"), "test", rows);
   return { caller, participants: others, meetingsEach };
 }
 
@@ -122,10 +122,10 @@ async function runWiring(bench: BenchSystem, options: BenchOptions, growth: Arra
   // The busy question alone, as availability asks it: 11 users over the horizon, on the bus.
   const users = [main.caller, ...main.participants.slice(0, 10)].map((u) => ({ userId: u.userId, email: u.email }));
   const span = { from: new Date(firstDay - DAY_MS).toISOString().replace(".000Z", "Z"), to: new Date(firstDay + (HORIZON_DAYS + 1) * DAY_MS).toISOString().replace(".000Z", "Z") };
-  const busyReply = await bench.system.bus.request(meetingsBusy, { mode: "test", users, ...span });
+  const busyReply = await bench.bus.request(meetingsBusy, { mode: "test", users, ...span });
   const bytes = Buffer.byteLength(JSON.stringify(busyReply));
   const intervals = busyReply.busy.reduce((n, b) => n + b.intervals.length, 0);
-  const busy = await measure(() => bench.system.bus.request(meetingsBusy, { mode: "test", users, ...span }), options.quick ? 30 : 100);
+  const busy = await measure(() => bench.bus.request(meetingsBusy, { mode: "test", users, ...span }), options.quick ? 30 : 100);
   rows.push({ wiring: bench.kind, scenario: `meetings.v1.busy alone, 11 users × 2,000 (${intervals.toLocaleString("en")} merged intervals, ${(bytes / 1024).toFixed(0)} KiB)`, rate: 0, report: busy, target: "" });
 
   if (withGrowth) {

@@ -71,7 +71,7 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   const { url } = bench;
   const user = await createUser(url, bench.adminToken, { email: `bench-${uniqueSuffix()}@example.com`, name: "Bench", timezone: "UTC" });
   const seeded = performance.now();
-  const ids = await insertMeetings(bench.system.database("meetings"), "test", calendar(user, MEETINGS));
+  const ids = await insertMeetings(bench.database("meetings"), "test", calendar(user, MEETINGS));
   console.log(`[${bench.kind}] seeded ${ids.length.toLocaleString("en")} meetings in ${((performance.now() - seeded) / 1_000).toFixed(1)} s`);
 
   const page = await callApi(url, "GET", "/v1/meetings?limit=100", { token: user.key });

@@ -1,5 +1,5 @@
 /**
- * npm run bench -- <meetings|availability> [--wiring=cluster|standalone|both] [--quick]
+ * npm run bench -- <meetings|availability> [--wiring=cluster|processes|standalone|both] [--quick]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -18,7 +18,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
 };
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|standalone|both] [--quick]`);
+  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone|both] [--quick]`);
   process.exit(2);
 }
 
@@ -30,7 +30,7 @@ let quick = false;
 for (const arg of args.filter((a) => a.startsWith("--"))) {
   const [flag, value] = arg.split("=");
   if (flag === "--quick") quick = true;
-  else if (flag === "--wiring" && (value === "cluster" || value === "standalone")) wirings = [value];
+  else if (flag === "--wiring" && (value === "cluster" || value === "processes" || value === "standalone")) wirings = [value];
   else if (flag === "--wiring" && value === "both") wirings = ["cluster", "standalone"];
   else usage(`unknown option: ${arg}`);
 }

@@ -1,16 +1,29 @@
+import { connectNatsBus, type Bus } from "@sched/bus";
+import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import { System } from "@sched/standalone";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
+import { serviceModules, System } from "@sched/standalone";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, freePort, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 
-export type WiringKind = "cluster" | "standalone";
+/**
+ * `cluster`: real NATS, Postgres and Redis, every service and the gateway in
+ * this one process; `processes`: the same, each service and the gateway a
+ * process of its own, as `npm run cluster` and production run them;
+ * `standalone`: the in-process bus and in-memory PGlite.
+ */
+export type WiringKind = "cluster" | "processes" | "standalone";
 
 export interface BenchSystem {
   kind: WiringKind;
-  system: System;
   /** http://127.0.0.1:<ephemeral port> */
   url: string;
   adminToken: string;
+  /** A service's own schema, for seeding. */
+  database(service: string): Knex;
+  /** The bus as a service sees it, for timing one endpoint alone. */
+  bus: Bus;
   /** Stops the system and removes what it created: the database and the streams. */
   stop(): Promise<void>;
 }
@@ -35,8 +48,9 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
   if (kind === "standalone") {
     const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken }).start();
-    return { kind, system, url: system.url, adminToken, stop: once(() => system.stop()) };
+    return { kind, url: system.url, adminToken, database: (name) => system.database(name), bus: system.bus, stop: once(() => system.stop()) };
   }
+  if (kind === "processes") return startProcesses(adminToken);
   if (!(await clusterServersAvailable())) throw new Error("cluster wiring needs Postgres, NATS and Redis on their standard local ports");
   const database = await createTestDatabase();
   const namespace = `bench${uniqueSuffix()}`;
@@ -57,7 +71,89 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
     await stop();
     throw err;
   }
-  return { kind, system, url: system.url, adminToken, stop };
+  const started = system;
+  return { kind, url: started.url, adminToken, database: (name) => started.database(name), bus: started.bus, stop };
+}
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Every service and the gateway as child processes on a fresh database and namespace, ready when each one's probe says so. */
+async function startProcesses(adminToken: string): Promise<BenchSystem> {
+  if (!(await clusterServersAvailable())) throw new Error("the processes wiring needs Postgres, NATS and Redis on their standard local ports");
+  const logger = createLogger({ name: "bench", level: "error" });
+  const database = await createTestDatabase();
+  const namespace = `bench${uniqueSuffix()}`;
+  const port = await freePort();
+  const children: ChildProcess[] = [];
+  const schemas: Knex[] = [];
+  let bus: Bus | undefined;
+  const stop = once(async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+      ),
+    );
+    await bus?.close();
+    await Promise.all(schemas.map((db) => db.destroy()));
+    await database.drop();
+    await deleteNamespaceStreams(NATS_URL, namespace);
+  });
+  try {
+    const names = [...serviceModules.map((m) => m.name), "gateway"];
+    const healthPorts = await Promise.all(names.map(() => freePort()));
+    for (const [i, name] of names.entries()) {
+      const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", `services/${name}/src/main.ts`], {
+        cwd: ROOT,
+        env: {
+          ...serviceModules.find((m) => m.name === name)?.standaloneEnv,
+          // The children inherit this environment (PATH, OTEL_*), as `npm run cluster` passes it on.
+          // eslint-disable-next-line no-restricted-syntax
+          ...process.env,
+          NATS_URL,
+          DATABASE_URL: database.url,
+          REDIS_URL,
+          BUS_NAMESPACE: namespace,
+          ADMIN_TOKEN: adminToken,
+          PORT: String(port),
+          HEALTH_PORT: String(healthPorts[i]),
+          LOG_LEVEL: "error",
+        },
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      children.push(child);
+    }
+    await eventually(async () => {
+      const ready = await Promise.all(healthPorts.map((p) => fetch(`http://127.0.0.1:${p}/readyz`).then((r) => r.ok, () => false)));
+      return ready.every(Boolean);
+    }, 90_000, 250);
+    bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bench", logger });
+    const byName = new Map<string, Knex>();
+    for (const module of serviceModules) {
+      const db = await openSchema({ kind: "postgres", url: database.url, poolMax: 4 }, module.schema, module.migrations);
+      schemas.push(db);
+      byName.set(module.name, db);
+    }
+    return {
+      kind: "processes",
+      url: `http://127.0.0.1:${port}`,
+      adminToken,
+      database: (name) => {
+        const db = byName.get(name);
+        if (!db) throw new Error(`no service ${name}`);
+        return db;
+      },
+      bus,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /** `stop` runs once however often it is called, and is tracked until it has run. */
