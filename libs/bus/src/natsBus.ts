@@ -44,7 +44,14 @@ const svcmName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
 
 /** Connects to NATS and returns the bus over it. */
 export async function connectNatsBus(options: NatsBusOptions): Promise<Bus> {
-  const nc = await connect({ servers: options.servers, name: options.name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+  const nc = await connect({
+    servers: options.servers,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+    // Every failure becomes an AppError naming the subject; the client's own stack capture on each request is pure cost.
+    noAsyncTraces: true,
+  });
   const jsm = await jetstreamManager(nc);
   return new NatsBus(nc, jetstream(nc), jsm, options);
 }
