@@ -2,17 +2,7 @@ import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import { DURATION_MINUTES, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 
-/** A deterministic generator in [0, 1) (mulberry32), so runs are comparable. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as random } from "@sched/testing";
 
 export { DURATION_MINUTES };
 

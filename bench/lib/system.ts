@@ -2,10 +2,8 @@ import { connectNatsBus, type Bus } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { serviceModules, System } from "@sched/standalone";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, freePort, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
-import { spawn, type ChildProcess } from "node:child_process";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 
 /**
  * `cluster`: real NATS, Postgres and Redis, every service and the gateway in
@@ -75,62 +73,31 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
   return { kind, url: started.url, adminToken, database: (name) => started.database(name), bus: started.bus, stop };
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Every service and the gateway as child processes on a fresh database and namespace, ready when each one's probe says so. */
+/** Every service and the gateway as child processes on a fresh database and namespace, each ready when its probe says so. */
 async function startProcesses(adminToken: string): Promise<BenchSystem> {
   if (!(await clusterServersAvailable())) throw new Error("the processes wiring needs Postgres, NATS and Redis on their standard local ports");
   const logger = createLogger({ name: "bench", level: "error" });
   const database = await createTestDatabase();
   const namespace = `bench${uniqueSuffix()}`;
-  const port = await freePort();
-  const children: ChildProcess[] = [];
+  const processes: ServiceProcess[] = [];
   const schemas: Knex[] = [];
   let bus: Bus | undefined;
   const stop = once(async () => {
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once("exit", () => resolve());
-            child.kill("SIGTERM");
-          }),
-      ),
-    );
+    await Promise.all(processes.map((p) => p.kill("SIGTERM")));
     await bus?.close();
     await Promise.all(schemas.map((db) => db.destroy()));
     await database.drop();
     await deleteNamespaceStreams(NATS_URL, namespace);
   });
   try {
-    const names = [...serviceModules.map((m) => m.name), "gateway"];
-    const healthPorts = await Promise.all(names.map(() => freePort()));
-    for (const [i, name] of names.entries()) {
-      const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", `services/${name}/src/main.ts`], {
-        cwd: ROOT,
-        env: {
-          ...serviceModules.find((m) => m.name === name)?.standaloneEnv,
-          // The children inherit this environment (PATH, OTEL_*), as `npm run cluster` passes it on.
-          // eslint-disable-next-line no-restricted-syntax
-          ...process.env,
-          NATS_URL,
-          DATABASE_URL: database.url,
-          REDIS_URL,
-          BUS_NAMESPACE: namespace,
-          ADMIN_TOKEN: adminToken,
-          PORT: String(port),
-          HEALTH_PORT: String(healthPorts[i]),
-          LOG_LEVEL: "error",
-        },
-        stdio: ["ignore", "ignore", "inherit"],
-      });
-      children.push(child);
-    }
-    await eventually(async () => {
-      const ready = await Promise.all(healthPorts.map((p) => fetch(`http://127.0.0.1:${p}/readyz`).then((r) => r.ok, () => false)));
-      return ready.every(Boolean);
-    }, 90_000, 250);
+    const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
+    const started = await Promise.all(
+      [...serviceModules.map((m) => m.name), "gateway"].map(async (name) => {
+        const service = await startServiceProcess(name, { ...serviceModules.find((m) => m.name === name)?.standaloneEnv, ...env });
+        processes.push(service);
+        return service;
+      }),
+    );
     bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bench", logger });
     const byName = new Map<string, Knex>();
     for (const module of serviceModules) {
@@ -140,7 +107,7 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
     }
     return {
       kind: "processes",
-      url: `http://127.0.0.1:${port}`,
+      url: started.at(-1)!.url,
       adminToken,
       database: (name) => {
         const db = byName.get(name);

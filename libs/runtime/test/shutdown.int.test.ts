@@ -2,15 +2,11 @@ import { connectNatsBus, type Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
 import { meetingsCreate, type Caller } from "@sched/proto";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, uniqueSuffix } from "@sched/testing";
-import { spawn, type ChildProcess } from "node:child_process";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { createServer as createHttpServer, type Server } from "node:http";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
 const logger = createLogger({ name: "shutdown-test", level: "silent" });
 const available = await clusterServersAvailable();
 
@@ -28,14 +24,6 @@ const caller: Caller = {
   scopes: ["meetings:read", "meetings:write"],
   apiKeyId: "key_ShutdownTest000000000000",
 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function get(url: string): Promise<{ status: number; text: string } | "refused"> {
   try {
@@ -56,10 +44,7 @@ interface Outcome {
 describe.runIf(available)("a service process stopped with SIGTERM during a stream of requests", () => {
   let database: { url: string; drop: () => Promise<void> };
   const namespace = `sd${uniqueSuffix()}`;
-  let healthPort: number;
-  let child: ChildProcess;
-  let exited: Promise<{ code: number | null; at: number }>;
-  let output = "";
+  let meetings: ServiceProcess;
   let client: Bus;
   // Stands in for an OpenTelemetry collector: what the process pushes over OTLP/HTTP.
   const pushed: Array<{ path: string; body: Buffer }> = [];
@@ -67,7 +52,6 @@ describe.runIf(available)("a service process stopped with SIGTERM during a strea
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    healthPort = await freePort();
     collector = createHttpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -78,34 +62,25 @@ describe.runIf(available)("a service process stopped with SIGTERM during a strea
       });
     });
     await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
-    child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", "services/meetings/src/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
+    meetings = await startServiceProcess(
+      "meetings",
+      {
         DATABASE_URL: database.url,
         NATS_URL,
         BUS_NAMESPACE: namespace,
-        HEALTH_PORT: String(healthPort),
         SHUTDOWN_GRACE_MS: String(GRACE_MS),
         SHUTDOWN_DELAY_MS: String(DELAY_MS),
         LOG_LEVEL: "warn",
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}`,
         OTEL_METRIC_EXPORT_INTERVAL: "60000",
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    exited = new Promise((resolve) => child.once("exit", (code) => resolve({ code, at: Date.now() })));
+      { telemetry: true },
+    );
     client = await connectNatsBus({ servers: NATS_URL, namespace, name: "shutdown-test", logger });
-    await eventually(async () => {
-      const ready = await get(`http://127.0.0.1:${healthPort}/readyz`);
-      return ready !== "refused" && ready.status === 200;
-    }, 45_000, 200);
-  }, 60_000);
+  }, 100_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await meetings?.kill();
     await client?.close();
     await database?.drop();
     await deleteNamespaceStreams(NATS_URL, namespace);
@@ -113,7 +88,7 @@ describe.runIf(available)("a service process stopped with SIGTERM during a strea
   });
 
   it("answers its probes and serves its instruments on HEALTH_PORT", async () => {
-    const base = `http://127.0.0.1:${healthPort}`;
+    const base = meetings.healthUrl;
     expect(await get(`${base}/livez`)).toMatchObject({ status: 200 });
     const ready = await get(`${base}/readyz`);
     expect(ready).toMatchObject({ status: 200 });
@@ -153,22 +128,22 @@ describe.runIf(available)("a service process stopped with SIGTERM during a strea
     await eventually(() => outcomes.filter((o) => o.status === 201).length >= 30, 20_000);
 
     const signalledAt = Date.now();
-    child.kill("SIGTERM");
+    meetings.signal("SIGTERM");
     const probes: Array<number | "refused"> = [];
     let exitedYet = false;
-    void exited.then(() => (exitedYet = true));
+    void meetings.exited.then(() => (exitedYet = true));
     while (!exitedYet && Date.now() - signalledAt < GRACE_MS + 2_000) {
-      const r = await get(`http://127.0.0.1:${healthPort}/readyz`);
+      const r = await get(`${meetings.healthUrl}/readyz`);
       probes.push(r === "refused" ? r : r.status);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const exit = await exited;
+    const exit = await meetings.exited;
     // The stream goes on a little past the exit: those requests find nobody and are refused.
     await new Promise((resolve) => setTimeout(resolve, 300));
     streaming = false;
     await Promise.all(workers);
 
-    expect(exit.code, output).toBe(0);
+    expect(exit.code, meetings.output()).toBe(0);
     expect(exit.at - signalledAt).toBeLessThan(GRACE_MS);
     // Ready until the signal is handled, then never again.
     const unready = probes.indexOf(503);

@@ -77,4 +77,5 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 }
 export { thrown, rejection } from "./appErrors.js";
 export { deleteNamespaceStreams } from "./nats.js";
-export { freePort, startGatewayProcess, startRedisServer, type ServiceProcess } from "./processes.js";
+export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
+export { seededRandom } from "./random.js";

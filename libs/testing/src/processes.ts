@@ -15,49 +15,72 @@ export async function freePort(): Promise<number> {
 }
 
 export interface ServiceProcess {
+  /** The PORT given to it (the gateway's HTTP port), and its URL. */
   port: number;
   url: string;
+  /** Its health server (HEALTH_PORT): /livez, /readyz, /metrics. */
+  healthUrl: string;
   /** What the process wrote to stdout and stderr so far. */
   output(): string;
+  /** When it exited, and with which code. */
+  exited: Promise<{ code: number | null; at: number }>;
+  /** Sends a signal without waiting for the exit (a test watching a graceful shutdown). */
+  signal(signal: NodeJS.Signals): void;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-function track(child: ChildProcess, port: number): ServiceProcess {
+function track(child: ChildProcess, port: number, healthUrl = ""): ServiceProcess {
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once("exit", (code) => resolve({ code, at: Date.now() })));
+  const running = () => child.exitCode === null && child.signalCode === null;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    healthUrl,
     output: () => output,
+    exited,
+    signal: (signal) => {
+      if (running()) child.kill(signal);
+    },
     kill: async (signal = "SIGKILL") => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (running()) child.kill(signal);
       await exited;
     },
   };
 }
 
-/** A gateway process, as a replica runs in production, ready when its probe says so. */
-export async function startGatewayProcess(env: Record<string, string>): Promise<ServiceProcess> {
+/**
+ * A service (`services/<name>/src/main.ts`) as a process of its own, as
+ * production runs it, on free PORT and HEALTH_PORT; resolves once its
+ * readiness probe says so. `telemetry` preloads the OpenTelemetry SDK.
+ */
+export async function startServiceProcess(name: string, env: Record<string, string>, options: { telemetry?: boolean } = {}): Promise<ServiceProcess> {
   const [port, healthPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/gateway/src/main.ts"], {
+  const preload = options.telemetry ? ["--import", "@sched/telemetry/register"] : [];
+  const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", ...preload, `services/${name}/src/main.ts`], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const gateway = track(child, port);
+  const service = track(child, port, `http://127.0.0.1:${healthPort}`);
   try {
     await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`gateway exited: ${gateway.output()}`);
-      const res = await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined);
+      if (child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
+      const res = await fetch(`${service.healthUrl}/readyz`).catch(() => undefined);
       return res?.status === 200;
-    }, 45_000, 200);
+    }, 90_000, 200);
   } catch (err) {
-    await gateway.kill();
+    await service.kill();
     throw err;
   }
-  return gateway;
+  return service;
+}
+
+/** A gateway process, as a replica runs in production. */
+export function startGatewayProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  return startServiceProcess("gateway", env);
 }
 
 /** A throwaway redis-server that keeps nothing on disk, on `port` (a free one by default). */

@@ -1,29 +1,32 @@
 import { randomUUID } from "node:crypto";
-import { outboxInsert } from "@sched/outbox";
+import type { Knex } from "@sched/db";
+import { enqueueEvent } from "@sched/outbox";
 import type { userCreated, userUpdated } from "@sched/proto";
 import { formatTimestamp, type StoredUser } from "./domain/users.js";
 
-/** One INSERT into the outbox, run in the transaction of the change it announces. */
-export type OutboxStatement = ReturnType<typeof outboxInsert>;
+/** Writes the event of a change inside the change's own transaction. */
+export type Announce = (trx: Knex.Transaction, user: StoredUser) => Promise<void>;
 
 /**
- * The outbox row announcing a user as stored: written in the same
- * transaction as the change, so the event goes out if and only if the change
- * commits, and a crash in between loses nothing.
+ * Announces a user as stored, through the outbox: the event goes out if and
+ * only if the change commits, and a crash in between loses nothing.
  */
-export function userEventRow(event: typeof userCreated | typeof userUpdated, user: StoredUser): OutboxStatement {
-  const eventId = randomUUID();
-  return outboxInsert(
-    event,
-    {
+export function announceUser(event: typeof userCreated | typeof userUpdated): Announce {
+  return (trx, user) => {
+    const eventId = randomUUID();
+    return enqueueEvent(
+      trx,
+      event,
+      {
+        eventId,
+        userId: user.id,
+        email: user.email,
+        name: user.name,
+        timezone: user.timezone,
+        preferences: user.preferences,
+        occurredAt: formatTimestamp(user.updatedAt),
+      },
       eventId,
-      userId: user.id,
-      email: user.email,
-      name: user.name,
-      timezone: user.timezone,
-      preferences: user.preferences,
-      occurredAt: formatTimestamp(user.updatedAt),
-    },
-    eventId,
-  );
+    );
+  };
 }

@@ -34,7 +34,7 @@ const rateLimits = new RateLimits(
     authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
   },
-  { redis, keyPrefix: common.BUS_NAMESPACE, logger },
+  { redis, keyPrefix: common.BUS_NAMESPACE },
 );
 const app = createGatewayApp({
   bus,

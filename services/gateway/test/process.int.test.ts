@@ -1,12 +1,9 @@
 import { bind, connectNatsBus, type Bus, type Stoppable } from "@sched/bus";
 import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, meetingsList, SCOPES, type Caller } from "@sched/proto";
-import { clusterServersAvailable, eventually, freePort, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { clusterServersAvailable, eventually, NATS_URL, REDIS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
 const logger = createLogger({ name: "gateway-process-test", level: "silent" });
 const available = await clusterServersAvailable();
 const GRACE_MS = 8_000;
@@ -25,16 +22,11 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 
 describe.runIf(available)("the gateway process", () => {
   const namespace = `gw${uniqueSuffix()}`;
-  let port: number;
-  let healthPort: number;
-  let child: ChildProcess;
-  let exited: Promise<{ code: number | null; at: number }>;
-  let output = "";
+  let gateway: ServiceProcess;
   let backend: Bus;
   let served: Stoppable;
 
   beforeAll(async () => {
-    [port, healthPort] = [await freePort(), await freePort()];
     // Stands in for accounts (slowly, so requests are in flight when the gateway stops) and meetings.
     backend = await connectNatsBus({ servers: NATS_URL, namespace, name: "gateway-process-test", logger });
     served = await backend.serve({ name: "stand-in", version: "1.0.0" }, [
@@ -44,12 +36,9 @@ describe.runIf(available)("the gateway process", () => {
       }),
       bind(meetingsList, async () => ({ status: 200, body: { data: [] } })),
     ]);
-    child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", "services/gateway/src/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HEALTH_PORT: String(healthPort),
+    gateway = await startServiceProcess(
+      "gateway",
+      {
         NATS_URL,
         REDIS_URL,
         BUS_NAMESPACE: namespace,
@@ -58,30 +47,22 @@ describe.runIf(available)("the gateway process", () => {
         AUTH_CACHE_TTL_MS: "1",
         SHUTDOWN_GRACE_MS: String(GRACE_MS),
         SHUTDOWN_DELAY_MS: "300",
-        LOG_LEVEL: "warn",
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    exited = new Promise((resolve) => child.once("exit", (code) => resolve({ code, at: Date.now() })));
-    await eventually(async () => {
-      const ready = await get(`http://127.0.0.1:${healthPort}/readyz`);
-      return ready !== "refused" && ready.status === 200;
-    }, 45_000, 200);
-  }, 60_000);
+      { telemetry: true },
+    );
+  }, 100_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await gateway?.kill();
     await served?.stop();
     await backend?.close();
   });
 
   it("answers its probes on HEALTH_PORT and counts requests by route there", async () => {
-    expect(await get(`http://127.0.0.1:${healthPort}/livez`)).toMatchObject({ status: 200 });
-    expect(await get(`http://127.0.0.1:${port}/v1/meetings/mtg_AbCdEfGhIjKlMnOpQrStUvWx/nope`, { authorization: `Bearer ${KEY}` })).toMatchObject({ status: 404 });
-    expect(await get(`http://127.0.0.1:${port}/v1/meetings?limit=5`, { authorization: `Bearer ${KEY}` })).toMatchObject({ status: 200 });
-    const metrics = await get(`http://127.0.0.1:${healthPort}/metrics`);
+    expect(await get(`${gateway.healthUrl}/livez`)).toMatchObject({ status: 200 });
+    expect(await get(`${gateway.url}/v1/meetings/mtg_AbCdEfGhIjKlMnOpQrStUvWx/nope`, { authorization: `Bearer ${KEY}` })).toMatchObject({ status: 404 });
+    expect(await get(`${gateway.url}/v1/meetings?limit=5`, { authorization: `Bearer ${KEY}` })).toMatchObject({ status: 200 });
+    const metrics = await get(`${gateway.healthUrl}/metrics`);
     expect(metrics).toMatchObject({ status: 200 });
     const text = (metrics as { text: string }).text;
     expect(text).toMatch(/^sched_http_server_duration_count\{route="\/v1\/meetings",method="GET",status="200"[^}]*\} 1$/m);
@@ -91,22 +72,22 @@ describe.runIf(available)("the gateway process", () => {
   });
 
   it("on SIGTERM turns unready, finishes the requests in progress and exits 0 in time", async () => {
-    const inFlight = Array.from({ length: 5 }, () => get(`http://127.0.0.1:${port}/v1/meetings`, { authorization: `Bearer ${KEY}` }));
+    const inFlight = Array.from({ length: 5 }, () => get(`${gateway.url}/v1/meetings`, { authorization: `Bearer ${KEY}` }));
     await new Promise((r) => setTimeout(r, 100));
     const signalledAt = Date.now();
-    child.kill("SIGTERM");
+    gateway.signal("SIGTERM");
     // The signal takes a moment to arrive: poll until readiness changes.
     const probe = await eventually(async () => {
-      const r = await get(`http://127.0.0.1:${healthPort}/readyz`);
+      const r = await get(`${gateway.healthUrl}/readyz`);
       return r === "refused" || r.status !== 200 ? r : undefined;
     }, 2_000, 20);
     const answers = await Promise.all(inFlight);
-    const exit = await exited;
+    const exit = await gateway.exited;
 
     expect(probe === "refused" ? probe : probe.status).toBe(503);
     expect(answers.map((a) => (a === "refused" ? a : a.status))).toEqual([200, 200, 200, 200, 200]);
-    expect(exit.code, output).toBe(0);
+    expect(exit.code, gateway.output()).toBe(0);
     expect(exit.at - signalledAt).toBeLessThan(GRACE_MS);
-    expect(await get(`http://127.0.0.1:${port}/v1/meetings`, { authorization: `Bearer ${KEY}` })).toBe("refused");
+    expect(await get(`${gateway.url}/v1/meetings`, { authorization: `Bearer ${KEY}` })).toBe("refused");
   }, 30_000);
 });

@@ -85,7 +85,7 @@ export class System {
         authFailuresPerMinute: g.authFailuresPerMinute ?? 30,
         windowSeconds: g.rateWindowSeconds ?? 60,
       },
-      { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched", logger },
+      { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched" },
     );
     const app = createGatewayApp({
       bus: this.gatewayBus,

@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Caller, KeyRateLimits, Mode, Preferences, Scope, WorkingHoursEntry } from "@sched/proto";
 import { preferencesView } from "../domain/preferences.js";
-import type { OutboxStatement } from "../events.js";
+import type { Announce } from "../events.js";
 import type { ProfileChanges, StoredUser } from "../domain/users.js";
 
 /** The unique constraint that makes a second user with the same e-mail impossible. */
@@ -41,18 +41,14 @@ function toStoredUser(row: UserRow): StoredUser {
 export async function insertUser(
   db: Knex,
   user: { id: string; email: string; name: string; timezone: string },
-  announce: (stored: StoredUser) => OutboxStatement,
+  announce: Announce,
 ): Promise<StoredUser> {
   return db.transaction(async (trx) => {
     const [row] = (await trx("users").insert(user).returning(USER_COLUMNS)) as UserRow[];
     const stored = toStoredUser(row!);
-    await runStatement(trx, announce(stored));
+    await announce(trx, stored);
     return stored;
   });
-}
-
-async function runStatement(trx: Knex.Transaction, { sql, bindings }: OutboxStatement): Promise<void> {
-  await trx.raw(sql, bindings as Knex.RawBinding[]);
 }
 
 export async function findUser(db: Knex, id: string): Promise<StoredUser | undefined> {
@@ -89,7 +85,7 @@ export async function changeUser(
   db: Knex,
   id: string,
   decide: (current: StoredUser) => ProfileChanges,
-  announce: (updated: StoredUser) => OutboxStatement,
+  announce: Announce,
 ): Promise<{ user: StoredUser; changed: boolean } | undefined> {
   return db.transaction(async (trx) => {
     const row = (await trx("users").where({ id }).forUpdate().first(USER_COLUMNS)) as UserRow | undefined;
@@ -107,7 +103,7 @@ export async function changeUser(
       })
       .returning(USER_COLUMNS)) as UserRow[];
     const user = toStoredUser(updated!);
-    await runStatement(trx, announce(user));
+    await announce(trx, user);
     return { user, changed: true };
   });
 }

@@ -16,7 +16,7 @@ import { apiKeyView, keyScopes, requireKeyId, requireUserId } from "../domain/ap
 import { DEFAULT_TIME_ZONE, requireTimeZone } from "../domain/timeZone.js";
 import { adminUserView, formatTimestamp, normalizeEmail, userExists } from "../domain/users.js";
 import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, revokeApiKey, updateApiKeyLimits } from "../db/queries.js";
-import { userEventRow } from "../events.js";
+import { announceUser } from "../events.js";
 import type { OutboxRelay } from "@sched/outbox";
 
 /** The admin API the gateway serves under /admin/v1 (api-decisions 3); the gateway checked the admin token. */
@@ -27,7 +27,7 @@ export function adminBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake
       let user;
       try {
         // No read before the insert: the unique constraint alone decides, so two racing creates get one 201 and one 409.
-        user = await insertUser(db, { id: newId("usr"), email: body.email, name: body.name, timezone }, (stored) => userEventRow(userCreated, stored));
+        user = await insertUser(db, { id: newId("usr"), email: body.email, name: body.name, timezone }, announceUser(userCreated));
       } catch (err) {
         if (isUniqueViolation(err, UNIQUE_EMAIL_CONSTRAINT)) throw userExists();
         throw err;

@@ -7,7 +7,7 @@ import { effectiveChanges, profileView, type ProfileChanges } from "../domain/us
 import { checkWorkingHours } from "../domain/workingHours.js";
 import { applyPreferences } from "../domain/preferences.js";
 import { changeUser, findUser } from "../db/queries.js";
-import { userEventRow } from "../events.js";
+import { announceUser } from "../events.js";
 import type { OutboxRelay } from "@sched/outbox";
 import { requireCaller } from "./caller.js";
 
@@ -29,7 +29,7 @@ export function meBindings(db: Knex, relay: Pick<OutboxRelay, "wake">): Endpoint
       };
       const result = await changeUser(db, caller.userId, (current) =>
           effectiveChanges(current, body.preferences ? { ...wanted, preferences: applyPreferences(current.preferences, body.preferences) } : wanted),
-        (updated) => userEventRow(userUpdated, updated),
+        announceUser(userUpdated),
       );
       if (!result) throw notFound("user");
       if (result.changed) relay.wake();

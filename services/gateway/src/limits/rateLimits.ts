@@ -1,5 +1,4 @@
 import { AppError } from "@sched/errors";
-import type { Logger } from "@sched/logging";
 import type { Caller, RateBucket } from "@sched/proto";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -32,7 +31,7 @@ export class RateLimits {
 
   constructor(
     private readonly settings: RateLimitSettings,
-    private readonly store: { redis?: Redis; keyPrefix: string; logger: Logger },
+    private readonly store: { redis?: Redis; keyPrefix: string },
   ) {
     this.counters = { standard: this.makeLimiter("standard", COUNT_ONLY), ai: this.makeLimiter("ai", COUNT_ONLY) };
     this.authFailures = this.makeLimiter("authfail", settings.authFailuresPerMinute);
