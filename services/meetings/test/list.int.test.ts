@@ -83,6 +83,15 @@ describe("GET /v1/meetings filters", () => {
     expect(item!.organizer).toBe(alice.email);
   });
 
+  it("every list item says what GET says of the meeting, field for field", async () => {
+    const listed = (await page(alice, { filter: "all" })).data;
+    expect(listed).toHaveLength(Object.keys(made).length);
+    for (const item of listed) {
+      const { description: _d, createdAt: _c, ...meeting } = (await api.get(alice, item.id)).body;
+      expect(item).toEqual(meeting);
+    }
+  });
+
   it("the calendar holds attended meetings: a participant's list shows them, with the organizer", async () => {
     const bob = newCaller();
     const mine = await created(h.bus, bob, { startTime: hoursFromNow(3) });

@@ -5,7 +5,7 @@ import { applyPatch, changedFields, invitesOnCreate, invitesOnUpdate, isInviteWo
 import { changeEvent, createdEvent, eventMsgId } from "../src/domain/events.js";
 import { compareForList, matchesPlan, planList } from "../src/domain/filters.js";
 import { checkStatusMove, checkUpdatable, isAllowedMove } from "../src/domain/lifecycle.js";
-import { accessOf, toListItem, toMeeting, type MeetingRecord } from "../src/domain/meeting.js";
+import { accessOf, toMeeting, type MeetingRecord } from "../src/domain/meeting.js";
 import { endTimeOf, hasEnded } from "../src/domain/timing.js";
 
 
@@ -159,13 +159,6 @@ describe("meeting representation", () => {
       organizer: "org@example.com",
       createdAt: "2026-05-01T08:00:00Z",
     });
-  });
-
-  it("a list item leaves out description and createdAt", () => {
-    const item = toListItem(record());
-    expect(item).not.toHaveProperty("description");
-    expect(item).not.toHaveProperty("createdAt");
-    expect(item.organizer).toBe("org@example.com");
   });
 });
 

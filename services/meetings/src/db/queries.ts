@@ -1,5 +1,6 @@
 import type { Knex } from "@sched/db";
-import type { Duration, MeetingStatus, Mode } from "@sched/proto";
+import type { Duration, MeetingListItem, MeetingStatus, Mode } from "@sched/proto";
+import { createHash } from "node:crypto";
 import type { ListPlan } from "../domain/filters.js";
 import type { MeetingRecord } from "../domain/meeting.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
@@ -20,28 +21,30 @@ interface MeetingRow {
 }
 
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
-const LIST_COLUMNS = "id, mode, organizer_id, organizer_email, title, start_time, duration, participants, status, sequence";
-
-export type ListedMeeting = Omit<MeetingRecord, "description" | "createdAt">;
+/**
+ * A list item exactly as the API spells it, start time included (UTC, whole
+ * seconds, like formatTimestamp): a page of 100 then costs no date parsing and
+ * formatting per row on its way out.
+ */
+const PAGE_COLUMNS = "m.id, m.title, m.start_time, m.duration, m.participants, m.status, m.organizer_email";
+const LIST_ITEM_COLUMNS = `id, title, to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "startTime", duration, participants, status, organizer_email as organizer`;
 
 const iso = (d: Date) => d.toISOString();
 
 function toRecord(row: MeetingRow): MeetingRecord {
-  return { ...toListed(row), description: row.description, createdAt: new Date(row.created_at) };
-}
-
-function toListed(row: Omit<MeetingRow, "description" | "created_at">): ListedMeeting {
   return {
     id: row.id,
     mode: row.mode,
     organizerId: row.organizer_id,
     organizerEmail: row.organizer_email,
     title: row.title,
+    description: row.description,
     startTime: new Date(row.start_time),
     duration: row.duration,
     participants: row.participants,
     status: row.status,
     sequence: row.sequence,
+    createdAt: new Date(row.created_at),
   };
 }
 
@@ -121,48 +124,68 @@ export interface CalendarQuery {
 
 /**
  * The list as one statement: the organizer's meetings and the attended ones
- * are each read from their own index in list order (at most `limit` of
- * each), merged, and the first `limit` kept. Keyset pagination on
+ * (organized by someone else, so a meeting is never listed twice) are each
+ * read in list order from their own index, at most `limit` of each, and
+ * merged, already sorted, into the first `limit`. Keyset pagination on
  * (start_time, id) keeps pages stable while meetings are added.
  */
 export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unknown[] } {
   const dir = q.plan.direction;
   const cmp = dir === "asc" ? ">" : "<";
-  const branch = (table: string, idColumn: string, ownerColumn: string, owner: string) => {
+  const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string) => {
     const where: string[] = [];
     const bindings: unknown[] = [];
     const add = (condition: string, ...values: unknown[]) => {
       where.push(condition);
       bindings.push(...values);
     };
-    add("mode = ?", q.mode);
-    add(`${ownerColumn} = ?`, owner);
-    if (q.plan.status) add("status = ?", q.plan.status);
-    if (q.plan.startAfter) add("start_time > ?", iso(q.plan.startAfter));
-    if (q.plan.startAtOrBefore) add("start_time <= ?", iso(q.plan.startAtOrBefore));
-    if (q.plan.endAfter) add("end_time > ?", iso(q.plan.endAfter));
-    if (q.plan.endAtOrBefore) add("end_time <= ?", iso(q.plan.endAtOrBefore));
-    if (q.after) add(`(start_time, ${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
-    bindings.push(q.limit);
-    return {
-      sql: `select ${idColumn} from ${table} where ${where.join(" and ")} order by start_time ${dir}, ${idColumn} ${dir} limit ?`,
-      bindings,
-    };
+    add(`${rows}.mode = ?`, q.mode);
+    add(ownerCondition, owner);
+    if (q.plan.status) add(`${rows}.status = ?`, q.plan.status);
+    if (q.plan.startAfter) add(`${rows}.start_time > ?`, iso(q.plan.startAfter));
+    if (q.plan.startAtOrBefore) add(`${rows}.start_time <= ?`, iso(q.plan.startAtOrBefore));
+    if (q.plan.endAfter) add(`${rows}.end_time > ?`, iso(q.plan.endAfter));
+    if (q.plan.endAtOrBefore) add(`${rows}.end_time <= ?`, iso(q.plan.endAtOrBefore));
+    if (q.after) add(`(${rows}.start_time, ${rows}.${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
+    return { where: where.join(" and "), order: `${rows}.start_time ${dir}, ${rows}.${idColumn} ${dir}`, bindings };
   };
-  const organized = branch("meetings", "id", "organizer_id", q.userId);
-  const attended = branch("meeting_participants", "meeting_id", "email", q.email);
+  const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
+  const attended = branch("p", "p.email = ?", q.email, "meeting_id");
   return {
-    sql: `select ${LIST_COLUMNS} from meetings
-          where id in ((${organized.sql}) union all (${attended.sql}))
+    sql: `select ${LIST_ITEM_COLUMNS} from (
+            (select ${PAGE_COLUMNS} from meetings m
+              where ${organized.where} order by ${organized.order} limit ?)
+            union all
+            (select ${PAGE_COLUMNS} from meeting_participants p join meetings m on m.id = p.meeting_id
+              where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ?)
+          ) page
           order by start_time ${dir}, id ${dir} limit ?`,
-    bindings: [...organized.bindings, ...attended.bindings, q.limit],
+    bindings: [...organized.bindings, q.limit, ...attended.bindings, q.userId, q.limit, q.limit],
   };
 }
 
-export async function listCalendar(db: Knex, q: CalendarQuery): Promise<ListedMeeting[]> {
+export async function listCalendar(db: Knex, q: CalendarQuery): Promise<MeetingListItem[]> {
   const { sql, bindings } = calendarPageSql(q);
-  const result = await db.raw(sql, bindings as Knex.RawBinding[]);
-  return (result.rows as MeetingRow[]).map(toListed);
+  const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name: statementName("calendar_page", sql) });
+  return result.rows as MeetingListItem[];
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A name under which Postgres keeps a statement parsed on each pooled
+ * connection, so the busiest reads skip parsing on every call. One name per
+ * statement text: a filter, or a page after a cursor, is a text of its own.
+ * The statements name their columns, so a migration that adds columns leaves
+ * them valid. (The embedded database ignores the name.)
+ */
+function statementName(prefix: string, sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `${prefix}_${createHash("sha256").update(sql).digest("hex").slice(0, 16)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 /** Where a meeting of the caller's calendar sits in list order; undefined when it is not theirs. */

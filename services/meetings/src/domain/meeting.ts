@@ -1,4 +1,4 @@
-import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, Mode } from "@sched/proto";
+import type { Caller, Duration, Meeting, MeetingStatus, Mode } from "@sched/proto";
 import { formatTimestamp } from "./timing.js";
 
 /** A meeting as the service holds it. */
@@ -44,17 +44,5 @@ export function toMeeting(record: MeetingRecord): Meeting {
     status: record.status,
     organizer: record.organizerEmail,
     createdAt: formatTimestamp(record.createdAt),
-  };
-}
-
-export function toListItem(record: Omit<MeetingRecord, "description" | "createdAt">): MeetingListItem {
-  return {
-    id: record.id,
-    title: record.title,
-    startTime: formatTimestamp(record.startTime),
-    duration: record.duration,
-    participants: record.participants,
-    status: record.status,
-    organizer: record.organizerEmail,
   };
 }

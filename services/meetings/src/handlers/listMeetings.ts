@@ -3,7 +3,6 @@ import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
 import type { meetingsList } from "@sched/proto";
 import { planList } from "../domain/filters.js";
-import { toListItem } from "../domain/meeting.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";
 
@@ -23,6 +22,6 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     }
     const plan = planList(query.filter ?? "upcoming", deps.now());
     const rows = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit: limit + 1 });
-    return { status: 200, body: { data: rows.slice(0, limit).map(toListItem), hasMore: rows.length > limit } };
+    return { status: 200, body: { data: rows.slice(0, limit), hasMore: rows.length > limit } };
   };
 }
