@@ -92,6 +92,14 @@ describe("GET /v1/meetings filters", () => {
     }
   });
 
+  it("a title of quotes, escapes, control characters and emoji is listed as written", async () => {
+    const erin = newCaller();
+    const title = 'Q4 "plan" \\ back\\slash\ttab\nnew line \u2028 \u00e9t\u00e9 \ud83d\udcc5 </script>';
+    const meeting = await created(h.bus, erin, { title, startTime: hoursFromNow(3) });
+    const [item] = (await page(erin, {})).data;
+    expect(item).toMatchObject({ id: meeting.id, title });
+  });
+
   it("the calendar holds attended meetings: a participant's list shows them, with the organizer", async () => {
     const bob = newCaller();
     const mine = await created(h.bus, bob, { startTime: hoursFromNow(3) });

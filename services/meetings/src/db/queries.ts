@@ -21,13 +21,15 @@ interface MeetingRow {
 }
 
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
+const PAGE_COLUMNS = "m.id, m.title, m.start_time, m.duration, m.participants, m.status, m.organizer_email";
 /**
  * A list item exactly as the API spells it, start time included (UTC, whole
- * seconds, like formatTimestamp): a page of 100 then costs no date parsing and
- * formatting per row on its way out.
+ * seconds, like formatTimestamp). The page travels from Postgres as one JSON
+ * array: a page of 100 costs one JSON parse instead of a row, a date and an
+ * array parsed per meeting.
  */
-const PAGE_COLUMNS = "m.id, m.title, m.start_time, m.duration, m.participants, m.status, m.organizer_email";
-const LIST_ITEM_COLUMNS = `id, title, to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "startTime", duration, participants, status, organizer_email as organizer`;
+const LIST_ITEM_JSON = `json_build_object('id', id, 'title', title, 'startTime', to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+  'duration', duration, 'participants', participants, 'status', status, 'organizer', organizer_email)`;
 
 const iso = (d: Date) => d.toISOString();
 
@@ -152,14 +154,16 @@ export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unkn
   const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
   return {
-    sql: `select ${LIST_ITEM_COLUMNS} from (
-            (select ${PAGE_COLUMNS} from meetings m
-              where ${organized.where} order by ${organized.order} limit ?)
-            union all
-            (select ${PAGE_COLUMNS} from meeting_participants p join meetings m on m.id = p.meeting_id
-              where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ?)
-          ) page
-          order by start_time ${dir}, id ${dir} limit ?`,
+    sql: `select coalesce(json_agg(${LIST_ITEM_JSON} order by start_time ${dir}, id ${dir}), '[]') as items from (
+            select * from (
+              (select ${PAGE_COLUMNS} from meetings m
+                where ${organized.where} order by ${organized.order} limit ?)
+              union all
+              (select ${PAGE_COLUMNS} from meeting_participants p join meetings m on m.id = p.meeting_id
+                where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ?)
+            ) merged
+            order by start_time ${dir}, id ${dir} limit ?
+          ) page`,
     bindings: [...organized.bindings, q.limit, ...attended.bindings, q.userId, q.limit, q.limit],
   };
 }
@@ -167,7 +171,7 @@ export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unkn
 export async function listCalendar(db: Knex, q: CalendarQuery): Promise<MeetingListItem[]> {
   const { sql, bindings } = calendarPageSql(q);
   const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name: statementName("calendar_page", sql) });
-  return result.rows as MeetingListItem[];
+  return (result.rows as { items: MeetingListItem[] }[])[0]!.items;
 }
 
 const statementNames = new Map<string, string>();
