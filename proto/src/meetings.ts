@@ -115,16 +115,19 @@ export const MeetingUpdateBody = z.strictObject({
 });
 export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
 
+/** The longest page of meetings a list returns. */
+export const MAX_MEETINGS_PAGE = 100;
+
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const MeetingListQuery = z.strictObject({
   filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first." }),
   limit: z
     .string()
-    .regex(/^\d{1,3}$/, "must be an integer between 1 and 100")
+    .regex(/^\d{1,3}$/, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, "must be an integer between 1 and 100")
+    .refine((n) => n >= 1 && n <= MAX_MEETINGS_PAGE, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .optional()
-    .meta({ type: "integer", minimum: 1, maximum: 100, default: 20, description: "Most meetings in the page." }),
+    .meta({ type: "integer", minimum: 1, maximum: MAX_MEETINGS_PAGE, default: 20, description: "Most meetings in the page." }),
   /** Id of the last meeting of the previous page. */
   startingAfter: z.string().max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order." }),
 });

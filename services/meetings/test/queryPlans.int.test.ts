@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busySql, calendarPageSql } from "../src/db/queries.js";
+import { busySql, calendarPageSql, listCalendar } from "../src/db/queries.js";
 import { planList } from "../src/domain/filters.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
@@ -80,6 +80,20 @@ describe("query plans at 100,000 meetings per user", () => {
     const after = await explain(h.db, calendarPageSql({ ...base, after: { id: middle.id, startTime: new Date(middle.start_time) } }));
     expectIndexScans(after.root, 1_500);
     expect(first.ms).toBeLessThan(250);
+  });
+
+  it.each(MEETING_FILTERS)("the %s list is one statement prepared once per connection, whatever the page size", async (filter) => {
+    const q = { mode: "test" as const, ...USER, plan: planList(filter, new Date()), limit: 21 };
+    const plans = await h.db.transaction(async (trx) => {
+      for (let i = 0; i < 8; i++) {
+        const items = await listCalendar(trx, i % 2 === 0 ? q : { ...q, limit: 101 });
+        expect(items).toHaveLength(i % 2 === 0 ? 21 : 101);
+      }
+      const { rows } = await trx.raw("select generic_plans, custom_plans from pg_prepared_statements where name = ?", [calendarPageSql(q).name]);
+      return rows as { generic_plans: number; custom_plans: number }[];
+    });
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.generic_plans + plans[0]!.custom_plans).toBe(8);
   });
 
   it("the busy query for 100 users over a week is index scans", async () => {

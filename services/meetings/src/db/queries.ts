@@ -1,5 +1,5 @@
 import type { Knex } from "@sched/db";
-import type { Duration, MeetingListItem, MeetingStatus, Mode } from "@sched/proto";
+import { MAX_MEETINGS_PAGE, type Duration, type MeetingListItem, type MeetingStatus, type Mode } from "@sched/proto";
 import { createHash } from "node:crypto";
 import type { ListPlan } from "../domain/filters.js";
 import type { MeetingRecord } from "../domain/meeting.js";
@@ -124,14 +124,25 @@ export interface CalendarQuery {
   limit: number;
 }
 
+/** Most rows a list reads from each index: the longest page and the one more row that tells whether more follow. */
+const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
+
 /**
  * The list as one statement: the organizer's meetings and the attended ones
  * (organized by someone else, so a meeting is never listed twice) are each
- * read in list order from their own index, at most `limit` of each, and
- * merged, already sorted, into the first `limit`. Keyset pagination on
- * (start_time, id) keeps pages stable while meetings are added.
+ * read in list order from their own index and merged, already sorted, into
+ * the first `limit`. Keyset pagination on (start_time, id) keeps pages
+ * stable while meetings are added.
+ *
+ * Each index read stops at the fixed MOST_LISTED (the merge reads no more of
+ * a branch than the page needs anyway), and only the final limit is a
+ * parameter: the cost Postgres estimates for the prepared statement's
+ * generic plan then compares fairly with its per-call plans, and where the
+ * data allows (many users, none holding most of the rows) it keeps the
+ * generic plan instead of planning the statement on every call.
  */
-export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unknown[] } {
+export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
+  if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MOST_LISTED) throw new RangeError(`a calendar page holds 1 to ${MOST_LISTED} rows, not ${q.limit}`);
   const dir = q.plan.direction;
   const cmp = dir === "asc" ? ">" : "<";
   const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string) => {
@@ -153,24 +164,22 @@ export function calendarPageSql(q: CalendarQuery): { sql: string; bindings: unkn
   };
   const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
-  return {
-    sql: `select coalesce(json_agg(${LIST_ITEM_JSON} order by start_time ${dir}, id ${dir}), '[]') as items from (
+  const sql = `select coalesce(json_agg(${LIST_ITEM_JSON} order by start_time ${dir}, id ${dir}), '[]') as items from (
             select * from (
               (select ${PAGE_COLUMNS} from meetings m
-                where ${organized.where} order by ${organized.order} limit ?)
+                where ${organized.where} order by ${organized.order} limit ${MOST_LISTED})
               union all
               (select ${PAGE_COLUMNS} from meeting_participants p join meetings m on m.id = p.meeting_id
-                where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ?)
+                where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ${MOST_LISTED})
             ) merged
             order by start_time ${dir}, id ${dir} limit ?
-          ) page`,
-    bindings: [...organized.bindings, q.limit, ...attended.bindings, q.userId, q.limit, q.limit],
-  };
+          ) page`;
+  return { name: statementName("calendar_page", sql), sql, bindings: [...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
 export async function listCalendar(db: Knex, q: CalendarQuery): Promise<MeetingListItem[]> {
-  const { sql, bindings } = calendarPageSql(q);
-  const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name: statementName("calendar_page", sql) });
+  const { name, sql, bindings } = calendarPageSql(q);
+  const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
   return (result.rows as { items: MeetingListItem[] }[])[0]!.items;
 }
 
