@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -84,8 +84,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : route.auth === "none" ? undefined : await authenticate(req, deps);
-    if (caller && route.bucket) await countRequest(res, () => deps.rateLimits.consume(route.bucket ?? "standard", caller));
+    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : route.auth === "none" ? undefined : await authenticate(req, res, deps, route.bucket);
     if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(req.ip ?? "unknown"));
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
@@ -169,16 +168,34 @@ function checkAdmin(req: Request, adminToken: string): undefined {
   return undefined;
 }
 
-async function authenticate(req: Request, deps: GatewayDeps): Promise<Caller> {
+/**
+ * The caller of an API-key route, counted in the route's bucket. An address
+ * past its failed-authentication allowance is refused whatever key it
+ * sends. A key this gateway resolved recently is no guess, so its address
+ * check and its count go to Redis together, in one round trip; any other key
+ * is looked up only once the address check has passed.
+ */
+async function authenticate(req: Request, res: Response, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
   const address = req.ip ?? "unknown";
+  const authorization = req.get("authorization");
+  const count = (caller: Caller) => (bucket ? countRequest(res, () => deps.rateLimits.consume(bucket, caller)) : Promise.resolve());
+  const known = deps.authenticator.known(authorization);
+  if (known) {
+    const [exhausted] = await Promise.all([deps.rateLimits.authFailuresExhausted(address), count(known)]);
+    if (exhausted) throw new RateLimitedError(exhausted);
+    return known;
+  }
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
+  let caller: Caller;
   try {
-    return await deps.authenticator.authenticate(req.get("authorization"));
+    caller = await deps.authenticator.authenticate(authorization);
   } catch (err) {
     if (err instanceof AppError && err.code === "unauthorized") await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
+  await count(caller);
+  return caller;
 }
 
 async function countRequest(res: Response, count: () => Promise<BucketState>): Promise<void> {

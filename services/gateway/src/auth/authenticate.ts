@@ -26,6 +26,12 @@ export class Authenticator {
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
 
+  /** The caller of a key resolved here recently, without asking anyone; undefined otherwise. */
+  known(authorization: string | undefined): Caller | undefined {
+    const key = bearerToken(authorization);
+    return key && apiKeyMode(key) ? this.cache.get(hashApiKey(key)) : undefined;
+  }
+
   async authenticate(authorization: string | undefined): Promise<Caller> {
     if (!authorization) throw unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.");
     const key = bearerToken(authorization);

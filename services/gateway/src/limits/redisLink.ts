@@ -27,10 +27,11 @@ function watchRedis(redis: Redis, logger: Logger): void {
 /**
  * The gateway's Redis client. No offline queue and one retry: while Redis is
  * away a command fails at once and the in-memory insurance answers, so no
- * request waits on a reconnect.
+ * request waits on a reconnect. Commands issued in one tick (a request's
+ * checks, or those of requests arriving together) share one write.
  */
 export function openRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   watchRedis(redis, logger);
   return redis;
 }
