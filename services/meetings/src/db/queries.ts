@@ -21,7 +21,7 @@ interface MeetingRow {
 }
 
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
-const PAGE_COLUMNS = "m.id, m.title, m.start_time, m.duration, m.participants, m.status, m.organizer_email";
+const MEETING_DETAILS = "m.title, m.duration, m.participants, m.status, m.organizer_email";
 /**
  * A list item exactly as the API spells it, start time included (UTC, whole
  * seconds, like formatTimestamp). The page travels from Postgres as one JSON
@@ -129,10 +129,17 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
 
 /**
  * The list as one statement: the organizer's meetings and the attended ones
- * (organized by someone else, so a meeting is never listed twice) are each
- * read in list order from their own index and merged, already sorted, into
- * the first `limit`. Keyset pagination on (start_time, id) keeps pages
- * stable while meetings are added.
+ * are each read in list order from their own index and merged, already
+ * sorted, into the first `limit`. Keyset pagination on (start_time, id)
+ * keeps pages stable while meetings are added.
+ *
+ * The attended branch takes its first MOST_LISTED participant rows, then
+ * looks each meeting up and drops those the user organizes (the other branch
+ * lists them). That can leave it short, yet never of a meeting the page
+ * needs: every participant row before such a meeting is a meeting of the
+ * page too. Taking the rows first keeps the branch a walk of the index of a
+ * bounded length: filtered after the join, Postgres may prefer to read the
+ * whole meetings table.
  *
  * Each index read stops at the fixed MOST_LISTED (the merge reads no more of
  * a branch than the page needs anyway), and only the final limit is a
@@ -166,11 +173,14 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
   const sql = `select coalesce(json_agg(${LIST_ITEM_JSON} order by start_time ${dir}, id ${dir}), '[]') as items from (
             select * from (
-              (select ${PAGE_COLUMNS} from meetings m
+              (select m.id, m.start_time, ${MEETING_DETAILS} from meetings m
                 where ${organized.where} order by ${organized.order} limit ${MOST_LISTED})
               union all
-              (select ${PAGE_COLUMNS} from meeting_participants p join meetings m on m.id = p.meeting_id
-                where ${attended.where} and m.organizer_id <> ? order by ${attended.order} limit ${MOST_LISTED})
+              (select a.meeting_id, a.start_time, ${MEETING_DETAILS}
+                 from (select p.meeting_id, p.start_time from meeting_participants p
+                        where ${attended.where} order by ${attended.order} limit ${MOST_LISTED}) a
+                 cross join lateral (select ${MEETING_DETAILS} from meetings m where m.id = a.meeting_id and m.organizer_id <> ?) m
+                 order by a.start_time ${dir}, a.meeting_id ${dir})
             ) merged
             order by start_time ${dir}, id ${dir} limit ?
           ) page`;
