@@ -31,14 +31,19 @@ beforeAll(async () => {
        from generate_series(1, ?) as i, lateral (select now() - interval '520 days' + i * interval '15 minutes' + interval '7 minutes' as s) t`,
     [USER.email, PER_USER],
   );
-  await h.db.raw(
+  await addParticipantRowsAndAnalyze(h.db);
+}, 120_000);
+afterAll(async () => h?.close());
+
+/** The participant row of each seeded meeting's one participant, then fresh statistics, as after a day of use. */
+async function addParticipantRowsAndAnalyze(db: Knex): Promise<void> {
+  await db.raw(
     `insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
      select id, participants[1], mode, status, start_time, end_time from meetings`,
   );
-  await h.db.raw("analyze meetings");
-  await h.db.raw("analyze meeting_participants");
-}, 120_000);
-afterAll(async () => h?.close());
+  await db.raw("analyze meetings");
+  await db.raw("analyze meeting_participants");
+}
 
 interface PlanNode {
   "Node Type": string;
@@ -129,12 +134,7 @@ describe("query plans when one user organizes most of the table", () => {
          from generate_series(1, 100000) as i, lateral (select now() - interval '730 days' + i * interval '15 minutes' as s) t`,
       [OWNER.userId, OWNER.email, OWNER.email],
     );
-    await solo.db.raw(
-      `insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
-       select id, participants[1], mode, status, start_time, end_time from meetings`,
-    );
-    await solo.db.raw("analyze meetings");
-    await solo.db.raw("analyze meeting_participants");
+    await addParticipantRowsAndAnalyze(solo.db);
   }, 120_000);
   afterAll(async () => solo?.close());
 
