@@ -1,4 +1,4 @@
-import { ERROR_STATUS, isErrorCode, type ErrorCode } from "@sched/proto";
+import { ERROR_STATUS, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, isErrorCode, type ErrorCode } from "@sched/proto";
 import type { z } from "zod";
 
 /** The one error type of the system: an API error code, its status and a message safe to show. */
@@ -36,6 +36,18 @@ export const notFound = (what = "resource"): AppError => new AppError("not_found
 export const internalError = (): AppError => new AppError("internal_error", "An internal error occurred.");
 export const unavailable = (retryAfterSeconds = 1): AppError =>
   new AppError("service_unavailable", "A backing service did not answer in time; retry shortly.", { retryAfterSeconds });
+
+/** The Idempotency-Key header's value when it is well formed; a 400 naming the header otherwise. */
+export function checkIdempotencyKey(value: string): string {
+  if (!IDEMPOTENCY_KEY_FORMAT.test(value)) {
+    throw new AppError("invalid_request", `Invalid ${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters.`, { param: IDEMPOTENCY_HEADER });
+  }
+  return value;
+}
+export const idempotencyKeyReused = (): AppError =>
+  new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
+export const idempotencyInProgress = (): AppError =>
+  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
 
 /** Formats a zod issue path as the public `param` (`participants[2]`, `workingHours[0].start`). */
 export function paramName(path: ReadonlyArray<PropertyKey>): string {

@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
-import { AppError } from "@sched/errors";
+import { AppError, checkIdempotencyKey } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -151,11 +151,7 @@ function edgeGuard(limits: GatewayDeps["edge"]): express.RequestHandler {
 /** The Idempotency-Key header, if any; a bad value is a 400 naming the header. */
 function readIdempotencyKey(req: Request): string | undefined {
   const value = req.get(IDEMPOTENCY_HEADER);
-  if (value === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_FORMAT.test(value)) {
-    throw new AppError("invalid_request", `Invalid ${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters.`, { param: IDEMPOTENCY_HEADER });
-  }
-  return value;
+  return value === undefined ? undefined : checkIdempotencyKey(value);
 }
 
 function checkAdmin(req: Request, adminToken: string): undefined {

@@ -1,7 +1,7 @@
-import { MeetingCreateBody, type Caller } from "@sched/proto";
+import { MeetingCreateBody, requestFingerprint, type Caller } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteExpiredIdempotencyKeys } from "../src/db/queries.js";
-import { requestFingerprint } from "../src/domain/idempotency.js";
+
 import { client, hoursFromNow, newCaller, startMeetings, type TestMeetings } from "./harness.js";
 
 let h: TestMeetings;

@@ -1,4 +1,4 @@
-import { AppError } from "@sched/errors";
+import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { IDEMPOTENCY_RETENTION_MS } from "@sched/proto";
@@ -36,12 +36,8 @@ export async function forwardOnce(
   }
   if (existing) {
     const decision = decide(existing, request.fingerprint);
-    if (decision.kind === "reused") {
-      throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
-    }
-    if (decision.kind === "in_progress") {
-      throw new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
-    }
+    if (decision.kind === "reused") throw idempotencyKeyReused();
+    if (decision.kind === "in_progress") throw idempotencyInProgress();
     return { reply: decision.reply, replayed: true };
   }
   let reply: StoredReply;

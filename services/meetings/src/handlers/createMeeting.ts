@@ -1,12 +1,12 @@
 import type { Handler } from "@sched/bus";
 import { newId } from "@sched/ids";
 import { outboxInsert } from "@sched/outbox";
-import { meetingCreated, type meetingsCreate } from "@sched/proto";
+import { meetingCreated, requestFingerprint, type meetingsCreate } from "@sched/proto";
 import { invitesOnCreate } from "../domain/changes.js";
 import { newMeeting } from "../domain/create.js";
 import { readDateTime } from "../domain/datetime.js";
 import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
-import { readIdempotencyKey, requestFingerprint } from "../domain/idempotency.js";
+import { readIdempotencyKey } from "../domain/idempotency.js";
 import { toMeeting } from "../domain/meeting.js";
 import { insertMeeting } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";

@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
-import { AppError } from "@sched/errors";
+import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
-import type { HttpReply } from "@sched/proto";
+import { IDEMPOTENT_REPLAYED_HEADER, type HttpReply } from "@sched/proto";
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyRecord, releaseIdempotencyKey } from "../db/queries.js";
 
 export interface IdempotencyClaim {
@@ -9,9 +9,6 @@ export interface IdempotencyClaim {
   key: string;
   fingerprint: string;
 }
-
-const inProgress = () =>
-  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
 
 /**
  * Runs `write` at most once per key (api-decisions part 5). The key is
@@ -35,7 +32,7 @@ export async function runOnce(
       try {
         await db.transaction(async (trx) => {
           await write(trx);
-          if (!(await completeIdempotencyKey(trx, { ...mine, status: reply.status, body: reply.body }))) throw inProgress();
+          if (!(await completeIdempotencyKey(trx, { ...mine, status: reply.status, body: reply.body }))) throw idempotencyInProgress();
         });
       } catch (err) {
         await releaseIdempotencyKey(db, mine).catch(() => undefined);
@@ -46,10 +43,10 @@ export async function runOnce(
     const existing = await findIdempotencyRecord(db, claim.apiKeyId, claim.key);
     if (!existing) continue;
     if (existing.fingerprint !== claim.fingerprint) {
-      throw new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
+      throw idempotencyKeyReused();
     }
-    if (existing.state === "in_progress" || existing.responseStatus === null) throw inProgress();
-    return { status: existing.responseStatus, body: existing.responseBody, headers: { "Idempotent-Replayed": "true" } };
+    if (existing.state === "in_progress" || existing.responseStatus === null) throw idempotencyInProgress();
+    return { status: existing.responseStatus, body: existing.responseBody, headers: { [IDEMPOTENT_REPLAYED_HEADER]: "true" } };
   }
-  throw inProgress();
+  throw idempotencyInProgress();
 }
