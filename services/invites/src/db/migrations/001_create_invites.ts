@@ -36,10 +36,7 @@ export const createInvites: Migration = {
         attempts integer not null default 0,
         next_attempt_at timestamptz not null default clock_timestamp(),
         lease_until timestamptz,
-        lease_owner varchar(64),
         last_error text,
-        -- The W3C trace context of the event, so that delivery joins the trace of the request behind it.
-        trace_context jsonb,
         created_at timestamptz not null default clock_timestamp(),
         primary key (meeting_id, sequence)
       )`);

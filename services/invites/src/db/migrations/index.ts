@@ -1,5 +1,6 @@
 import type { Migration } from "@sched/db";
 import { createInvites } from "./001_create_invites.js";
+import { addLeaseOwnerAndTrace } from "./002_lease_owner_and_trace.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites];
+export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace];
