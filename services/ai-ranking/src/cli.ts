@@ -1,8 +1,7 @@
 // The ai-ranking command line: `rebuild` forgets everything learned and has the running replicas learn it again from the streams.
-import { ConfigError, parseConfig } from "@sched/config";
+import { loadConfigOrExit } from "@sched/config";
 import { openSchema } from "@sched/db";
 import { commonConfigSchema } from "@sched/runtime";
-import { z } from "zod";
 import { startNewGeneration } from "./db/queries.js";
 import { migrations } from "./db/migrations/index.js";
 import { aiRankingService } from "./service.js";
@@ -16,22 +15,22 @@ rebuild   Deletes the learned patterns, the meeting history and the copy of the
           Reads DATABASE_URL.
 `;
 
-const cliConfig = commonConfigSchema.pick({ DATABASE_URL: true }).extend({ DB_POOL_MAX: z.literal(1).default(1) });
+const cliConfig = commonConfigSchema.pick({ DATABASE_URL: true });
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.length !== 1 || argv[0] !== "rebuild") {
     process.stderr.write(USAGE);
     return argv[0] === "help" || argv[0] === "--help" ? 0 : 2;
   }
-  let config;
+  const config = loadConfigOrExit(cliConfig);
+  // One statement at a time: a single connection is all the rebuild needs.
+  let db;
   try {
-    config = parseConfig(cliConfig);
+    db = await openSchema({ kind: "postgres", url: config.DATABASE_URL, poolMax: 1 }, aiRankingService.schema, migrations);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 78;
+    process.stderr.write(`Cannot open the ai_ranking schema at DATABASE_URL: ${(err as Error).message}\n`);
+    return 1;
   }
-  const db = await openSchema({ kind: "postgres", url: config.DATABASE_URL, poolMax: config.DB_POOL_MAX }, aiRankingService.schema, migrations);
   try {
     const generation = await startNewGeneration(db);
     process.stdout.write(`History cleared; generation ${generation} starts. Running replicas replay the streams from their first event.\n`);

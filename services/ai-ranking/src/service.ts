@@ -1,5 +1,6 @@
 import { bind, type Stoppable } from "@sched/bus";
 import { aiRankingRank } from "@sched/proto";
+import { env } from "@sched/config";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
 import { consumeHistory } from "./handlers/history.js";
@@ -18,11 +19,11 @@ const config = z
     OPENAI_BASE_URL: optional(z.url()),
     AI_MODEL: optional(z.string().min(1)),
     /** The model's whole answer must arrive within this; keep it under availability's AI_RANKING_TIMEOUT_MS. */
-    AI_MODEL_TIMEOUT_MS: z.coerce.number().int().positive().default(600),
+    AI_MODEL_TIMEOUT_MS: env.positiveInt(600),
     /** How many of the statistical model's best slots the language model may reorder. */
     AI_MODEL_TOP_SLOTS: z.coerce.number().int().min(2).max(50).default(10),
     /** How often each replica checks whether a rebuild has started (milliseconds). */
-    AI_HISTORY_CHECK_MS: z.coerce.number().int().positive().default(5_000),
+    AI_HISTORY_CHECK_MS: env.positiveInt(5_000),
   })
   .refine((c) => (c.OPENAI_API_KEY === undefined) === (c.AI_MODEL === undefined), {
     message: "OPENAI_API_KEY and AI_MODEL are set together or not at all",

@@ -1,4 +1,4 @@
-import type { Preferences } from "@sched/proto";
+import { WEEKDAYS, type Preferences } from "@sched/proto";
 import { ZoneReader, type LocalMoment } from "./localTime.js";
 import { HOURS_A_WEEK, type Patterns } from "./patterns.js";
 
@@ -108,9 +108,9 @@ export class PersonView {
         ? null
         : from.dayNumber === to.dayNumber &&
           preferences.preferredTimes.some(
-            (t) => (!t.days || t.days.includes(WEEKDAY_KEYS[from.weekday]!)) && minutes(t.start) <= from.minuteOfDay && to.minuteOfDay + 1 <= minutes(t.end),
+            (t) => (!t.days || t.days.includes(WEEKDAYS[from.weekday]!)) && minutes(t.start) <= from.minuteOfDay && to.minuteOfDay + 1 <= minutes(t.end),
           );
-    const avoidedDay = preferences.avoidDays.includes(WEEKDAY_KEYS[from.weekday]!);
+    const avoidedDay = preferences.avoidDays.includes(WEEKDAYS[from.weekday]!);
 
     const learned = LEARNED_WEIGHTS.habit * habit + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * buffer + LEARNED_WEIGHTS.lead * lead;
     let fit = preferredTime === null ? learned : STATED_TIME_WEIGHT * (preferredTime ? 1 : 0) + (1 - STATED_TIME_WEIGHT) * learned;
@@ -153,8 +153,6 @@ export class PersonView {
     return gap / 60_000;
   }
 }
-
-const WEEKDAY_KEYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
 
 function minutes(hhmm: string): number {
   return Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

@@ -1,11 +1,9 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { meetingCancelled, meetingCreated, meetingUpdated, userCreated, userUpdated, type Mode } from "@sched/proto";
+import { DURATION_MINUTES, meetingEvents, userCreated, userUpdated, type meetingCreated, type Mode, type PayloadOf } from "@sched/proto";
 import { HISTORY_DAYS, learnPatterns } from "../domain/patterns.js";
 import { historyGeneration, historyOf, modesOf, peopleByEmails, saveMeeting, savePatterns, savePerson, type KnownPerson } from "../db/queries.js";
-
-const DURATION_MINUTES: Readonly<Record<string, number>> = { "15 mins": 15, "30 mins": 30, "45 mins": 45, "1 hour": 60, "1.5 hours": 90, "2 hours": 120 };
 
 /** Durable consumer names of one generation; a rebuild moves to the next, which reads from the first event. */
 export function consumerNames(generation: number): { meetings: string; people: string } {
@@ -51,8 +49,9 @@ export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, now: ()
 
 async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, now: () => number, generation: number): Promise<Stoppable> {
   const names = consumerNames(generation);
-  const meetings = await bus.consume({ durable: names.meetings, events: [meetingCreated, meetingUpdated, meetingCancelled] }, async (message) => {
-    const event = meetingCreated.payload.parse(message.payload);
+  const meetings = await bus.consume({ durable: names.meetings, events: meetingEvents }, async (message) => {
+    // The bus checked the payload against its event's schema; the three events share these fields.
+    const event = message.payload as PayloadOf<typeof meetingCreated>;
     const start = Date.parse(event.meeting.startTime);
     const attendees = [...new Set([event.organizer.email, ...event.meeting.participants].map((e) => e.toLowerCase()))];
     const touched = await saveMeeting(db, {
@@ -61,7 +60,7 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, now: () => 
       sequence: event.sequence,
       confirmed: event.meeting.status === "confirmed",
       start: new Date(start),
-      end: new Date(start + (DURATION_MINUTES[event.meeting.duration] ?? 30) * 60_000),
+      end: new Date(start + DURATION_MINUTES[event.meeting.duration] * 60_000),
       scheduledAt: new Date(event.meeting.createdAt),
       attendees,
     });
@@ -70,7 +69,7 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, now: () => 
     logger.debug({ meetingId: event.meetingId, relearned: people.length }, "meeting history updated");
   });
   const people = await bus.consume({ durable: names.people, events: [userCreated, userUpdated] }, async (message) => {
-    const event = userCreated.payload.parse(message.payload);
+    const event = message.payload as PayloadOf<typeof userCreated>;
     const person: KnownPerson = {
       userId: event.userId,
       email: event.email.toLowerCase(),
