@@ -37,6 +37,7 @@ describe("admin command line: arguments", () => {
 
   it("reads key:limits with numbers or default, and refuses anything else", () => {
     expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "5000"])).toEqual({ command: "key:limits", keyId: "key_x", rateLimits: { standardPerMinute: 5000 } });
+    expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "1000000"])).toEqual({ command: "key:limits", keyId: "key_x", rateLimits: { standardPerMinute: 1_000_000 } });
     expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "default", "--ai", "40"])).toEqual({
       command: "key:limits",
       keyId: "key_x",
@@ -47,7 +48,7 @@ describe("admin command line: arguments", () => {
       path: "/admin/v1/api-keys/key_x",
       body: { rateLimits: { aiPerMinute: 40 } },
     });
-    for (const bad of [["--standard", "0"], ["--ai", "1.5"], ["--ai", "-3"], ["--standard", "lots"], []]) {
+    for (const bad of [["--standard", "0"], ["--ai", "1.5"], ["--ai", "-3"], ["--standard", "lots"], ["--standard", "1000001"], []]) {
       expect(() => parseCliArgs(["key:limits", "--key", "key_x", ...bad]), bad.join(" ")).toThrow(UsageError);
     }
   });

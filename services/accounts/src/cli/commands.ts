@@ -1,3 +1,4 @@
+import { MAX_PER_MINUTE_LIMIT, PerMinuteLimit } from "@sched/proto";
 import { parseArgs } from "node:util";
 
 /** Thrown for a command line that cannot be run; the message says what to change. */
@@ -97,8 +98,9 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       const perMinute = (option: string): number | null | undefined => {
         const value = optional(option);
         if (value === undefined || value === "default") return value === undefined ? undefined : null;
-        if (!/^[1-9]\d{0,6}$/.test(value)) throw new UsageError(`${name}: --${option} must be a whole number of requests a minute, or default.`);
-        return Number(value);
+        const limit = /^\d+$/.test(value) ? PerMinuteLimit.safeParse(Number(value)) : undefined;
+        if (!limit?.success) throw new UsageError(`${name}: --${option} must be a whole number of requests a minute from 1 to ${MAX_PER_MINUTE_LIMIT}, or default.`);
+        return limit.data;
       };
       const standard = perMinute("standard");
       const ai = perMinute("ai");
