@@ -43,7 +43,7 @@ describe("the delivery ledger (Postgres)", () => {
     expect((await latestDeliveries(db, c.meetingId))[0]!.state).toBe("simulated");
     const claimed = await claimDueChanges(db, "w", 100, 60_000);
     expect(claimed.map((x) => x.meetingId)).not.toContain(c.meetingId);
-    for (const x of claimed) await finishChange(db, x, "done");
+    for (const x of claimed) await finishChange(db, x, "w", "done");
   });
 
   it("hands out a meeting's changes in order, and a later one only once the earlier is settled", async () => {
@@ -53,13 +53,13 @@ describe("the delivery ledger (Postgres)", () => {
     await recordChange(db, first, [{ email: "a@example.com", kind: "request" }], "email");
     const round1 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
     expect(round1.map((x) => x.sequence)).toEqual([1]);
-    await scheduleRetry(db, round1[0]!, 0, "try again");
+    await scheduleRetry(db, round1[0]!, "w", 0, "try again");
     const round2 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
     expect(round2.map((x) => [x.sequence, x.attempts])).toEqual([[1, 2]]);
-    await finishChange(db, round2[0]!, "done");
+    await finishChange(db, round2[0]!, "w", "done");
     const round3 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
     expect(round3.map((x) => x.sequence)).toEqual([2]);
-    await finishChange(db, round3[0]!, "done");
+    await finishChange(db, round3[0]!, "w", "done");
   });
 
   it("gives a change whose worker stopped answering to another once the lease runs out; the first cannot renew it", async () => {
@@ -75,5 +75,9 @@ describe("the delivery ledger (Postgres)", () => {
     expect(taken.map((x) => x.attempts)).toEqual([2]);
     expect(await renewLease(db, c, "worker-a", 150)).toBe(false);
     expect(await renewLease(db, c, "worker-b", 150)).toBe(true);
+    // The first worker, back late, can neither settle the change nor hand it back to the queue.
+    expect(await finishChange(db, c, "worker-a", "done")).toBe(false);
+    expect(await scheduleRetry(db, c, "worker-a", 0, "late")).toBe(false);
+    expect(await finishChange(db, c, "worker-b", "done")).toBe(true);
   });
 });

@@ -173,18 +173,24 @@ export async function noteAttemptFailed(db: Knex, change: Pick<ClaimedChange, "m
     .update({ channel, attempts: change.attempts, last_error: error, updated_at: db.fn.now() });
 }
 
-/** The change is settled (every delivery sent or failed): the worker is done with it. */
-export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, state: "done" | "failed", error?: string): Promise<void> {
-  await db("meeting_changes")
-    .where({ meeting_id: change.meetingId, sequence: change.sequence })
+/**
+ * The change is settled (every delivery sent or failed): the worker is done
+ * with it. Only the lease's holder settles it; false when another worker
+ * has taken the change over.
+ */
+export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, state: "done" | "failed", error?: string): Promise<boolean> {
+  const updated = await db("meeting_changes")
+    .where({ meeting_id: change.meetingId, sequence: change.sequence, lease_owner: owner })
     .update({ state, lease_until: null, last_error: error ?? null });
+  return updated > 0;
 }
 
-/** Gives the change back to the queue, due again after `delayMs`. */
-export async function scheduleRetry(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, delayMs: number, error: string): Promise<void> {
-  await db("meeting_changes")
-    .where({ meeting_id: change.meetingId, sequence: change.sequence })
+/** Gives the change back to the queue, due again after `delayMs`; as finishChange, only by the lease's holder. */
+export async function scheduleRetry(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, delayMs: number, error: string): Promise<boolean> {
+  const updated = await db("meeting_changes")
+    .where({ meeting_id: change.meetingId, sequence: change.sequence, lease_owner: owner })
     .update({ lease_until: null, last_error: error, next_attempt_at: db.raw("clock_timestamp() + (? * interval '1 millisecond')", [delayMs]) });
+  return updated > 0;
 }
 
 /** The channel that carried an earlier change of the meeting, if any did: a meeting keeps its channel. */

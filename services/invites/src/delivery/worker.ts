@@ -124,13 +124,10 @@ export class DeliveryWorker {
         channel = "email";
         await this.deliverByEmail(change, rows);
       }
-      await finishChange(db, change, "done");
+      if (!(await finishChange(db, change, this.owner, "done"))) throw new LeaseLost();
       return "done";
     } catch (err) {
-      if (err instanceof LeaseLost) {
-        logger.warn({ meetingId: change.meetingId, sequence: change.sequence }, "invite lease lost; another replica carries on");
-        return "retrying";
-      }
+      if (err instanceof LeaseLost) return this.leaseLost(change);
       const failure = err instanceof DeliveryFailure ? err : new DeliveryFailure("transient", err instanceof Error ? err.message : String(err));
       return this.failed(change, channel, failure).catch((settleErr: unknown) => {
         // The lease runs out and the change is tried again: nothing is lost.
@@ -147,15 +144,20 @@ export class DeliveryWorker {
         await settleDelivery(db, row, { state: "failed", channel, attempts: change.attempts, error: failure.message });
         recordInviteDelivery("failed", channel);
       }
-      await finishChange(db, change, "failed", failure.message);
+      if (!(await finishChange(db, change, this.owner, "failed", failure.message))) return this.leaseLost(change);
       logger.error({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, error: failure.message }, "invites given up");
       return "failed";
     }
     const delay = retryDelayMs(change.attempts, settings.retryBaseMs);
     await noteAttemptFailed(db, change, channel, failure.message);
-    await scheduleRetry(db, change, delay, failure.message);
+    if (!(await scheduleRetry(db, change, this.owner, delay, failure.message))) return this.leaseLost(change);
     recordInviteDelivery("retrying", channel);
     logger.warn({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, delayMs: delay, error: failure.message }, "invite delivery failed; retrying");
+    return "retrying";
+  }
+
+  private leaseLost(change: ClaimedChange): "retrying" {
+    this.deps.logger.warn({ meetingId: change.meetingId, sequence: change.sequence }, "invite lease lost; another replica carries on");
     return "retrying";
   }
 
