@@ -146,21 +146,14 @@ export async function historyGeneration(db: Knex): Promise<number> {
  * durable consumer reads the streams again from their first event.
  */
 export async function startNewGeneration(db: Knex): Promise<number> {
-  // Running replicas keep writing while this empties the tables. Taking every
-  // lock in one statement first makes their writes wait; a deadlock still left
-  // (a replica mid-transaction holding one table, wanting another) is retried.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction(async (trx) => {
-        await trx.raw("lock table history_state, patterns, attendance, meetings, people in exclusive mode");
-        for (const table of ["patterns", "attendance", "meetings", "people"]) await trx(table).delete();
-        const [row] = (await trx("history_state").where({ id: 1 }).increment("generation", 1).returning("generation")) as Array<{ generation: number }>;
-        return row!.generation;
-      });
-    } catch (err) {
-      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 5) throw err;
-    }
-  }
+  // Running replicas keep writing while this empties the tables; taking every
+  // lock first makes their writes wait. The tables are locked in the order
+  // saveMeeting writes them (meetings, then attendance), so a replica midway
+  // through a meeting finishes it instead of deadlocking with this.
+  return db.transaction(async (trx) => {
+    await trx.raw("lock table history_state, patterns, meetings, attendance, people in exclusive mode");
+    for (const table of ["patterns", "attendance", "meetings", "people"]) await trx(table).delete();
+    const [row] = (await trx("history_state").where({ id: 1 }).increment("generation", 1).returning("generation")) as Array<{ generation: number }>;
+    return row!.generation;
+  });
 }
-
-const DEADLOCK_DETECTED = "40P01";
