@@ -2,20 +2,31 @@ import { env } from "@sched/config";
 import { z } from "zod";
 import { DEFAULT_EDGE_LIMITS } from "./http/server.js";
 
+/** What the gateway does when its environment says nothing (standalone mode takes the same). */
+export const GATEWAY_DEFAULTS = {
+  busTimeoutMs: 5_000,
+  authCacheTtlMs: 1_000,
+  standardPerMinute: 100,
+  aiPerMinute: 10,
+  authFailuresPerMinute: 30,
+  rateWindowSeconds: 60,
+  trustProxy: "false",
+};
+
 /** The gateway's environment, parsed once at start-up. */
 export const gatewayConfigSchema = z.object({
   PORT: env.port(8080),
   REDIS_URL: z.string().min(1).default("redis://127.0.0.1:6379"),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters"),
   /** Deadline of every bus request made for an HTTP request. */
-  BUS_TIMEOUT_MS: env.positiveInt(5_000),
+  BUS_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.busTimeoutMs),
   /** How long a resolved API key is trusted without asking accounts again; bounds revocation delay. */
-  AUTH_CACHE_TTL_MS: env.positiveInt(1_000),
-  RATE_LIMIT_STANDARD_PER_MINUTE: env.positiveInt(100),
-  RATE_LIMIT_AI_PER_MINUTE: env.positiveInt(10),
-  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: env.positiveInt(30),
+  AUTH_CACHE_TTL_MS: env.positiveInt(GATEWAY_DEFAULTS.authCacheTtlMs),
+  RATE_LIMIT_STANDARD_PER_MINUTE: env.positiveInt(GATEWAY_DEFAULTS.standardPerMinute),
+  RATE_LIMIT_AI_PER_MINUTE: env.positiveInt(GATEWAY_DEFAULTS.aiPerMinute),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: env.positiveInt(GATEWAY_DEFAULTS.authFailuresPerMinute),
   /** Length of the fixed window the limits count in; the "per minute" limits assume 60. */
-  RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(60),
+  RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(GATEWAY_DEFAULTS.rateWindowSeconds),
   /** Request line and headers together, in bytes (431 past it). */
   MAX_HEADER_BYTES: env.positiveInt(DEFAULT_EDGE_LIMITS.maxHeaderBytes),
   /** URL length in bytes (414 past it). */
@@ -27,6 +38,6 @@ export const gatewayConfigSchema = z.object({
   /** Requests handled at once by one replica (503 past it). */
   MAX_IN_FLIGHT: env.positiveInt(DEFAULT_EDGE_LIMITS.maxInFlight),
   /** Express "trust proxy" setting; off means the client address is the socket's. */
-  TRUST_PROXY: z.string().default("false"),
+  TRUST_PROXY: z.string().default(GATEWAY_DEFAULTS.trustProxy),
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

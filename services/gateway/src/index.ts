@@ -1,7 +1,7 @@
 export { createGatewayApp, type GatewayDeps } from "./app.js";
 export { Authenticator } from "./auth/authenticate.js";
 export { RateLimits } from "./limits/rateLimits.js";
-export { gatewayConfigSchema, type GatewayConfig } from "./config.js";
+export { GATEWAY_DEFAULTS, gatewayConfigSchema, type GatewayConfig } from "./config.js";
 export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./idempotency/store.js";
 export { createGatewayServer, DEFAULT_EDGE_LIMITS, type EdgeLimits } from "./http/server.js";
 export { openRedis } from "./limits/redisLink.js";

@@ -1,6 +1,6 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore, routeTemplateOf } from "@sched/gateway";
+import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore, routeTemplateOf } from "@sched/gateway";
 import { withHttpMetrics } from "@sched/telemetry";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
@@ -21,17 +21,7 @@ export interface SystemOptions {
   port: number;
   adminToken: string;
   /** Gateway settings that tests and deployments tune. */
-  gateway?: Partial<
-    {
-      busTimeoutMs: number;
-      authCacheTtlMs: number;
-      standardPerMinute: number;
-      aiPerMinute: number;
-      authFailuresPerMinute: number;
-      rateWindowSeconds: number;
-      trustProxy: string;
-    } & typeof DEFAULT_EDGE_LIMITS
-  >;
+  gateway?: Partial<typeof GATEWAY_DEFAULTS & typeof DEFAULT_EDGE_LIMITS>;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
 }
@@ -74,16 +64,15 @@ export class System {
     }
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
-    const g = this.options.gateway ?? {};
-    const busTimeoutMs = g.busTimeoutMs ?? 5_000;
-    const authenticator = new Authenticator(this.gatewayBus, { cacheTtlMs: g.authCacheTtlMs ?? 1_000, timeoutMs: busTimeoutMs });
+    const g = { ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, ...this.options.gateway };
+    const authenticator = new Authenticator(this.gatewayBus, { cacheTtlMs: g.authCacheTtlMs, timeoutMs: g.busTimeoutMs });
     this.stopAuth = await authenticator.listen();
     const rateLimits = new RateLimits(
       {
-        standardPerMinute: g.standardPerMinute ?? 100,
-        aiPerMinute: g.aiPerMinute ?? 10,
-        authFailuresPerMinute: g.authFailuresPerMinute ?? 30,
-        windowSeconds: g.rateWindowSeconds ?? 60,
+        standardPerMinute: g.standardPerMinute,
+        aiPerMinute: g.aiPerMinute,
+        authFailuresPerMinute: g.authFailuresPerMinute,
+        windowSeconds: g.rateWindowSeconds,
       },
       { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched" },
     );
@@ -94,12 +83,12 @@ export class System {
       authenticator,
       rateLimits,
       adminToken: this.options.adminToken,
-      busTimeoutMs,
-      trustProxy: g.trustProxy ?? "false",
+      busTimeoutMs: g.busTimeoutMs,
+      trustProxy: g.trustProxy,
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
-      edge: { maxUrlBytes: g.maxUrlBytes ?? DEFAULT_EDGE_LIMITS.maxUrlBytes, maxInFlight: g.maxInFlight ?? DEFAULT_EDGE_LIMITS.maxInFlight },
+      edge: { maxUrlBytes: g.maxUrlBytes, maxInFlight: g.maxInFlight },
     });
-    this.server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), { ...DEFAULT_EDGE_LIMITS, ...g });
+    this.server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), g);
     await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
     return this;
   }
