@@ -91,13 +91,13 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
   });
   try {
     const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
-    const started = await Promise.all(
-      [...serviceModules.map((m) => m.name), "gateway"].map(async (name) => {
-        const service = await startServiceProcess(name, { ...serviceModules.find((m) => m.name === name)?.standaloneEnv, ...env });
-        processes.push(service);
-        return service;
-      }),
+    // Every start is awaited, failed or not, so a failure stops the processes that did start.
+    const starts = await Promise.allSettled(
+      [...serviceModules.map((m) => m.name), "gateway"].map((name) => startServiceProcess(name, { ...serviceModules.find((m) => m.name === name)?.standaloneEnv, ...env })),
     );
+    for (const s of starts) if (s.status === "fulfilled") processes.push(s.value);
+    const failed = starts.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
     bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bench", logger });
     const byName = new Map<string, Knex>();
     for (const module of serviceModules) {
@@ -107,7 +107,7 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
     }
     return {
       kind: "processes",
-      url: started.at(-1)!.url,
+      url: processes.at(-1)!.url,
       adminToken,
       database: (name) => {
         const db = byName.get(name);
