@@ -38,6 +38,8 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: NodeJS.P
 
 /** Reusable pieces of service config schemas. */
 export const env = {
+  /** Unset, empty or blank all mean "not given": deployment files pass an unset variable through as "". */
+  optional: <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional()),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback: string) => z.string().url().default(fallback),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),

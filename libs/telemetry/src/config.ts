@@ -2,7 +2,7 @@ import { env } from "@sched/config";
 import { z } from "zod";
 
 /** An unset variable and an empty one mean the same, as the OpenTelemetry spec says. */
-const optional = () => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.string().trim().optional());
+const optional = () => env.optional(z.string().trim());
 
 const list = () => optional().transform((v) => (v === undefined ? undefined : v.split(",").map((s) => s.trim().toLowerCase())));
 

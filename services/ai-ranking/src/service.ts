@@ -8,16 +8,13 @@ import { rankHandler } from "./handlers/rank.js";
 import { ModelRanker } from "./llm/modelRanker.js";
 import { migrations } from "./db/migrations/index.js";
 
-/** Unset or empty: deployment files pass an unset variable through as "". */
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
-
 const config = z
   .object({
     /** With AI_MODEL, turns the language model on; without, the statistical model ranks alone. */
-    OPENAI_API_KEY: optional(z.string().min(1)),
+    OPENAI_API_KEY: env.optional(z.string().min(1)),
     /** Any OpenAI-compatible server (a local one included); the official API when unset. */
-    OPENAI_BASE_URL: optional(z.url()),
-    AI_MODEL: optional(z.string().min(1)),
+    OPENAI_BASE_URL: env.optional(z.url()),
+    AI_MODEL: env.optional(z.string().min(1)),
     /** The model's whole answer must arrive within this; keep it under availability's AI_RANKING_TIMEOUT_MS. */
     AI_MODEL_TIMEOUT_MS: env.positiveInt(600),
     /** How many of the statistical model's best slots the language model may reorder. */

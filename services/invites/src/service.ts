@@ -12,25 +12,20 @@ import { connectionBindings } from "./handlers/connections.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === "" ? undefined : v));
-
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
   CALENDAR_TOKEN_KEY: z
     .string({ error: "is required (32 random bytes, base64)" })
     .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
-  SMTP_URL: optional.pipe(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional()),
+  SMTP_URL: env.optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
   INVITES_FROM: z.string().min(3).default("Scheduling API <invites@localhost>"),
   /** The domain part of iCalendar UIDs and Message-IDs. */
   INVITES_UID_DOMAIN: z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name").default("sched.invalid"),
   INVITE_MAX_ATTEMPTS: env.positiveInt(8),
   INVITE_RETRY_BASE_MS: env.positiveInt(2_000),
   INVITE_TIMEOUT_MS: env.positiveInt(10_000),
-  GOOGLE_CLIENT_ID: optional,
-  GOOGLE_CLIENT_SECRET: optional,
+  GOOGLE_CLIENT_ID: env.optional(z.string()),
+  GOOGLE_CLIENT_SECRET: env.optional(z.string()),
   GOOGLE_REDIRECT_URL: env.url("http://localhost:8080/v1/calendar-connections/google/callback"),
   GOOGLE_API_ROOT_URL: env.url("https://www.googleapis.com/"),
   GOOGLE_OAUTH_AUTH_URL: env.url("https://accounts.google.com/o/oauth2/v2/auth"),
