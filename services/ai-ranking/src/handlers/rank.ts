@@ -26,6 +26,8 @@ export function rankHandler(deps: RankDeps): Handler<typeof aiRankingRank> {
   return async (request) => {
     const now = deps.now();
     const candidates = request.candidates.map((c) => ({ start: Date.parse(c.start), end: Date.parse(c.end) }));
+    // Each score names its slot by the start as it was sent.
+    const sentStart = new Map(request.candidates.map((c, i) => [candidates[i]!.start, c.start]));
     if (candidates.length === 0) return { scores: [] };
     const ids = request.people.map((p) => p.userId);
     const [known, patterns] = await Promise.all([peopleByIds(deps.db, ids), patternsOf(deps.db, ids, request.mode)]);
@@ -48,10 +50,6 @@ export function rankHandler(deps: RankDeps): Handler<typeof aiRankingRank> {
       };
     });
     const ranked = await deps.refine(rankCandidates({ now, people, candidates }), people);
-    return { scores: ranked.map((s) => ({ start: formatTimestamp(s.start), score: Math.min(1, Math.max(0, s.score)), reason: s.reason })) };
+    return { scores: ranked.map((s) => ({ start: sentStart.get(s.start)!, score: Math.min(1, Math.max(0, s.score)), reason: s.reason })) };
   };
-}
-
-function formatTimestamp(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
