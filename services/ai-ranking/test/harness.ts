@@ -5,6 +5,7 @@ import { createLogger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, userCreated, userUpdated, type Mode, type Preferences } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { aiRankingService, serveAiRanking } from "../src/index.js";
+import { iso } from "./people.js";
 
 export interface TestPerson {
   userId: string;
@@ -18,7 +19,6 @@ export function makePerson(name: string, timezone = "UTC"): TestPerson {
   return { userId: id, email: `${name.toLowerCase()}-${id.slice(4, 12).toLowerCase()}@example.com`, name, timezone };
 }
 
-const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 /** The ai-ranking module on an in-process bus and a fresh Postgres database, fed with real events. */
 export class AiRankingHarness {

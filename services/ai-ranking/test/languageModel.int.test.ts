@@ -3,14 +3,7 @@ import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeOpenAI, type Behaviour } from "./fakeOpenAI.js";
 import { AiRankingHarness, makePerson } from "./harness.js";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const MONDAY = Date.parse("2026-03-02T00:00:00Z");
-const NOW = MONDAY + 4 * DAY;
-const NEXT_WEEK = MONDAY + 7 * DAY;
-const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-const slot = (dayOffset: number, hour: number) => ({ start: iso(NEXT_WEEK + dayOffset * DAY + hour * HOUR), end: iso(NEXT_WEEK + dayOffset * DAY + (hour + 1) * HOUR) });
+import { DAY, HOUR, MONDAY, NOW, slot } from "./people.js";
 const MODEL_DEADLINE_MS = 300;
 const TITLE = "Acquisition of Initech";
 

@@ -8,6 +8,16 @@ export const DAY = 24 * HOUR;
 
 /** Monday 2026-03-02 00:00 UTC. */
 export const MONDAY = Date.parse("2026-03-02T00:00:00Z");
+/** "Now" in the service tests: the Friday before the ranked week. */
+export const NOW = MONDAY + 4 * DAY;
+/** Monday of the ranked week. */
+export const NEXT_WEEK = MONDAY + 7 * DAY;
+
+/** A time as the bus contract spells it: UTC, whole seconds. */
+export const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
+/** A one-hour candidate of the ranked week, `dayOffset` days after its Monday. */
+export const slot = (dayOffset: number, hour: number) => ({ start: iso(NEXT_WEEK + dayOffset * DAY + hour * HOUR), end: iso(NEXT_WEEK + dayOffset * DAY + (hour + 1) * HOUR) });
 
 /** `weeks` weeks of one-hour meetings at the given UTC weekday (0 = Monday) and hour, before MONDAY, each scheduled `leadDays` ahead. */
 export function weeklyHistory(slots: ReadonlyArray<{ weekday: number; hour: number }>, weeks: number, leadDays = 3): HistoryMeeting[] {

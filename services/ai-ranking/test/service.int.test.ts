@@ -3,15 +3,7 @@ import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNewGeneration } from "../src/db/queries.js";
 import { AiRankingHarness, makePerson } from "./harness.js";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-/** Monday 2026-03-02 00:00 UTC; "now" is the Friday before the ranked week. */
-const MONDAY = Date.parse("2026-03-02T00:00:00Z");
-const NOW = MONDAY + 4 * DAY;
-const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-const NEXT_WEEK = MONDAY + 7 * DAY;
-const slot = (dayOffset: number, hour: number) => ({ start: iso(NEXT_WEEK + dayOffset * DAY + hour * HOUR), end: iso(NEXT_WEEK + dayOffset * DAY + (hour + 1) * HOUR) });
+import { DAY, HOUR, MONDAY, NEXT_WEEK, NOW, slot } from "./people.js";
 
 describe("ai-ranking over the bus", () => {
   let h: AiRankingHarness;
