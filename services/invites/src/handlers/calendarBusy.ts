@@ -5,6 +5,7 @@ import { invitesCalendarBusy, type BusyInterval } from "@sched/proto";
 import { activeConnections, type ConnectionRecord } from "../db/connections.js";
 import { googleFailure } from "../delivery/google.js";
 import type { ConnectionVault } from "../delivery/vault.js";
+import { clipToSpan, coveringHours } from "../domain/busySpan.js";
 import { ExpiringCache } from "../domain/expiringCache.js";
 
 export interface CalendarBusySettings {
@@ -52,9 +53,10 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
       try {
-        const answers = await Promise.all(connections.map((c) => busyOf(c, from, to, controller.signal)));
+        const asked = coveringHours(from, to);
+        const answers = await Promise.all(connections.map((c) => busyOf(c, asked.from, asked.to, controller.signal)));
         return {
-          busy: connections.map((c, i) => ({ userId: c.userId, intervals: answers[i] ?? [] })),
+          busy: connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) })),
           complete: answers.every((a) => a !== undefined),
         };
       } finally {
