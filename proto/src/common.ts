@@ -61,7 +61,24 @@ export function httpRequest<P extends z.ZodType, Q extends z.ZodType, B extends 
   return z.object(shape);
 }
 
-/** Reply of every public HTTP route: what the gateway writes back. */
+const utf8 = new TextDecoder();
+
+/**
+ * A reply body already encoded as JSON: its text, or that text's UTF-8 bytes.
+ * A service that builds an answer as JSON text in one piece returns it so, and
+ * the gateway writes it to the client as it is, with no parse and no second
+ * encoding on the way. Whatever needs the value itself (an idempotency
+ * record, a test) gets it from JSON.stringify or toJSON().
+ */
+export class JsonText {
+  constructor(readonly encoded: string | Uint8Array) {}
+
+  toJSON(): unknown {
+    return JSON.parse(typeof this.encoded === "string" ? this.encoded : utf8.decode(this.encoded));
+  }
+}
+
+/** Reply of every public HTTP route: what the gateway writes back. The body is any JSON value, or a JsonText. */
 export const HttpReply = z.object({
   status: z.number().int().min(200).max(299),
   body: z.unknown().optional(),

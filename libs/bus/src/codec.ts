@@ -22,8 +22,8 @@ export function decodeCaller(raw: string | undefined): Caller | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** HTTP route endpoints carry `{params, query, body}`; their field names drop that level. */
-function isHttpEnvelope(endpoint: Endpoint): boolean {
+/** HTTP route endpoints: requests of `{params, query, body}`, replies an HttpReply. */
+export function isHttpRoute(endpoint: Endpoint): boolean {
   return endpoint.subject.includes(".http.");
 }
 
@@ -34,7 +34,7 @@ function isHttpEnvelope(endpoint: Endpoint): boolean {
  */
 export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: RequestContext, logger: Logger): Promise<unknown> {
   const parsed = binding.endpoint.request.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: isHttpEnvelope(binding.endpoint) });
+  if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: isHttpRoute(binding.endpoint) });
   let reply: unknown;
   try {
     reply = await binding.handler(parsed.data as never, ctx);

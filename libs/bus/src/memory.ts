@@ -1,7 +1,9 @@
 import { AppError, unavailable } from "@sched/errors";
-import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
+import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
+import { isHttpRoute } from "./codec.js";
+import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { consumeEvent, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import {
   DEFAULT_BACKOFF_MS,
@@ -79,7 +81,8 @@ export class MemoryBus implements Bus {
       void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
       try {
         const reply = await Promise.race([served, deadline]);
-        return wire(reply) as ReplyOf<E>;
+        if (!isHttpRoute(endpoint)) return wire(reply) as ReplyOf<E>;
+        return decodeHttpReply(encodeHttpReply(reply as HttpReply), options.encodedBody ?? false) as ReplyOf<E>;
       } catch (err) {
         throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
       } finally {

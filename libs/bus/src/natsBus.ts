@@ -1,6 +1,6 @@
 import { AppError, internalError, unavailable } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf, StreamDef } from "@sched/proto";
+import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, StreamDef } from "@sched/proto";
 import { headers as natsHeaders, nanos, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   JetStreamApiCodes,
@@ -14,7 +14,8 @@ import {
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
-import { CALLER_HEADER, decodeCaller, encodeCaller } from "./codec.js";
+import { CALLER_HEADER, decodeCaller, encodeCaller, isHttpRoute } from "./codec.js";
+import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import { runPullConsumer } from "./natsConsumer.js";
 import { DEFAULT_TIMEOUT_MS, type Bus, type ConsumerOptions, type EndpointBinding, type EventMessage, type RequestOptions, type ServiceInfo, type Stoppable } from "./types.js";
@@ -106,11 +107,13 @@ class NatsBus implements Bus {
 
   async request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
     let failure: BusOutcome | undefined;
+    const httpRoute = isHttpRoute(endpoint);
     // `headers` are the caller's plus the trace context of the CLIENT span.
     const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
       const h = natsHeaders();
       for (const [k, v] of Object.entries(headers)) h.set(k, v);
       if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
+      if (httpRoute) h.set(SPLIT_REPLY_HEADER, SPLIT_REPLY);
       let msg: Msg;
       try {
         msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: h });
@@ -129,6 +132,9 @@ class NatsBus implements Bus {
         }
         throw AppError.fromJSON(body);
       }
+      // A responder of an earlier release answers with the whole reply as JSON.
+      const head = httpRoute ? msg.headers?.get(HTTP_REPLY_HEADER) : undefined;
+      if (head) return decodeHttpReply({ head, body: msg.data }, options.encodedBody ?? false) as ReplyOf<E>;
       return decode(msg) as ReplyOf<E>;
     };
     return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
@@ -170,7 +176,7 @@ class NatsBus implements Bus {
 
   private async answer(binding: EndpointBinding, msg: ServiceMsg): Promise<void> {
     try {
-      const { caller, headers } = readHeaders(msg.headers);
+      const { caller, splitAsked, headers } = readHeaders(msg.headers);
       const raw = (): unknown => {
         try {
           return decode(msg);
@@ -179,7 +185,15 @@ class NatsBus implements Bus {
         }
       };
       const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers };
-      msg.respond(encode(await serveRequest("nats", binding, raw, ctx, this.options.logger)));
+      const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
+      if (isHttpRoute(binding.endpoint) && splitAsked) {
+        const wire = encodeHttpReply(reply as HttpReply);
+        const h = natsHeaders();
+        h.set(HTTP_REPLY_HEADER, wire.head);
+        msg.respond(wire.body, { headers: h });
+      } else {
+        msg.respond(encode(reply));
+      }
     } catch (err) {
       const appError = err instanceof AppError ? err : internalError();
       if (!(err instanceof AppError)) this.options.logger.error({ err, subject: binding.endpoint.subject }, "request could not be answered");
@@ -301,17 +315,23 @@ class NatsBus implements Bus {
   }
 }
 
-/** The caller travels in its own header; handlers see the other headers as they were sent. */
-function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; headers: Record<string, string> } {
+const CALLER_HEADER_NAME = CALLER_HEADER.toLowerCase();
+const SPLIT_REPLY_HEADER_NAME = SPLIT_REPLY_HEADER.toLowerCase();
+
+/** The caller and the reply form travel in headers of their own; handlers see the other headers as they were sent. */
+function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; splitAsked: boolean; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   let caller: string | undefined;
+  let splitAsked = false;
   if (h) {
     for (const [k, v] of h) {
-      if (k.toLowerCase() === CALLER_HEADER.toLowerCase()) caller = v[0];
+      const name = k.toLowerCase();
+      if (name === CALLER_HEADER_NAME) caller = v[0];
+      else if (name === SPLIT_REPLY_HEADER_NAME) splitAsked = v[0] === SPLIT_REPLY;
       else headers[k] = v[0] ?? "";
     }
   }
-  return { caller, headers };
+  return { caller, splitAsked, headers };
 }
 
 /** Why a request got no reply, for the time-out and error metrics. */

@@ -14,6 +14,8 @@ export interface RequestOptions {
   /** Deadline in milliseconds; past it the request fails with 503 service_unavailable. */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** An HTTP route's reply body stays the JSON the service sent, as a JsonText, to be passed on untouched. */
+  encodedBody?: boolean;
 }
 
 /** A handler receives the parsed request and returns what the reply schema accepts. */

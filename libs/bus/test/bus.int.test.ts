@@ -1,6 +1,8 @@
 import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
-import { endpoint, eventDef, noticeDef, type Caller, type StreamDef } from "@sched/proto";
+import { endpoint, eventDef, HttpReply, httpRequest, JsonText, NoBody, noticeDef, type Caller, type StreamDef } from "@sched/proto";
+import { headers as natsHeaders } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -15,6 +17,23 @@ const echo = endpoint(
 );
 const slow = endpoint("orders.v1.slow", z.object({ ms: z.number() }), z.object({ done: z.boolean() }));
 const nobody = endpoint("orders.v1.nobody", z.object({}), z.object({}));
+const shown = endpoint("orders.v1.http.show", httpRequest({ params: z.object({}), query: z.object({ as: z.enum(["text", "bytes", "value", "none"]) }), body: NoBody }), HttpReply);
+/** A body as a service that builds JSON text itself may send it: escapes, non-ASCII, no spaces. */
+const PAGE_TEXT = String.raw`{"data":[{"title":"Caf\u00e9 \"q\" \u2603 ☃","n":1}],"hasMore":false}`;
+const showing = (as: "text" | "bytes" | "value" | "none") => ({ params: {}, query: { as }, body: undefined });
+const serveShown = (bus: Bus, name: string) =>
+  bus.serve({ name, version: "1.0.0" }, [
+    bind(shown, async ({ query }) => {
+      if (query.as === "none") return { status: 204 };
+      const body = query.as === "text" ? new JsonText(PAGE_TEXT) : query.as === "bytes" ? new JsonText(new TextEncoder().encode(PAGE_TEXT)) : { plain: "é" };
+      return { status: 200, headers: { "X-Page": "1" }, body };
+    }),
+  ]);
+const textOf = (body: unknown): string => {
+  expect(body).toBeInstanceOf(JsonText);
+  const { encoded } = body as JsonText;
+  return typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded);
+};
 const pinged = noticeDef("orders.v1.notice.ping", z.object({ n: z.number() }));
 const caller: Caller = { userId: "usr_1", email: "a@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read"], apiKeyId: "key_1" };
 const Numbered = z.object({ n: z.number() });
@@ -148,6 +167,23 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       started = Date.now();
       expect((await rejection(client.request(nobody, {}, { timeoutMs: 3_000 }))).code).toBe("service_unavailable");
       expect(Date.now() - started).toBeLessThan(1_000);
+    });
+
+    it.runIf(available)("carries an HTTP reply's body as the JSON the service sent when asked to, and as its value otherwise", async () => {
+      const svc = await serveShown(await open(), `shown${suffix}`);
+      const client = await open();
+      for (const as of ["text", "bytes"] as const) {
+        const passed = await client.request(shown, showing(as), { encodedBody: true });
+        expect([passed.status, passed.headers]).toEqual([200, { "X-Page": "1" }]);
+        expect(textOf(passed.body)).toBe(PAGE_TEXT);
+        expect(await client.request(shown, showing(as))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: JSON.parse(PAGE_TEXT) });
+      }
+      const value = await client.request(shown, showing("value"), { encodedBody: true });
+      expect(JSON.parse(textOf(value.body))).toEqual({ plain: "é" });
+      expect(JSON.stringify(value)).toBe('{"status":200,"headers":{"X-Page":"1"},"body":{"plain":"é"}}');
+      expect(await client.request(shown, showing("value"))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: { plain: "é" } });
+      expect(await client.request(shown, showing("none"), { encodedBody: true })).toEqual({ status: 204 });
+      await svc.stop();
     });
 
     it.runIf(available)("shares requests among the replicas of a service", async () => {
@@ -298,5 +334,44 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       await y!.stop();
       expect(got.sort()).toEqual(["x", "y"]);
     });
+  });
+});
+
+describe.runIf(natsAvailable)("HTTP replies across releases (NATS)", () => {
+  const subject = `${namespace}.${shown.subject}`;
+
+  it("answers a requester that does not ask for the split form with the whole reply as JSON", async () => {
+    const svc = await serveShown(await connectNats(), "shownold");
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const msg = await nc.request(subject, JSON.stringify(showing("text")), { timeout: 2_000 });
+      expect(msg.headers?.get("Sched-Http-Reply") ?? "").toBe("");
+      expect(msg.json()).toEqual({ status: 200, headers: { "X-Page": "1" }, body: JSON.parse(PAGE_TEXT) });
+    } finally {
+      await svc.stop();
+      await nc.close();
+    }
+  });
+
+  it("reads the whole-JSON reply of a responder that does not split", async () => {
+    const nc = await connect({ servers: NATS_URL });
+    const seen: string[] = [];
+    const sub = nc.subscribe(subject, {
+      queue: "orders_v1_http_show",
+      callback: (_err, msg) => {
+        seen.push(msg.headers?.get("Sched-Reply-Form") ?? "");
+        msg.respond(JSON.stringify({ status: 200, headers: { "X-Page": "2" }, body: { plain: "old" } }), { headers: natsHeaders() });
+      },
+    });
+    await nc.flush();
+    try {
+      const client = await connectNats();
+      const passed = await client.request(shown, showing("value"), { encodedBody: true });
+      expect([passed.status, passed.headers, passed.body]).toEqual([200, { "X-Page": "2" }, { plain: "old" }]);
+      expect(seen).toEqual(["split"]);
+    } finally {
+      sub.unsubscribe();
+      await nc.close();
+    }
   });
 });

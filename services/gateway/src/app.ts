@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError, checkIdempotencyKey } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -101,7 +101,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       (await deps.bus.request(
         route.endpoint,
         { params, query, body },
-        { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers },
+        { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers, encodedBody: true },
       )) as StoredReply;
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
@@ -121,6 +121,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (replyHeaders) res.set(replyHeaders);
     if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, "true");
     if (replyBody === undefined || status === 204) res.status(status).end();
+    else if (replyBody instanceof JsonText) res.status(status).type(JSON_CONTENT_TYPE).send(asBuffer(replyBody.encoded));
     else res.status(status).json(replyBody);
   });
 
@@ -201,6 +202,14 @@ async function countRequest(res: Response, count: () => Promise<BucketState>): P
     if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.state, Date.now()));
     throw err;
   }
+}
+
+/** What res.json() sends as the type, for bodies that arrive already encoded. */
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/** The bytes as a Buffer without copying them; text as it is. */
+function asBuffer(encoded: string | Uint8Array): string | Buffer {
+  return typeof encoded === "string" ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

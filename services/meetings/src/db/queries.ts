@@ -1,5 +1,5 @@
 import type { Knex } from "@sched/db";
-import { MAX_MEETINGS_PAGE, type Duration, type MeetingListItem, type MeetingStatus, type Mode } from "@sched/proto";
+import { MAX_MEETINGS_PAGE, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 import { createHash } from "node:crypto";
 import type { ListPlan } from "../domain/filters.js";
 import type { MeetingRecord } from "../domain/meeting.js";
@@ -23,13 +23,17 @@ interface MeetingRow {
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
 const MEETING_DETAILS = "m.title, m.duration, m.participants, m.status, m.organizer_email";
 /**
- * A list item exactly as the API spells it, start time included (UTC, whole
- * seconds, like formatTimestamp). The page travels from Postgres as one JSON
- * array: a page of 100 costs one JSON parse instead of a row, a date and an
- * array parsed per meeting.
+ * A list item exactly as the API spells it, as compact JSON text, start time
+ * included (UTC, whole seconds, like formatTimestamp). The page leaves
+ * Postgres as one text that the service and the gateway pass on untouched:
+ * no row, date or array is parsed and nothing is encoded again. Ids,
+ * durations and statuses never need escaping; the other strings go through
+ * to_json.
  */
-const LIST_ITEM_JSON = `json_build_object('id', id, 'title', title, 'startTime', to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-  'duration', duration, 'participants', participants, 'status', status, 'organizer', organizer_email)`;
+const LIST_ITEM_JSON = `'{"id":"' || id || '","title":' || to_json(title)
+  || ',"startTime":"' || to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+  || '","duration":"' || duration || '","participants":' || to_json(participants)
+  || ',"status":"' || status || '","organizer":' || to_json(organizer_email) || '}'`;
 
 const iso = (d: Date) => d.toISOString();
 
@@ -121,7 +125,14 @@ export interface CalendarQuery {
   plan: ListPlan;
   /** Position of the last meeting already seen. */
   after?: { startTime: Date; id: string };
+  /** Meetings in the page. */
   limit: number;
+}
+
+/** One page: its list items as a JSON array's text, and whether more follow. */
+export interface CalendarPage {
+  itemsJson: string;
+  hasMore: boolean;
 }
 
 /** Most rows a list reads from each index: the longest page and the one more row that tells whether more follow. */
@@ -149,7 +160,7 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * generic plan instead of planning the statement on every call.
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
-  if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MOST_LISTED) throw new RangeError(`a calendar page holds 1 to ${MOST_LISTED} rows, not ${q.limit}`);
+  if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
   const dir = q.plan.direction;
   const cmp = dir === "asc" ? ">" : "<";
   const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string) => {
@@ -171,7 +182,9 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
   };
   const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
-  const sql = `select coalesce(json_agg(${LIST_ITEM_JSON} order by start_time ${dir}, id ${dir}), '[]') as items from (
+  const sql = `select '[' || coalesce(string_agg(${LIST_ITEM_JSON}, ',' order by start_time ${dir}, id ${dir}) filter (where n <= ?), '') || ']' as items,
+                 count(*) > ? as has_more from (
+            select *, row_number() over (order by start_time ${dir}, id ${dir}) as n from (
             select * from (
               (select m.id, m.start_time, ${MEETING_DETAILS} from meetings m
                 where ${organized.where} order by ${organized.order} limit ${MOST_LISTED})
@@ -182,15 +195,16 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
                  cross join lateral (select ${MEETING_DETAILS} from meetings m where m.id = a.meeting_id and m.organizer_id <> ?) m
                  order by a.start_time ${dir}, a.meeting_id ${dir})
             ) merged
-            order by start_time ${dir}, id ${dir} limit ?
-          ) page`;
-  return { name: statementName("calendar_page", sql), sql, bindings: [...organized.bindings, ...attended.bindings, q.userId, q.limit] };
+            order by start_time ${dir}, id ${dir} limit ?::int + 1
+          ) merged) page`;
+  return { name: statementName("calendar_page", sql), sql, bindings: [q.limit, q.limit, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
-export async function listCalendar(db: Knex, q: CalendarQuery): Promise<MeetingListItem[]> {
+export async function listCalendar(db: Knex, q: CalendarQuery): Promise<CalendarPage> {
   const { name, sql, bindings } = calendarPageSql(q);
   const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
-  return (result.rows as { items: MeetingListItem[] }[])[0]!.items;
+  const row = (result.rows as { items: string; has_more: boolean }[])[0]!;
+  return { itemsJson: row.items, hasMore: row.has_more };
 }
 
 const statementNames = new Map<string, string>();

@@ -1,7 +1,7 @@
 import type { Handler } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
-import type { meetingsList } from "@sched/proto";
+import { JsonText, type meetingsList } from "@sched/proto";
 import { planList } from "../domain/filters.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";
@@ -21,7 +21,7 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
       if (!after) throw new AppError("invalid_request", "Invalid startingAfter: no meeting with this id in your calendar.", { param: "startingAfter" });
     }
     const plan = planList(query.filter ?? "upcoming", deps.now());
-    const rows = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit: limit + 1 });
-    return { status: 200, body: { data: rows.slice(0, limit), hasMore: rows.length > limit } };
+    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit });
+    return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
   };
 }

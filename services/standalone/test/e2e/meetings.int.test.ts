@@ -74,6 +74,25 @@ describe.each(WIRINGS)("meetings end to end (%s)", async (wiring) => {
     expectError(await call(url, "GET", "/v1/meetings/mtg_nope", { key: org.key }), 404, "not_found");
   });
 
+  it.runIf(available)("sends a list as compact UTF-8 JSON with its type and length, as every other answer, and HEAD the headers alone", async () => {
+    const org = await createUserWithKey(url);
+    const title = 'Q4 "plan" \\ back\\slash\ttab\nnew line \u2028 \u00e9t\u00e9 \ud83d\udcc5 </script>';
+    const made = await call(url, "POST", "/v1/meetings", { key: org.key, body: { title, duration: "30 mins", startTime: inDays(2), participants: ["a@example.com"] } });
+    const authorization = `Bearer ${org.key}`;
+    const res = await fetch(`${url}/v1/meetings`, { headers: { authorization } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
+    const text = bytes.toString("utf8");
+    expect(text).toBe(JSON.stringify(JSON.parse(text)));
+    expect(JSON.parse(text)).toEqual({ data: [{ ...made.body, description: undefined, createdAt: undefined }].map((m) => JSON.parse(JSON.stringify(m))), hasMore: false });
+
+    const head = await fetch(`${url}/v1/meetings`, { method: "HEAD", headers: { authorization } });
+    expect([head.status, head.headers.get("content-type"), head.headers.get("content-length")]).toEqual([200, "application/json; charset=utf-8", String(bytes.length)]);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it.runIf(available)("walks a list in pages with startingAfter, without gaps or repeats", async () => {
     const org = await createUserWithKey(url);
     const ids: string[] = [];
