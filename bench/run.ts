@@ -1,5 +1,5 @@
 /**
- * npm run bench -- <meetings|availability> [--wiring=cluster|processes|standalone|both] [--quick]
+ * npm run bench -- <meetings|availability> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -18,9 +18,11 @@ const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
 };
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone|both] [--quick]`);
+  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone[,…]|both] [--quick]`);
   process.exit(2);
 }
+
+const isWiring = (value: string): value is WiringKind => value === "cluster" || value === "processes" || value === "standalone";
 
 const args = process.argv.slice(2);
 const name = args.find((a) => !a.startsWith("--"));
@@ -30,8 +32,8 @@ let quick = false;
 for (const arg of args.filter((a) => a.startsWith("--"))) {
   const [flag, value] = arg.split("=");
   if (flag === "--quick") quick = true;
-  else if (flag === "--wiring" && (value === "cluster" || value === "processes" || value === "standalone")) wirings = [value];
   else if (flag === "--wiring" && value === "both") wirings = ["cluster", "standalone"];
+  else if (flag === "--wiring" && value?.split(",").every(isWiring)) wirings = value.split(",") as WiringKind[];
   else usage(`unknown option: ${arg}`);
 }
 

@@ -158,6 +158,9 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * generic plan then compares fairly with its per-call plans, and where the
  * data allows (many users, none holding most of the rows) it keeps the
  * generic plan instead of planning the statement on every call.
+ *
+ * The answer is one row: the page's items as JSON text, and whether a
+ * meeting follows them (the statement reads one past the page).
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
@@ -196,7 +199,7 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
                  order by a.start_time ${dir}, a.meeting_id ${dir})
             ) merged
             order by start_time ${dir}, id ${dir} limit ?::int + 1
-          ) merged) page`;
+          ) page) numbered`;
   return { name: statementName("calendar_page", sql), sql, bindings: [q.limit, q.limit, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
