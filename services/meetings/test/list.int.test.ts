@@ -56,6 +56,8 @@ describe("GET /v1/meetings filters", () => {
     await make("cancelled", { startTime: hoursFromNow(5) });
     await api.update(alice, made.cancelled!.id, { status: "cancelled" });
     made.cancelled = (await api.get(alice, made.cancelled!.id)).body;
+    await api.update(alice, made.later!.id, { title: "Moved", startTime: hoursFromNow(31), duration: "45 mins", participants: ["new@example.com", "other@example.com"] });
+    made.later = (await api.get(alice, made.later!.id)).body;
   });
 
   it("upcoming (the default) = confirmed and not ended, soonest first", async () => {

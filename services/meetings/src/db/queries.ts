@@ -21,19 +21,6 @@ interface MeetingRow {
 }
 
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
-const MEETING_DETAILS = "m.title, m.duration, m.participants, m.status, m.organizer_email";
-/**
- * A list item exactly as the API spells it, as compact JSON text, start time
- * included (UTC, whole seconds, like formatTimestamp). The page leaves
- * Postgres as one text that the service and the gateway pass on untouched:
- * no row, date or array is parsed and nothing is encoded again. Ids,
- * durations and statuses never need escaping; the other strings go through
- * to_json.
- */
-const LIST_ITEM_JSON = `'{"id":"' || id || '","title":' || to_json(title)
-  || ',"startTime":"' || to_char(start_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-  || '","duration":"' || duration || '","participants":' || to_json(participants)
-  || ',"status":"' || status || '","organizer":' || to_json(organizer_email) || '}'`;
 
 const iso = (d: Date) => d.toISOString();
 
@@ -159,8 +146,11 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * data allows (many users, none holding most of the rows) it keeps the
  * generic plan instead of planning the statement on every call.
  *
- * The answer is one row: the page's items as JSON text, and whether a
- * meeting follows them (the statement reads one past the page).
+ * The answer is one row: the page's items as JSON text, each the list item
+ * the meeting's row keeps (006_store_list_items), and whether a meeting
+ * follows them (the statement reads one past the page). The text goes to
+ * the client untouched: no row, date or array is parsed, nothing encoded
+ * again.
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
@@ -185,17 +175,17 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
   };
   const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
-  const sql = `select '[' || coalesce(string_agg(${LIST_ITEM_JSON}, ',' order by start_time ${dir}, id ${dir}) filter (where n <= ?), '') || ']' as items,
+  const sql = `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where n <= ?), '') || ']' as items,
                  count(*) > ? as has_more from (
             select *, row_number() over (order by start_time ${dir}, id ${dir}) as n from (
             select * from (
-              (select m.id, m.start_time, ${MEETING_DETAILS} from meetings m
+              (select m.id, m.start_time, m.list_item from meetings m
                 where ${organized.where} order by ${organized.order} limit ${MOST_LISTED})
               union all
-              (select a.meeting_id, a.start_time, ${MEETING_DETAILS}
+              (select a.meeting_id, a.start_time, m.list_item
                  from (select p.meeting_id, p.start_time from meeting_participants p
                         where ${attended.where} order by ${attended.order} limit ${MOST_LISTED}) a
-                 cross join lateral (select ${MEETING_DETAILS} from meetings m where m.id = a.meeting_id and m.organizer_id <> ?) m
+                 cross join lateral (select m.list_item from meetings m where m.id = a.meeting_id and m.organizer_id <> ?) m
                  order by a.start_time ${dir}, a.meeting_id ${dir})
             ) merged
             order by start_time ${dir}, id ${dir} limit ?::int + 1

@@ -3,6 +3,7 @@ import { outboxMigration, outboxTraceContextMigration } from "@sched/outbox";
 import { createMeetings } from "./001_create_meetings.js";
 import { createIdempotencyKeys } from "./002_create_idempotency_keys.js";
 import { coverEndTime } from "./005_cover_end_time.js";
+import { storeListItems } from "./006_store_list_items.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -11,4 +12,5 @@ export const migrations: readonly Migration[] = [
   outboxMigration("003_create_outbox"),
   outboxTraceContextMigration("004_outbox_trace_context"),
   coverEndTime,
+  storeListItems,
 ];

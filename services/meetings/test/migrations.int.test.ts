@@ -1,0 +1,38 @@
+import { openSchema } from "@sched/db";
+import { createTestDatabase } from "@sched/testing";
+import { expect, it } from "vitest";
+import { migrations } from "../src/db/migrations/index.js";
+
+it("meetings stored before list items were kept gain theirs, and the column is then always filled", async () => {
+  const database = await createTestDatabase();
+  try {
+    const before = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations.filter((m) => m.name < "006"));
+    const title = 'Q4 "plan" \\ tab\there \u2028 \u00e9t\u00e9 \ud83d\udcc5';
+    await before.raw(
+      `insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration, participants, status, sequence, created_at, updated_at)
+       values ('mtg_old', 'live', 'usr_1', 'org@example.com', ?, 'd', '2031-05-06T07:08:09Z', '2031-05-06T08:08:09Z', '1 hour', array['a@example.com', 'b@example.com'], 'draft', 1, now(), now())`,
+      [title],
+    );
+    await before.destroy();
+    const db = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations);
+    try {
+      const item = async () => ((await db("meetings").where({ id: "mtg_old" }).first("list_item")) as { list_item: string }).list_item;
+      expect(JSON.parse(await item())).toEqual({
+        id: "mtg_old",
+        title,
+        startTime: "2031-05-06T07:08:09Z",
+        duration: "1 hour",
+        participants: ["a@example.com", "b@example.com"],
+        status: "draft",
+        organizer: "org@example.com",
+      });
+      await db("meetings").where({ id: "mtg_old" }).update({ status: "confirmed", list_item: "stale" });
+      expect(JSON.parse(await item())).toMatchObject({ id: "mtg_old", status: "confirmed" });
+      await expect(db.raw("alter table meetings disable trigger list_item; update meetings set list_item = null")).rejects.toThrow(/null value/);
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await database.drop();
+  }
+});
