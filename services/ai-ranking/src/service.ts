@@ -4,6 +4,7 @@ import { env } from "@sched/config";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
 import { consumeHistory } from "./handlers/history.js";
+import { startRelearning } from "./handlers/relearning.js";
 import { rankHandler } from "./handlers/rank.js";
 import { ModelRanker } from "./llm/modelRanker.js";
 import { migrations } from "./db/migrations/index.js";
@@ -21,6 +22,8 @@ const config = z
     AI_MODEL_TOP_SLOTS: z.coerce.number().int().min(2).max(50).default(10),
     /** How often each replica checks whether a rebuild has started (milliseconds). */
     AI_HISTORY_CHECK_MS: env.positiveInt(5_000),
+    /** How often each replica relearns the patterns of the people changes touched (milliseconds): the most patterns lag behind. */
+    AI_RELEARN_EVERY_MS: env.positiveInt(500),
   })
   .refine((c) => (c.OPENAI_API_KEY === undefined) === (c.AI_MODEL === undefined), {
     message: "OPENAI_API_KEY and AI_MODEL are set together or not at all",
@@ -47,11 +50,13 @@ export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: ()
   const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
     bind(aiRankingRank, rankHandler({ db, now, refine: async (ranked, people) => (model ? (await model.refine(ranked, people)).ranked : ranked) })),
   ]);
-  const history = await consumeHistory(bus, db, logger, now, c.AI_HISTORY_CHECK_MS);
+  const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS);
+  const relearning = startRelearning(db, logger, now, c.AI_RELEARN_EVERY_MS);
   return {
     stop: async () => {
       await served.stop();
       await history.stop();
+      await relearning.stop();
     },
   };
 }

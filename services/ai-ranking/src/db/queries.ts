@@ -66,8 +66,9 @@ export interface StoredMeeting {
 
 /**
  * Stores a meeting version unless a later one (by sequence) is already kept,
- * and returns everyone whose history changed: who attends now and who did
- * before. A repeated or older version changes nothing and returns none.
+ * and queues everyone whose history changed for relearning: who attends now
+ * and who did before. A repeated or older version changes nothing. Returns
+ * the people queued.
  */
 export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
   return db.transaction(async (trx) => {
@@ -85,8 +86,31 @@ export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<str
     if (meeting.attendees.length > 0) {
       await trx("attendance").insert(meeting.attendees.map((email) => ({ email, mode: meeting.mode, meeting_id: meeting.meetingId })));
     }
-    return [...new Set([...before, ...meeting.attendees])];
+    const touched = [...new Set([...before, ...meeting.attendees])];
+    await queueRelearning(trx, touched, meeting.mode);
+    return touched;
   });
+}
+
+/** Marks people's patterns of a mode stale; a person already queued stays queued once. */
+export async function queueRelearning(db: Knex, emails: readonly string[], mode: Mode): Promise<void> {
+  if (emails.length === 0) return;
+  await db.raw("insert into relearn_queue (email, mode) select unnest(?::text[]), ? on conflict do nothing", [[...emails], mode]);
+}
+
+/**
+ * Takes up to `limit` queued people, oldest first, for the transaction's
+ * lifetime: another replica skips them, and should the transaction fail
+ * they are queued again.
+ */
+export async function takeRelearning(trx: Knex.Transaction, limit: number): Promise<Array<{ email: string; mode: Mode }>> {
+  const { rows } = (await trx.raw(
+    `delete from relearn_queue where (email, mode) in (
+       select email, mode from relearn_queue order by queued_at limit ? for update skip locked)
+     returning email, mode`,
+    [limit],
+  )) as { rows: Array<{ email: string; mode: Mode }> };
+  return rows;
 }
 
 /** One person's confirmed meetings starting at or after `since`, for learning. */
@@ -148,11 +172,12 @@ export async function historyGeneration(db: Knex): Promise<number> {
 export async function startNewGeneration(db: Knex): Promise<number> {
   // Running replicas keep writing while this empties the tables; taking every
   // lock first makes their writes wait. The tables are locked in the order
-  // saveMeeting writes them (meetings, then attendance), so a replica midway
-  // through a meeting finishes it instead of deadlocking with this.
+  // replicas write them (saveMeeting: meetings, attendance, relearn_queue;
+  // relearning: relearn_queue, patterns), so a replica midway through a
+  // change finishes it instead of deadlocking with this.
   return db.transaction(async (trx) => {
-    await trx.raw("lock table history_state, patterns, meetings, attendance, people in exclusive mode");
-    for (const table of ["patterns", "attendance", "meetings", "people"]) await trx(table).delete();
+    await trx.raw("lock table history_state, meetings, attendance, relearn_queue, patterns, people in exclusive mode");
+    for (const table of ["patterns", "relearn_queue", "attendance", "meetings", "people"]) await trx(table).delete();
     const [row] = (await trx("history_state").where({ id: 1 }).increment("generation", 1).returning("generation")) as Array<{ generation: number }>;
     return row!.generation;
   });

@@ -1,5 +1,6 @@
 import type { Migration } from "@sched/db";
 import { createHistory } from "./001_create_history.js";
+import { createRelearnQueue } from "./002_relearn_queue.js";
 
 /** Every migration of the ai_ranking schema, in order. */
-export const migrations: readonly Migration[] = [createHistory];
+export const migrations: readonly Migration[] = [createHistory, createRelearnQueue];

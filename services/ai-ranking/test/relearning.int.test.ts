@@ -1,0 +1,56 @@
+import { openSchema, type Knex } from "@sched/db";
+import { createTestDatabase } from "@sched/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { saveMeeting, savePerson, takeRelearning } from "../src/db/queries.js";
+import { relearnQueued } from "../src/handlers/relearning.js";
+import { aiRankingService } from "../src/index.js";
+import { DAY, HOUR, MONDAY, NOW } from "./people.js";
+
+let db: Knex;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  drop = database.drop;
+  db = await openSchema({ kind: "postgres", url: database.url }, aiRankingService.schema, aiRankingService.migrations);
+});
+afterAll(async () => {
+  await db?.destroy();
+  await drop?.();
+});
+
+const ana = { userId: "usr_ana", email: "ana@example.com", name: "Ana", timezone: "UTC", preferences: null };
+const meeting = (n: number, attendees: string[]) => {
+  const start = MONDAY - n * 7 * DAY + 10 * HOUR;
+  return { meetingId: `mtg_${n}`, mode: "test" as const, sequence: 1, confirmed: true, start: new Date(start), end: new Date(start + HOUR), scheduledAt: new Date(start - 3 * DAY), attendees };
+};
+const queue = async () => (await db("relearn_queue").orderBy("email").select("email", "mode")) as Array<{ email: string; mode: string }>;
+
+it("queues each person a change touches once however many changes, and relearns them once", async () => {
+  await savePerson(db, { ...ana, updatedAt: new Date(NOW) });
+  for (let n = 1; n <= 3; n++) await saveMeeting(db, meeting(n, [ana.email, "stranger@example.com"]));
+  expect(await queue()).toEqual([
+    { email: ana.email, mode: "test" },
+    { email: "stranger@example.com", mode: "test" },
+  ]);
+
+  // Only Ana has an account: the stranger's row is dropped, not relearned.
+  expect(await relearnQueued(db, NOW)).toBe(1);
+  const learned = (await db("patterns").where({ user_id: ana.userId, mode: "test" }).first()) as { patterns: { meetings: number } };
+  expect(learned.patterns.meetings).toBe(3);
+  expect(await queue()).toEqual([]);
+});
+
+it("keeps a person queued when the relearning transaction fails, and a repeated change queues no one", async () => {
+  await saveMeeting(db, meeting(4, [ana.email]));
+  expect(await saveMeeting(db, meeting(4, [ana.email]))).toEqual([]);
+  await expect(
+    db.transaction(async (trx) => {
+      expect(await takeRelearning(trx, 10)).toEqual([{ email: ana.email, mode: "test" }]);
+      throw new Error("the database went away");
+    }),
+  ).rejects.toThrow("went away");
+  expect(await queue()).toEqual([{ email: ana.email, mode: "test" }]);
+  expect(await relearnQueued(db, NOW)).toBe(1);
+  expect(((await db("patterns").where({ user_id: ana.userId }).first()) as { patterns: { meetings: number } }).patterns.meetings).toBe(4);
+});
