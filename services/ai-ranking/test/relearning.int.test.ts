@@ -54,3 +54,14 @@ it("keeps a person queued when the relearning transaction fails, and a repeated 
   expect(await relearnQueued(db, NOW)).toBe(1);
   expect(((await db("patterns").where({ user_id: ana.userId }).first()) as { patterns: { meetings: number } }).patterns.meetings).toBe(4);
 });
+
+it("a newer version moves the attendance to its attendees and queues who left and who came; an older one changes nothing", async () => {
+  await db("relearn_queue").delete();
+  await saveMeeting(db, { ...meeting(5, [ana.email, "bo@example.com", "cy@example.com"]), sequence: 1 });
+  await db("relearn_queue").delete();
+  expect((await saveMeeting(db, { ...meeting(5, [ana.email, "dee@example.com"]), sequence: 2 })).sort()).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
+  expect(((await db("attendance").where({ meeting_id: "mtg_5" }).orderBy("email").pluck("email")) as string[])).toEqual([ana.email, "dee@example.com"]);
+  expect((await queue()).map((q) => q.email)).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
+  expect(await saveMeeting(db, { ...meeting(5, ["late@example.com"]), sequence: 1 })).toEqual([]);
+  expect(((await db("attendance").where({ meeting_id: "mtg_5" }).orderBy("email").pluck("email")) as string[])).toEqual([ana.email, "dee@example.com"]);
+});

@@ -67,29 +67,41 @@ export interface StoredMeeting {
 /**
  * Stores a meeting version unless a later one (by sequence) is already kept,
  * and queues everyone whose history changed for relearning: who attends now
- * and who did before. A repeated or older version changes nothing. Returns
- * the people queued.
+ * and who no longer does. A repeated or older version changes nothing.
+ * Returns the people queued.
+ *
+ * One statement, so one round trip: every later step runs only when
+ * `stored` returned the meeting, i.e. this version was newer. Attendees who
+ * stay keep their rows (removing and re-adding one key in one statement
+ * would collide). The tables are written in the order startNewGeneration
+ * locks them.
  */
 export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
-  return db.transaction(async (trx) => {
-    const stored = (await trx.raw(
-      `insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?)
+  const attendees = [...meeting.attendees];
+  const { rows } = (await db.raw(
+    `with stored as (
+       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?)
        on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
          start_at = excluded.start_at, end_at = excluded.end_at
        where meetings.sequence < excluded.sequence
-       returning meeting_id`,
-      [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt],
-    )) as { rows: unknown[] };
-    if (stored.rows.length === 0) return [];
-    const before = (await trx("attendance").where({ meeting_id: meeting.meetingId }).pluck("email")) as string[];
-    await trx("attendance").where({ meeting_id: meeting.meetingId }).delete();
-    if (meeting.attendees.length > 0) {
-      await trx("attendance").insert(meeting.attendees.map((email) => ({ email, mode: meeting.mode, meeting_id: meeting.meetingId })));
-    }
-    const touched = [...new Set([...before, ...meeting.attendees])];
-    await queueRelearning(trx, touched, meeting.mode);
-    return touched;
-  });
+       returning meeting_id
+     ),
+     gone as (
+       delete from attendance a using stored where a.meeting_id = stored.meeting_id and a.email <> all(?::text[]) returning a.email
+     ),
+     came as (
+       insert into attendance (email, mode, meeting_id) select e, ?, stored.meeting_id from stored, unnest(?::text[]) as e on conflict do nothing
+     ),
+     touched as (
+       select email from gone union select e from stored, unnest(?::text[]) as e
+     ),
+     queued as (
+       insert into relearn_queue (email, mode) select email, ? from touched on conflict do nothing
+     )
+     select email from touched`,
+    [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt, attendees, meeting.mode, attendees, attendees, meeting.mode],
+  )) as { rows: Array<{ email: string }> };
+  return rows.map((r) => r.email);
 }
 
 /** Marks people's patterns of a mode stale; a person already queued stays queued once. */
