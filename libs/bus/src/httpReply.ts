@@ -30,8 +30,6 @@ export function encodeHttpReply(reply: HttpReply): WireHttpReply {
 export function decodeHttpReply(wire: WireHttpReply, encodedBody: boolean): HttpReply {
   const head = JSON.parse(wire.head) as Omit<HttpReply, "body">;
   if (wire.body.length === 0) return head;
-  if (encodedBody) return { ...head, body: new JsonText(wire.body) };
-  return { ...head, body: JSON.parse(typeof wire.body === "string" ? wire.body : utf8.decode(wire.body)) };
+  const body = new JsonText(wire.body);
+  return { ...head, body: encodedBody ? body : body.toJSON() };
 }
-
-const utf8 = new TextDecoder();

@@ -1,7 +1,7 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { saveMeeting, savePerson, takeRelearning } from "../src/db/queries.js";
+import { queueRelearningEveryMode, saveMeeting, savePerson, takeRelearning } from "../src/db/queries.js";
 import { relearnQueued } from "../src/handlers/relearning.js";
 import { aiRankingService } from "../src/index.js";
 import { DAY, HOUR, MONDAY, NOW } from "./people.js";
@@ -24,7 +24,7 @@ const meeting = (n: number, attendees: string[]) => {
   const start = MONDAY - n * 7 * DAY + 10 * HOUR;
   return { meetingId: `mtg_${n}`, mode: "test" as const, sequence: 1, confirmed: true, start: new Date(start), end: new Date(start + HOUR), scheduledAt: new Date(start - 3 * DAY), attendees };
 };
-const queue = async () => (await db("relearn_queue").orderBy("email").select("email", "mode")) as Array<{ email: string; mode: string }>;
+const queue = async () => (await db("relearn_queue").orderBy(["email", "mode"]).select("email", "mode")) as Array<{ email: string; mode: string }>;
 
 it("queues each person a change touches once however many changes, and relearns them once", async () => {
   await savePerson(db, { ...ana, updatedAt: new Date(NOW) });
@@ -64,4 +64,20 @@ it("a newer version moves the attendance to its attendees and queues who left an
   expect((await queue()).map((q) => q.email)).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
   expect(await saveMeeting(db, { ...meeting(5, ["late@example.com"]), sequence: 1 })).toEqual([]);
   expect(((await db("attendance").where({ meeting_id: "mtg_5" }).orderBy("email").pluck("email")) as string[])).toEqual([ana.email, "dee@example.com"]);
+});
+
+it("a person whose account comes after their meetings is queued in every mode they have meetings in", async () => {
+  await db("relearn_queue").delete();
+  const late = { userId: "usr_late", email: "late@example.com", name: "Late", timezone: "UTC", preferences: null };
+  await saveMeeting(db, meeting(6, [late.email]));
+  await saveMeeting(db, { ...meeting(7, [late.email]), mode: "live" });
+  expect(await relearnQueued(db, NOW)).toBe(0);
+  await savePerson(db, { ...late, updatedAt: new Date(NOW) });
+  await queueRelearningEveryMode(db, late.email);
+  expect(await queue()).toEqual([
+    { email: late.email, mode: "live" },
+    { email: late.email, mode: "test" },
+  ]);
+  expect(await relearnQueued(db, NOW)).toBe(2);
+  expect(((await db("patterns").where({ user_id: late.userId }).orderBy("mode").pluck("mode")) as string[])).toEqual(["live", "test"]);
 });

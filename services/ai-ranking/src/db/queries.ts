@@ -104,10 +104,9 @@ export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<str
   return rows.map((r) => r.email);
 }
 
-/** Marks people's patterns of a mode stale; a person already queued stays queued once. */
-export async function queueRelearning(db: Knex, emails: readonly string[], mode: Mode): Promise<void> {
-  if (emails.length === 0) return;
-  await db.raw("insert into relearn_queue (email, mode) select unnest(?::text[]), ? on conflict do nothing", [[...emails], mode]);
+/** Marks a person's patterns stale in every mode they have meetings in, in one statement; one already queued stays queued once. */
+export async function queueRelearningEveryMode(db: Knex, email: string): Promise<void> {
+  await db.raw("insert into relearn_queue (email, mode) select distinct email, mode from attendance where email = ? on conflict do nothing", [email]);
 }
 
 /**
@@ -137,11 +136,6 @@ export async function historyOf(db: Knex, email: string, mode: Mode, since: Date
     durationMinutes: Math.round((asMs(r.end_at) - asMs(r.start_at)) / 60_000),
     scheduledAt: asMs(r.scheduled_at),
   }));
-}
-
-/** The modes a person has any meeting in. */
-export async function modesOf(db: Knex, email: string): Promise<Mode[]> {
-  return (await db("attendance").where({ email }).distinct("mode").pluck("mode")) as Mode[];
 }
 
 export async function savePatterns(db: Knex, userId: string, mode: Mode, patterns: Patterns): Promise<void> {

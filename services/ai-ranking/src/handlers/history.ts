@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { DURATION_MINUTES, meetingEvents, userCreated, userUpdated, type meetingCreated, type PayloadOf } from "@sched/proto";
 import { runEvery } from "./periodic.js";
-import { historyGeneration, modesOf, queueRelearning, saveMeeting, savePerson, type KnownPerson } from "../db/queries.js";
+import { historyGeneration, queueRelearningEveryMode, saveMeeting, savePerson, type KnownPerson } from "../db/queries.js";
 
 /** Durable consumer names of one generation; a rebuild moves to the next, which reads from the first event. */
 export function consumerNames(generation: number): { meetings: string; people: string } {
@@ -75,7 +75,7 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation:
     };
     if (!(await savePerson(db, { ...person, updatedAt: new Date(event.occurredAt) }))) return;
     // A new zone moves every local hour; meetings seen before the account are now theirs.
-    for (const mode of await modesOf(db, person.email)) await queueRelearning(db, [person.email], mode);
+    await queueRelearningEveryMode(db, person.email);
   });
   return {
     stop: async () => {

@@ -25,16 +25,17 @@ export async function relearnQueued(db: Knex, now: number): Promise<number> {
       const people = new Map((await peopleByEmails(trx, [...new Set(queued.map((q) => q.email))])).map((p) => [p.email, p]));
       for (const { email, mode } of queued) {
         const person = people.get(email);
-        if (person) await relearn(trx, person, mode, now);
+        if (!person) continue;
+        await relearn(trx, person, mode, now);
+        relearned++;
       }
-      relearned += queued.filter((q) => people.has(q.email)).length;
       return queued.length;
     });
     if (taken < BATCH) return relearned;
   }
 }
 
-export async function relearn(db: Knex, person: KnownPerson, mode: Mode, now: number): Promise<void> {
+async function relearn(db: Knex, person: KnownPerson, mode: Mode, now: number): Promise<void> {
   const history = await historyOf(db, person.email, mode, new Date(now - HISTORY_DAYS * 86_400_000));
   await savePatterns(db, person.userId, mode, learnPatterns(history, person.timezone));
 }
