@@ -74,7 +74,8 @@ async function whileHoldingMigrationLock(url: string, schema: string, work: () =
 function postgres(target: { url: string; poolMax?: number }, schema: string): Knex {
   return knexFactory({
     client: "pg",
-    connection: target.url,
+    // Named after the schema, so pg_stat_activity and the server's logs tell which service a connection serves.
+    connection: { connectionString: target.url, application_name: schema },
     searchPath: [schema],
     pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: 5_000 },
     acquireConnectionTimeout: 5_000,
