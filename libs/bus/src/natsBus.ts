@@ -29,8 +29,6 @@ export interface NatsBusOptions {
   logger: Logger;
   /** How long a delivered event may stay unacknowledged before JetStream redelivers it. */
   ackWaitMs?: number;
-  /** How long one pull waits for an event (at least 1 s, the client's minimum); bounds how long a consumer takes to stop. */
-  pullExpiresMs?: number;
 }
 
 /** Events published again within this window with the same msgId are stored once. */
@@ -273,7 +271,6 @@ class NatsBus implements Bus {
       events: new Map(options.events.map((e) => [this.subject(e.subject), e])),
       consumer: options,
       ackWaitMs: this.options.ackWaitMs ?? 30_000,
-      pullExpiresMs: Math.max(1_000, this.options.pullExpiresMs ?? 1_000),
       isOpen: () => !this.nc.isClosed() && !this.closing,
     }, handler);
     return this.track(consumer);

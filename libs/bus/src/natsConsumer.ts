@@ -1,7 +1,7 @@
 import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
 import { nanos } from "@nats-io/nats-core";
-import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { consumeEvent, headerValues } from "./observed.js";
 import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessage, type Stoppable } from "./types.js";
 
@@ -16,7 +16,6 @@ export interface PullConsumerSetup {
   events: ReadonlyMap<string, EventDef>;
   consumer: ConsumerOptions;
   ackWaitMs: number;
-  pullExpiresMs: number;
   isOpen(): boolean;
 }
 
@@ -25,7 +24,9 @@ const RETRY_PULL_MS = 1_000;
 /**
  * A durable pull consumer handling one event at a time, in stream order:
  * with one unacknowledged event allowed, a failed event (nak with a delay)
- * holds back the ones after it, as on the in-process bus.
+ * holds back the ones after it, as on the in-process bus. Events arrive on
+ * one long-lived pull (the client's `consume`), not a subscription and a
+ * request per event: a third of the server's work per event, and of ours.
  */
 export async function runPullConsumer(setup: PullConsumerSetup, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
@@ -84,27 +85,34 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
 
   let stopped = false;
   let consumer = await open(false);
+  let pulling: ConsumerMessages | undefined;
   const running = () => !stopped && setup.isOpen();
 
-  // One pull at a time: an event is only taken when the previous one is settled,
-  // so stopping never strands a fetched but unprocessed event.
+  const reopen = async (err: unknown) => {
+    logger.warn({ err, durable: options.durable }, "event pull failed; retrying");
+    await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
+    // The stream or consumer may be gone (deleted, server state lost): set them up again.
+    consumer = await open(true).catch((openErr: unknown) => {
+      logger.warn({ err: openErr, durable: options.durable }, "event consumer could not be set up again");
+      return consumer;
+    });
+  };
+
   const loop = async (): Promise<void> => {
     while (running()) {
-      let m: JsMsg | null;
       try {
-        m = await consumer.next({ expires: setup.pullExpiresMs });
+        pulling = await consumer.consume({ abort_on_missing_resource: true });
+        // stop() may have come while the pull was being set up.
+        if (!running()) await pulling.close();
+        for await (const m of pulling) {
+          // Delivered after stop(): handed straight back, for whoever consumes next.
+          if (!running()) m.nak();
+          else await settle(m);
+        }
+        if (running()) throw new Error("the event pull ended");
       } catch (err) {
-        if (!running()) break;
-        logger.warn({ err, durable: options.durable }, "event pull failed; retrying");
-        await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
-        // The stream or consumer may be gone (deleted, server state lost): set them up again.
-        consumer = await open(true).catch((openErr: unknown) => {
-          logger.warn({ err: openErr, durable: options.durable }, "event consumer could not be set up again");
-          return consumer;
-        });
-        continue;
+        if (running()) await reopen(err);
       }
-      if (m) await settle(m);
     }
   };
 
@@ -112,6 +120,8 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
   return {
     stop: async () => {
       stopped = true;
+      // Ends the pull before the event in hand is acknowledged, so the server has no next one to send us.
+      void pulling?.close();
       await done;
     },
   };

@@ -2,6 +2,7 @@ import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
 import { endpoint, eventDef, HttpReply, httpRequest, JsonText, NoBody, noticeDef, type Caller, type StreamDef } from "@sched/proto";
 import { headers as natsHeaders } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
@@ -373,5 +374,28 @@ describe.runIf(natsAvailable)("HTTP replies across releases (NATS)", () => {
       sub.unsubscribe();
       await nc.close();
     }
+  });
+});
+
+describe.runIf(natsAvailable)("event consumers when the server loses state (NATS)", () => {
+  it("sets its stream and consumer up again after they are deleted behind its back, and goes on with new events", async () => {
+    const { tag, placed } = freshStream();
+    const bus = await connectNats();
+    await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+    const seen: number[] = [];
+    const consumer = await (await connectNats()).consume({ durable: `lost-${tag}`, events: [placed] }, async (m) => void seen.push(numberOf(m)));
+    await eventually(() => seen.includes(1) || undefined);
+
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      await (await jetstreamManager(nc)).streams.delete(`${namespace}_${placed.stream.name}`);
+    } finally {
+      await nc.close();
+    }
+    // The first publish after the loss may find no stream (the publisher's cache); the bus says so, and the next one sets it up.
+    await eventually(async () => (await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` }).then(() => true, () => undefined)), 10_000);
+    await eventually(() => seen.includes(2) || undefined, 15_000);
+    await consumer.stop();
+    expect(seen).toEqual([1, 2]);
   });
 });
