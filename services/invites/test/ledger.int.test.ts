@@ -29,17 +29,37 @@ describe("the delivery ledger (Postgres)", () => {
   it("records a change once: the same event again adds no row", async () => {
     const c = change(1);
     const planned = [{ email: "a@example.com", kind: "request" as const }, { email: "b@example.com", kind: "request" as const }];
-    expect(await recordChange(db, c, planned, "email")).toBe(2);
-    expect(await recordChange(db, c, planned, "email")).toBe(0);
+    expect((await recordChange(db, c, planned)).added).toBe(2);
+    expect((await recordChange(db, c, planned)).added).toBe(0);
     expect((await latestDeliveries(db, c.meetingId)).map((d) => [d.email, d.state])).toEqual([
       ["a@example.com", "pending"],
       ["b@example.com", "pending"],
     ]);
   });
 
+  it("records the change itself, and its deliveries through Google only while the organizer has an active Google connection", async () => {
+    const viaEmail = change(1);
+    expect(await recordChange(db, viaEmail, [{ email: "a@example.com", kind: "request" }])).toEqual({ added: 1, channel: "email" });
+    const stored = await db("meeting_changes").where({ meeting_id: viaEmail.meetingId }).first();
+    expect([stored.mode, stored.organizer_user_id, stored.organizer_email, stored.state, stored.meeting]).toEqual(["live", "usr_1", "o@example.com", "pending", viaEmail.meeting]);
+
+    const connection = { id: "cal_ledger0000000000000000", user_id: "usr_1", provider: "google", sealed_tokens: "sealed", status: "active" };
+    await db("calendar_connections").insert(connection);
+    const viaGoogle = change(1);
+    expect(await recordChange(db, viaGoogle, [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "cancel" }])).toEqual({ added: 2, channel: "google" });
+    expect((await latestDeliveries(db, viaGoogle.meetingId)).map((d) => [d.email, d.kind, d.channel])).toEqual([
+      ["a@example.com", "request", "google"],
+      ["b@example.com", "cancel", "google"],
+    ]);
+
+    await db("calendar_connections").where({ id: connection.id }).update({ status: "broken" });
+    expect((await recordChange(db, change(1), [{ email: "a@example.com", kind: "request" }])).channel).toBe("email");
+    await db("calendar_connections").where({ id: connection.id }).delete();
+  });
+
   it("records test-mode changes as simulated and never hands them to a worker", async () => {
     const c = change(1, undefined, "test");
-    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }], "email");
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }]);
     expect((await latestDeliveries(db, c.meetingId))[0]!.state).toBe("simulated");
     const claimed = await claimDueChanges(db, "w", 100, 60_000);
     expect(claimed.map((x) => x.meetingId)).not.toContain(c.meetingId);
@@ -49,8 +69,8 @@ describe("the delivery ledger (Postgres)", () => {
   it("hands out a meeting's changes in order, and a later one only once the earlier is settled", async () => {
     const first = change(1);
     const second = change(2, first.meetingId);
-    await recordChange(db, second, [{ email: "a@example.com", kind: "request" }], "email");
-    await recordChange(db, first, [{ email: "a@example.com", kind: "request" }], "email");
+    await recordChange(db, second, [{ email: "a@example.com", kind: "request" }]);
+    await recordChange(db, first, [{ email: "a@example.com", kind: "request" }]);
     const round1 = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
     expect(round1.map((x) => x.sequence)).toEqual([1]);
     await scheduleRetry(db, round1[0]!, "w", 0, "try again");
@@ -64,7 +84,7 @@ describe("the delivery ledger (Postgres)", () => {
 
   it("gives a change whose worker stopped answering to another once the lease runs out; the first cannot renew it", async () => {
     const c = change(1);
-    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }], "email");
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }]);
     const mine = (await claimDueChanges(db, "worker-a", 100, 150)).filter((x) => x.meetingId === c.meetingId);
     expect(mine).toHaveLength(1);
     expect((await claimDueChanges(db, "worker-b", 100, 60_000)).filter((x) => x.meetingId === c.meetingId)).toEqual([]);

@@ -68,44 +68,43 @@ const toChange = (row: ChangeRow): ClaimedChange => ({
 });
 
 /**
- * Records a change and what it owes, once: a redelivered event hits the
- * primary keys and adds nothing. In test mode the rows are final at once
+ * Records a change and what it owes, once, as ONE statement (atomic, one
+ * round trip): a redelivered event hits the primary keys and adds nothing.
+ * The deliveries go through Google when the organizer has an active Google
+ * connection, by e-mail otherwise. In test mode the rows are final at once
  * (`simulated`, the change done), so nothing is ever handed to the worker.
- * Returns how many delivery rows are new.
+ * Returns how many delivery rows are new, and their channel.
  */
-export async function recordChange(db: Knex, change: MeetingChange, planned: PlannedDelivery[], channel: InviteChannel): Promise<number> {
+export async function recordChange(db: Knex, change: MeetingChange, planned: PlannedDelivery[]): Promise<{ added: number; channel: InviteChannel }> {
   const simulated = change.mode === "test";
-  return db.transaction(async (trx) => {
-    await trx("meeting_changes")
-      .insert({
-        meeting_id: change.meetingId,
-        sequence: change.sequence,
-        mode: change.mode,
-        organizer_user_id: change.organizer.userId,
-        organizer_email: change.organizer.email.toLowerCase(),
-        meeting: JSON.stringify(change.meeting),
-        state: simulated ? "done" : "pending",
-        trace_context: JSON.stringify(currentTraceContext() ?? null),
-      })
-      .onConflict(["meeting_id", "sequence"])
-      .ignore();
-    if (planned.length === 0) return 0;
-    const inserted = (await trx("deliveries")
-      .insert(
-        planned.map((p) => ({
-          meeting_id: change.meetingId,
-          sequence: change.sequence,
-          email: p.email,
-          kind: p.kind,
-          channel,
-          state: simulated ? "simulated" : "pending",
-        })),
-      )
-      .onConflict(["meeting_id", "sequence", "email", "kind"])
-      .ignore()
-      .returning("email")) as unknown[];
-    return inserted.length;
-  });
+  const result = await db.raw(
+    `with channel as (
+       select case when exists (select 1 from calendar_connections where user_id = ? and provider = 'google' and status = 'active')
+                   then 'google' else 'email' end as name
+     ),
+     change as (
+       insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, state, trace_context)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)
+       on conflict (meeting_id, sequence) do nothing
+     ),
+     delivery as (
+       insert into deliveries (meeting_id, sequence, email, kind, channel, state)
+       select ?, ?, p.email, p.kind, channel.name, ? from unnest(?::text[], ?::text[]) as p(email, kind) cross join channel
+       on conflict (meeting_id, sequence, email, kind) do nothing
+       returning 1
+     )
+     select (select name from channel) as channel, (select count(*) from delivery)::int as added`,
+    [
+      change.organizer.userId,
+      ...[change.meetingId, change.sequence, change.mode, change.organizer.userId, change.organizer.email.toLowerCase()],
+      ...[JSON.stringify(change.meeting), simulated ? "done" : "pending", JSON.stringify(currentTraceContext() ?? null)],
+      ...[change.meetingId, change.sequence, simulated ? "simulated" : "pending"],
+      planned.map((p) => p.email),
+      planned.map((p) => p.kind),
+    ],
+  );
+  const row = result.rows[0] as { channel: InviteChannel; added: number };
+  return { added: row.added, channel: row.channel };
 }
 
 /**

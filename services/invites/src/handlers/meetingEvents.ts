@@ -3,7 +3,6 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { meetingEvents } from "@sched/proto";
 import { recordInviteDelivery } from "@sched/telemetry";
-import { activeConnection } from "../db/connections.js";
 import { recordChange } from "../db/deliveries.js";
 import { changeOf, plannedDeliveries, type MeetingEvent } from "../domain/plan.js";
 
@@ -21,8 +20,7 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
     const event = message.payload as MeetingEvent;
     const planned = plannedDeliveries(event);
     if (planned.length === 0) return;
-    const channel = (await activeConnection(db, event.organizer.userId)) ? "google" : "email";
-    const added = await recordChange(db, changeOf(event), planned, channel);
+    const { added, channel } = await recordChange(db, changeOf(event), planned);
     if (event.mode === "test") {
       for (let i = 0; i < added; i++) recordInviteDelivery("simulated", channel);
     }
