@@ -12,6 +12,8 @@ import {
   type ConsumerOptions,
   type EndpointBinding,
   type EventMessage,
+  PublishOrderError,
+  type PublishOptions,
   type RequestOptions,
   type ServiceInfo,
   type Stoppable,
@@ -45,6 +47,8 @@ export class MemoryBus implements Bus {
   private readonly roundRobin = new Map<string, number>();
   private readonly log: StoredEvent[] = [];
   private readonly seenMsgIds = new Set<string>();
+  /** The msgId of each stream's last stored event, by stream name. */
+  private readonly lastMsgIds = new Map<string, string>();
   private readonly ackFloors = new Map<string, number>();
   private readonly noticeHandlers = new Map<string, Set<(payload: unknown) => void>>();
   private readonly consumers = new Set<{ wake: () => void }>();
@@ -112,11 +116,13 @@ export class MemoryBus implements Bus {
     };
   }
 
-  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void> {
+  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
     if (this.seenMsgIds.has(options.msgId)) return;
+    if (options.after !== undefined && this.lastMsgIds.get(event.stream.name) !== options.after) throw new PublishOrderError(options.msgId, options.after);
     this.seenMsgIds.add(options.msgId);
+    this.lastMsgIds.set(event.stream.name, options.msgId);
     await publishEvent("memory", event.subject, checked, async (headers) => {
       this.log.push({ streamSequence: this.log.length + 1, subject: event.subject, payload: wire(checked), headers });
     });

@@ -18,7 +18,18 @@ import { CALLER_HEADER, decodeCaller, encodeCaller, isHttpRoute } from "./codec.
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import { runPullConsumer } from "./natsConsumer.js";
-import { DEFAULT_TIMEOUT_MS, type Bus, type ConsumerOptions, type EndpointBinding, type EventMessage, type RequestOptions, type ServiceInfo, type Stoppable } from "./types.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  PublishOrderError,
+  type Bus,
+  type ConsumerOptions,
+  type EndpointBinding,
+  type EventMessage,
+  type PublishOptions,
+  type RequestOptions,
+  type ServiceInfo,
+  type Stoppable,
+} from "./types.js";
 
 export interface NatsBusOptions {
   servers: string;
@@ -30,6 +41,9 @@ export interface NatsBusOptions {
   /** How long a delivered event may stay unacknowledged before JetStream redelivers it. */
   ackWaitMs?: number;
 }
+
+/** JetStream's "wrong last msg ID": the stream's last event is not the expected one. */
+const WRONG_LAST_MSG_ID = 10070;
 
 /** Events published again within this window with the same msgId are stored once. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
@@ -235,7 +249,7 @@ class NatsBus implements Bus {
     return name;
   }
 
-  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void> {
+  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     const checked = event.payload.parse(payload);
     try {
       await this.ensureStream(event.stream);
@@ -244,9 +258,14 @@ class NatsBus implements Bus {
         const entries = Object.entries(headers);
         const h = natsHeaders();
         for (const [k, v] of entries) h.set(k, v);
-        await this.js.publish(this.subject(event.subject), encode(checked), { msgID: options.msgId, ...(entries.length > 0 ? { headers: h } : {}) });
+        await this.js.publish(this.subject(event.subject), encode(checked), {
+          msgID: options.msgId,
+          ...(options.after !== undefined ? { expect: { lastMsgID: options.after } } : {}),
+          ...(entries.length > 0 ? { headers: h } : {}),
+        });
       });
     } catch (err) {
+      if (options.after !== undefined && err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID) throw new PublishOrderError(options.msgId, options.after);
       // The stream may have been removed behind our back: look again on the next publish.
       this.streams.delete(`${this.options.namespace}_${event.stream.name}`);
       this.options.logger.warn({ err, subject: event.subject }, "event publish failed");

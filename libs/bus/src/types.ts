@@ -50,6 +50,20 @@ export interface EventMessage<E extends EventDef = EventDef> {
   readonly streamSequence: number;
 }
 
+export interface PublishOptions {
+  msgId: string;
+  /** The msgId of the event this one must directly follow in its stream. */
+  after?: string;
+}
+
+/** The stream's last event is not the one `after` named; nothing was stored. */
+export class PublishOrderError extends Error {
+  constructor(readonly msgId: string, readonly after: string) {
+    super(`event ${msgId} was not stored: the stream's last event is not ${after}`);
+    this.name = "PublishOrderError";
+  }
+}
+
 export interface ConsumerOptions {
   /** Durable consumer name: a restarted consumer with the same name resumes where it stopped. */
   durable: string;
@@ -65,8 +79,14 @@ export interface Bus {
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;
   /** Serves endpoints in a queue group named after the service, so replicas share load. */
   serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable>;
-  /** Stores an event durably; `msgId` de-duplicates a republished event. */
-  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void>;
+  /**
+   * Stores an event durably; `msgId` de-duplicates a republished event. With
+   * `after`, the event is stored only right after the event with that msgId
+   * (else PublishOrderError): events published without waiting for one
+   * another are then never stored out of order. A duplicate is accepted
+   * whatever `after` says.
+   */
+  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void>;
   /** Consumes events durably, at least once, in stream order per consumer. */
   consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable>;
   /** Sends a notice to every live subscriber; nothing is stored. */

@@ -7,7 +7,7 @@ import { connect } from "@nats-io/transport-node";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bind, CALLER_HEADER, connectNatsBus, MemoryBus, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
+import { bind, CALLER_HEADER, connectNatsBus, MemoryBus, PublishOrderError, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;
@@ -315,6 +315,24 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       await b.stop();
       expect(onlyPlaced).toEqual([`${placed.subject}:1`, `${placed.subject}:3`]);
       expect(both).toEqual([`${placed.subject}:1`, `${shipped.subject}:2`, `${placed.subject}:3`, `${shipped.subject}:4`]);
+    });
+
+    it.runIf(available)("stores an event published `after` another only right after it, and a duplicate whatever `after` says", async () => {
+      const { tag, placed, shipped } = freshStream();
+      const bus = await open();
+      // Sent without waiting, as the outbox relay sends a batch: stored in the order sent.
+      await Promise.all([1, 2, 3].map((n) => bus.publish(n === 2 ? shipped : placed, { n }, { msgId: `${tag}-${n}`, ...(n > 1 ? { after: `${tag}-${n - 1}` } : {}) })));
+      await expect(bus.publish(placed, { n: 4 }, { msgId: `${tag}-4`, after: `${tag}-2` })).rejects.toBeInstanceOf(PublishOrderError);
+      // The events after a refused one are refused too: nothing overtakes it.
+      await expect(bus.publish(placed, { n: 5 }, { msgId: `${tag}-5`, after: `${tag}-4` })).rejects.toBeInstanceOf(PublishOrderError);
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1`, after: `${tag}-nothing` });
+      await bus.publish(placed, { n: 4 }, { msgId: `${tag}-4`, after: `${tag}-3` });
+      const seen: number[] = [];
+      const consumer = await (await open()).consume({ durable: durable(`after-${tag}`), events: [placed, shipped] }, async (m) => void seen.push(numberOf(m)));
+      await eventually(() => seen.includes(4) || undefined);
+      await pause(100);
+      await consumer.stop();
+      expect(seen).toEqual([1, 2, 3, 4]);
     });
 
     it.runIf(available)("refuses to publish an event that breaks its contract", async () => {

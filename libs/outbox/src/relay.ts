@@ -1,4 +1,4 @@
-import type { Bus } from "@sched/bus";
+import { PublishOrderError, type Bus } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
@@ -55,7 +55,8 @@ const MAX_BACKOFF_MS = 30_000;
  * lets one relay publish at a time (so the stream keeps commit order for each
  * meeting), and `for update skip locked` keeps rows from ever being claimed
  * twice. A crash between publish and mark republishes the row with the same
- * msgId, which the bus de-duplicates.
+ * msgId, which the bus de-duplicates. A batch is published without waiting
+ * row by row, yet stored in order (PublishOptions.after).
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
@@ -106,22 +107,27 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         .limit(batchSize)
         .forUpdate()
         .skipLocked();
-      const published: number[] = [];
-      let failure: unknown;
-      for (const row of rows) {
-        try {
+      // The batch goes out at once (one round trip, not one per row), each row
+      // stored only right after the row before it, so none overtakes one that failed.
+      const outcomes = await Promise.allSettled(
+        rows.map((row, i) =>
           // Published in the trace of the request that wrote the row.
-          await withTraceContext(row.trace_context, () => bus.publish(bySubject.get(row.subject)!, row.payload as never, { msgId: row.msg_id }));
-        } catch (err) {
-          failure = err;
-          break;
-        }
-        published.push(row.id);
-      }
+          withTraceContext(row.trace_context, () =>
+            bus.publish(bySubject.get(row.subject)!, row.payload as never, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
+          ),
+        ),
+      );
+      const firstFailed = outcomes.findIndex((o) => o.status === "rejected");
+      const published = (firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id);
       if (published.length > 0) await trx("outbox").whereIn("id", published).update({ published_at: trx.fn.now() });
       const left = rows[published.length];
       const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
-      return failure === undefined ? { ...known, more: rows.length === batchSize } : { ...known, more: false, failure };
+      if (firstFailed === -1) return { ...known, more: rows.length === batchSize };
+      const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
+      // The stream's last event was not the row before: that row was already stored earlier (a
+      // republish after a crash). Not a failure: the next batch starts at this row.
+      if (failure instanceof PublishOrderError) return { ...known, more: true };
+      return { ...known, more: false, failure };
     });
 
   const cleanup = async () => {

@@ -154,6 +154,20 @@ describe("startOutboxRelay", () => {
     expect(numbers(received)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it("when rows it republishes are in the stream but not last, then it goes on in order at once, without a failure's backoff", async () => {
+    const received = await consumeAll();
+    await enqueueNumbers(1, 3);
+    // A relay that died after publishing 1 and 2, before marking them; another event came after.
+    await bus.publish(thingHappened, { n: 1 }, { msgId: "thing-1" });
+    await bus.publish(thingHappened, { n: 2 }, { msgId: "thing-2" });
+    await bus.publish(otherThing, { label: "between" }, { msgId: "other-between" });
+    // A failure would wait a whole poll interval before trying again.
+    relay({ pollMs: 60_000 }).wake();
+    await eventually(async () => (await unpublished()) === 0, 2_000);
+    await eventually(() => received.length === 4, 2_000);
+    expect(received.map((m) => (m.payload as { n?: number; label?: string }).n ?? (m.payload as { label: string }).label)).toEqual([1, 2, "between", 3]);
+  });
+
   it("when the bus is down, then rows wait and are published in order once it is back", async () => {
     const received = await consumeAll();
     let down = true;

@@ -1,4 +1,4 @@
-import type { Bus, ConsumerOptions, EndpointBinding, EventMessage, RequestOptions, ServiceInfo, Stoppable } from "@sched/bus";
+import type { Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServiceInfo, Stoppable } from "@sched/bus";
 import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 
 /** A stop that runs once: a service stopping what the runtime already stopped waits for the same result. */
@@ -39,7 +39,7 @@ export class TrackedBus implements Bus {
     return handle;
   }
 
-  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: { msgId: string }): Promise<void> {
+  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     return this.inner.publish(event, payload, options);
   }
 
