@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import pg from "pg";
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -10,6 +11,25 @@ export type { Knex } from "knex";
 // counts and sequences are far below 2^53, so read them as numbers (as PGlite does).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A name under which Postgres keeps a statement parsed (and, once it has
+ * seen it a few times, planned) on each pooled connection: for the busiest
+ * statements, which otherwise pay parsing and planning on every call. Pass
+ * it as `db.raw(sql, bindings).options({ name })`. One name per statement
+ * text. Statements kept this way name their columns, so a migration that
+ * adds columns leaves them valid. (The embedded database ignores the name.)
+ */
+export function preparedName(prefix: string, sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `${prefix}_${createHash("sha256").update(sql).digest("hex").slice(0, 16)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 /** Where a service's schema lives. */
 export type DatabaseTarget =

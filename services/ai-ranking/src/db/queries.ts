@@ -1,4 +1,4 @@
-import type { Knex } from "@sched/db";
+import { preparedName, type Knex } from "@sched/db";
 import type { Mode, Preferences } from "@sched/proto";
 import type { Interval } from "../domain/fit.js";
 import type { HistoryMeeting, Patterns } from "../domain/patterns.js";
@@ -78,8 +78,7 @@ export interface StoredMeeting {
  */
 export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
   const attendees = [...meeting.attendees];
-  const { rows } = (await db.raw(
-    `with stored as (
+  const sql = `with stored as (
        insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?)
        on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
          start_at = excluded.start_at, end_at = excluded.end_at
@@ -98,9 +97,10 @@ export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<str
      queued as (
        insert into relearn_queue (email, mode) select email, ? from touched on conflict do nothing
      )
-     select email from touched`,
-    [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt, attendees, meeting.mode, attendees, attendees, meeting.mode],
-  )) as { rows: Array<{ email: string }> };
+     select email from touched`;
+  const { rows } = (await db
+    .raw(sql, [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt, attendees, meeting.mode, attendees, attendees, meeting.mode])
+    .options({ name: preparedName("save_meeting", sql) })) as { rows: Array<{ email: string }> };
   return rows.map((r) => r.email);
 }
 

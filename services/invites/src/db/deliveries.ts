@@ -1,4 +1,4 @@
-import type { Knex } from "@sched/db";
+import { preparedName, type Knex } from "@sched/db";
 import type { InviteChannel, InviteKind, InviteState, Meeting, Mode } from "@sched/proto";
 import { currentTraceContext, type TraceCarrier } from "@sched/telemetry";
 import type { MeetingChange, PlannedDelivery } from "../domain/plan.js";
@@ -77,8 +77,7 @@ const toChange = (row: ChangeRow): ClaimedChange => ({
  */
 export async function recordChange(db: Knex, change: MeetingChange, planned: PlannedDelivery[]): Promise<{ added: number; channel: InviteChannel }> {
   const simulated = change.mode === "test";
-  const result = await db.raw(
-    `with channel as (
+  const sql = `with channel as (
        select case when exists (select 1 from calendar_connections where user_id = ? and provider = 'google' and status = 'active')
                    then 'google' else 'email' end as name
      ),
@@ -93,16 +92,17 @@ export async function recordChange(db: Knex, change: MeetingChange, planned: Pla
        on conflict (meeting_id, sequence, email, kind) do nothing
        returning 1
      )
-     select (select name from channel) as channel, (select count(*) from delivery)::int as added`,
-    [
+     select (select name from channel) as channel, (select count(*) from delivery)::int as added`;
+  const result = await db
+    .raw(sql, [
       change.organizer.userId,
       ...[change.meetingId, change.sequence, change.mode, change.organizer.userId, change.organizer.email.toLowerCase()],
       ...[JSON.stringify(change.meeting), simulated ? "done" : "pending", JSON.stringify(currentTraceContext() ?? null)],
       ...[change.meetingId, change.sequence, simulated ? "simulated" : "pending"],
       planned.map((p) => p.email),
       planned.map((p) => p.kind),
-    ],
-  );
+    ])
+    .options({ name: preparedName("record_change", sql) });
   const row = result.rows[0] as { channel: InviteChannel; added: number };
   return { added: row.added, channel: row.channel };
 }

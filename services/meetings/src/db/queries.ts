@@ -1,6 +1,5 @@
-import type { Knex } from "@sched/db";
+import { preparedName, type Knex } from "@sched/db";
 import { MAX_MEETINGS_PAGE, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
-import { createHash } from "node:crypto";
 import type { ListPlan } from "../domain/filters.js";
 import type { MeetingRecord } from "../domain/meeting.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
@@ -57,8 +56,7 @@ export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: st
   const start = iso(m.startTime);
   const end = iso(endTimeOf(m.startTime, m.duration));
   const created = iso(m.createdAt);
-  await db.raw(
-    `with meeting as (
+  const sql = `with meeting as (
        insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration,
                              participants, status, sequence, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -68,20 +66,21 @@ export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: st
        select ?, email, ?, ?, ?::timestamptz, ?::timestamptz from unnest(?::text[]) as p(email)
      ),
      event as (${event.sql})
-     select 1`,
-    [
+     select 1`;
+  await db
+    .raw(sql, [
       ...[m.id, m.mode, m.organizerId, m.organizerEmail, m.title, m.description, start, end, m.duration, m.participants, m.status, m.sequence, created, created],
       ...[m.id, m.mode, m.status, start, end, m.participants],
       ...event.bindings,
-    ] as Knex.RawBinding[],
-  );
+    ] as Knex.RawBinding[])
+    .options({ name: preparedName("insert_meeting", sql) });
 }
 
 /** One meeting of a mode; with `lock`, the row stays locked until the transaction ends. */
 export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false): Promise<MeetingRecord | undefined> {
-  const query = db("meetings").select(db.raw(MEETING_COLUMNS)).where({ id, mode }).first();
-  const row = (await (lock ? query.forUpdate() : query)) as MeetingRow | undefined;
-  return row ? toRecord(row) : undefined;
+  const sql = `select ${MEETING_COLUMNS} from meetings where id = ? and mode = ?${lock ? " for update" : ""}`;
+  const { rows } = (await db.raw(sql, [id, mode]).options({ name: preparedName("find_meeting", sql) })) as { rows: MeetingRow[] };
+  return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
 /** Writes the new state of a meeting and brings its participant rows in line. */
@@ -190,7 +189,7 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
             ) merged
             order by start_time ${dir}, id ${dir} limit ?::int + 1
           ) page) numbered`;
-  return { name: statementName("calendar_page", sql), sql, bindings: [q.limit, q.limit, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
+  return { name: preparedName("calendar_page", sql), sql, bindings: [q.limit, q.limit, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
 export async function listCalendar(db: Knex, q: CalendarQuery): Promise<CalendarPage> {
@@ -198,24 +197,6 @@ export async function listCalendar(db: Knex, q: CalendarQuery): Promise<Calendar
   const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
   const row = (result.rows as { items: string; has_more: boolean }[])[0]!;
   return { itemsJson: row.items, hasMore: row.has_more };
-}
-
-const statementNames = new Map<string, string>();
-
-/**
- * A name under which Postgres keeps a statement parsed on each pooled
- * connection, so the busiest reads skip parsing on every call. One name per
- * statement text: a filter, or a page after a cursor, is a text of its own.
- * The statements name their columns, so a migration that adds columns leaves
- * them valid. (The embedded database ignores the name.)
- */
-function statementName(prefix: string, sql: string): string {
-  let name = statementNames.get(sql);
-  if (!name) {
-    name = `${prefix}_${createHash("sha256").update(sql).digest("hex").slice(0, 16)}`;
-    statementNames.set(sql, name);
-  }
-  return name;
 }
 
 /** Where a meeting of the caller's calendar sits in list order; undefined when it is not theirs. */
