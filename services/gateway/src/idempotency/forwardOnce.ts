@@ -16,8 +16,9 @@ export interface IdempotentRequest {
  * Sends a POST at most once per (API key, Idempotency-Key) across every
  * endpoint and gateway replica: a repeat gets the first success again, a
  * concurrent one 409, another request under the same key 422. When the store
- * cannot be reached the request goes through unguarded (and logged): the
- * meetings service keeps its own records in the transaction that creates.
+ * cannot be reached the request goes through unguarded: the meetings service
+ * keeps its own records in the transaction that creates. The outage is logged
+ * once by the Redis link (limits/redisLink.ts), not here on every POST.
  */
 export async function forwardOnce(
   store: IdempotencyStore,
@@ -31,7 +32,7 @@ export async function forwardOnce(
   try {
     existing = await store.claim(id, { state: "in_progress", fingerprint: request.fingerprint, token }, request.leaseMs);
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, "idempotency store unavailable; forwarding without its guard");
+    logger.debug({ err: (err as Error).message }, "idempotency store unavailable; forwarding without its guard");
     return { reply: await forward(), replayed: false };
   }
   if (existing) {
@@ -60,6 +61,6 @@ async function settle(logger: Logger, write: () => Promise<void>): Promise<void>
   try {
     await write();
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, "idempotency record not saved");
+    logger.debug({ err: (err as Error).message }, "idempotency record not saved");
   }
 }

@@ -13,14 +13,14 @@ function watchRedis(redis: Redis, logger: Logger): void {
   const lost = (reason: string) => {
     if (!available) return;
     available = false;
-    logger.warn({ reason }, "redis unavailable: rate limits count per replica until it is back");
+    logger.warn({ reason }, "redis unavailable: until it is back, rate limits count per replica and POSTs pass without the gateway's idempotency records");
   };
   redis.on("error", (err: Error) => lost(err.message));
   redis.on("close", () => lost("connection closed"));
   redis.on("ready", () => {
     if (available) return;
     available = true;
-    logger.info("redis available: rate limits are shared by every replica again");
+    logger.info("redis available: rate limits and idempotency keys are shared by every replica again");
   });
 }
 
