@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { standaloneConfigSchema } from "./config.js";
 import { createDemoUser } from "./demo.js";
+import { serviceModules } from "./services.js";
 import { System } from "./system.js";
 
 const config = loadConfigOrExit(standaloneConfigSchema);
@@ -18,8 +19,10 @@ const tokenFile = join(dataDir, "admin-token");
 const adminToken = config.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : `adm_${randomBase62(32)}`);
 if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 
-// Invites read their settings (SMTP_URL, GOOGLE_*, CALENDAR_TOKEN_KEY) from the environment here too.
-const serviceEnv = { invites: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) };
+// Every service reads its own settings from the environment here too, as in a cluster:
+// invites its SMTP_URL, GOOGLE_* and CALENDAR_TOKEN_KEY, ai-ranking its OPENAI_API_KEY and AI_MODEL.
+const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
 const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv }).start();
 const base = `http://localhost:${config.PORT}`;
 const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`];
