@@ -81,3 +81,18 @@ it("a person whose account comes after their meetings is queued in every mode th
   expect(await relearnQueued(db, NOW)).toBe(2);
   expect(((await db("patterns").where({ user_id: late.userId }).orderBy("mode").pluck("mode")) as string[])).toEqual(["live", "test"]);
 });
+
+it("an account change calls for relearning only when it is new or its e-mail or zone moved, not for a new name or preferences", async () => {
+  const bo = { userId: "usr_bo", email: "bo@example.com", name: "Bo", timezone: "Europe/Paris", preferences: null };
+  const at = (minutes: number) => new Date(NOW + minutes * 60_000);
+  expect(await savePerson(db, { ...bo, updatedAt: at(0) })).toEqual({ stored: true, relearn: true });
+  expect(await savePerson(db, { ...bo, updatedAt: at(0) })).toEqual({ stored: true, relearn: false });
+  expect(await savePerson(db, { ...bo, name: "Bo B.", updatedAt: at(1) })).toEqual({ stored: true, relearn: false });
+  const preferences = { preferredTimes: [], avoidDays: ["friday" as const], bufferMinutes: null, maxMeetingsPerDay: null };
+  expect(await savePerson(db, { ...bo, preferences, updatedAt: at(2) })).toEqual({ stored: true, relearn: false });
+  expect(await savePerson(db, { ...bo, timezone: "America/New_York", updatedAt: at(3) })).toEqual({ stored: true, relearn: true });
+  expect(await savePerson(db, { ...bo, timezone: "America/New_York", email: "bo.b@example.com", updatedAt: at(4) })).toEqual({ stored: true, relearn: true });
+  // An older version is not kept, whatever it says.
+  expect(await savePerson(db, { ...bo, timezone: "Asia/Tokyo", updatedAt: at(1) })).toEqual({ stored: false, relearn: false });
+  expect((await db("people").where({ user_id: bo.userId }).first()).timezone).toBe("America/New_York");
+});

@@ -29,17 +29,28 @@ function toPerson(row: PersonRow): KnownPerson {
   return { userId: row.user_id, email: row.email, name: row.name, timezone: row.timezone, preferences: row.preferences === null ? null : asJson(row.preferences) };
 }
 
-/** Keeps the newer of the stored and the given account; returns whether it was stored. */
-export async function savePerson(db: Knex, person: KnownPerson & { updatedAt: Date }): Promise<boolean> {
-  const rows = (await db.raw(
-    `insert into people (user_id, email, name, timezone, preferences, updated_at) values (?, ?, ?, ?, ?::jsonb, ?)
-     on conflict (user_id) do update set email = excluded.email, name = excluded.name, timezone = excluded.timezone,
-       preferences = coalesce(excluded.preferences, people.preferences), updated_at = excluded.updated_at
-     where people.updated_at <= excluded.updated_at
-     returning user_id`,
-    [person.userId, person.email, person.name, person.timezone, person.preferences === null ? null : JSON.stringify(person.preferences), person.updatedAt],
-  )) as { rows: unknown[] };
-  return rows.rows.length > 0;
+/**
+ * Keeps the newer of the stored and the given account. `stored`: this
+ * version was kept. `relearn`: what the person's patterns are learned from
+ * moved, i.e. the account is new, or its e-mail (which meetings are theirs)
+ * or zone (their local hours) changed; a new name or new preferences leave
+ * the patterns as they are.
+ */
+export async function savePerson(db: Knex, person: KnownPerson & { updatedAt: Date }): Promise<{ stored: boolean; relearn: boolean }> {
+  const { rows } = (await db.raw(
+    `with earlier as (select email, timezone from people where user_id = ?),
+     stored as (
+       insert into people (user_id, email, name, timezone, preferences, updated_at) values (?, ?, ?, ?, ?::jsonb, ?)
+       on conflict (user_id) do update set email = excluded.email, name = excluded.name, timezone = excluded.timezone,
+         preferences = coalesce(excluded.preferences, people.preferences), updated_at = excluded.updated_at
+       where people.updated_at <= excluded.updated_at
+       returning email, timezone
+     )
+     select exists (select 1 from stored) as stored,
+            exists (select 1 from stored where not exists (select 1 from earlier e where e.email = stored.email and e.timezone = stored.timezone)) as relearn`,
+    [person.userId, person.userId, person.email, person.name, person.timezone, person.preferences === null ? null : JSON.stringify(person.preferences), person.updatedAt],
+  )) as { rows: Array<{ stored: boolean; relearn: boolean }> };
+  return rows[0]!;
 }
 
 export async function peopleByIds(db: Knex, ids: readonly string[]): Promise<KnownPerson[]> {

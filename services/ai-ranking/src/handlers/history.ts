@@ -73,9 +73,9 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation:
       timezone: event.timezone,
       preferences: event.preferences ?? null,
     };
-    if (!(await savePerson(db, { ...person, updatedAt: new Date(event.occurredAt) }))) return;
-    // A new zone moves every local hour; meetings seen before the account are now theirs.
-    await queueRelearningEveryMode(db, person.email);
+    const saved = await savePerson(db, { ...person, updatedAt: new Date(event.occurredAt) });
+    // A new zone moves every local hour; a new account or e-mail makes meetings seen before theirs.
+    if (saved.relearn) await queueRelearningEveryMode(db, person.email);
   });
   return {
     stop: async () => {
