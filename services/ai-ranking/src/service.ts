@@ -1,11 +1,14 @@
 import { bind, type Stoppable } from "@sched/bus";
 import { aiRankingRank } from "@sched/proto";
 import { env } from "@sched/config";
+import { setActiveSpanAttributes } from "@sched/telemetry";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
 import { consumeHistory } from "./handlers/history.js";
 import { startRelearning } from "./handlers/relearning.js";
 import { rankHandler } from "./handlers/rank.js";
+import type { RankedPerson } from "./domain/fit.js";
+import type { ScoredSlot } from "./domain/rank.js";
 import { ModelRanker } from "./llm/modelRanker.js";
 import { migrations } from "./db/migrations/index.js";
 
@@ -40,6 +43,13 @@ export const aiRankingService = defineService({
   start: (deps) => serveAiRanking(deps, Date.now),
 });
 
+/** The model's ranking, with which ranking answered (and why not the model's) on the request's span, for trace dashboards. */
+async function refineTraced(model: ModelRanker, ranked: ScoredSlot[], people: readonly RankedPerson[]): Promise<ScoredSlot[]> {
+  const refinement = await model.refine(ranked, people);
+  setActiveSpanAttributes({ "sched.ai.ranked_by": refinement.by, ...(refinement.why !== undefined ? { "sched.ai.fallback_reason": refinement.why } : {}) });
+  return refinement.ranked;
+}
+
 export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: () => number): Promise<Stoppable> {
   const { bus, db, logger, config: c } = deps;
   const model =
@@ -48,7 +58,7 @@ export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: ()
       : null;
   logger.info({ languageModel: model ? c.AI_MODEL : "none" }, "ai-ranking ranks with the statistical model" + (model ? " and a language model on top" : ""));
   const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
-    bind(aiRankingRank, rankHandler({ db, now, refine: async (ranked, people) => (model ? (await model.refine(ranked, people)).ranked : ranked) })),
+    bind(aiRankingRank, rankHandler({ db, now, refine: (ranked, people) => (model ? refineTraced(model, ranked, people) : Promise.resolve(ranked)) })),
   ]);
   const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS);
   const relearning = startRelearning(db, logger, now, c.AI_RELEARN_EVERY_MS);

@@ -1,10 +1,22 @@
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { aiRankingRank } from "@sched/proto";
+import { startTelemetry } from "@sched/telemetry";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeOpenAI, type Behaviour } from "./fakeOpenAI.js";
 import { AiRankingHarness, makePerson } from "./harness.js";
 import { DAY, HOUR, MONDAY, NOW, slot } from "./people.js";
 const MODEL_DEADLINE_MS = 300;
+
+const exporter = new InMemorySpanExporter();
+const processor = new SimpleSpanProcessor(exporter);
+await startTelemetry({ serviceName: "ai-ranking-model-test", spanProcessors: [processor] });
+/** The attributes ai-ranking put on the span of its last rank request. */
+async function lastRankSpan(): Promise<Record<string, unknown>> {
+  await processor.forceFlush();
+  const served = exporter.getFinishedSpans().filter((s) => s.name === aiRankingRank.subject);
+  return { ...served.at(-1)!.attributes };
+}
 const TITLE = "Acquisition of Initech";
 
 describe("the language model on top of the statistical ranking, against an OpenAI-compatible server", () => {
@@ -68,6 +80,8 @@ describe("the language model on top of the statistical ranking, against an OpenA
     expect(sent.model).toBe("fake-model");
     expect(sent.response_format.type).toBe("json_schema");
     expect(sent.response_format.json_schema.name).toBe("slot_ranking");
+    expect(await lastRankSpan()).toMatchObject({ "sched.ai.ranked_by": "model" });
+    expect(await lastRankSpan()).not.toHaveProperty("sched.ai.fallback_reason");
   });
 
   it("falls back to the statistical ranking past the deadline, without waiting for the slow answer", async () => {
@@ -83,6 +97,10 @@ describe("the language model on top of the statistical ranking, against an OpenA
 
   it("falls back on an answer naming slots it was not shown", async () => {
     expectStatistical((await rankWith("unknown-slots")).scores);
+    // The request's span says which ranking answered and why the model's did not.
+    const span = await lastRankSpan();
+    expect(span["sched.ai.ranked_by"]).toBe("statistics");
+    expect(String(span["sched.ai.fallback_reason"])).toMatch(/\S/);
   });
 
   it("falls back on 429 and on 500, and after three failures in a row stops asking for a while", async () => {
@@ -95,6 +113,7 @@ describe("the language model on top of the statistical ranking, against an OpenA
     const open = await rankWith("good");
     expect(open.reachedServer).toBe(false);
     expectStatistical(open.scores);
+    expect(await lastRankSpan()).toMatchObject({ "sched.ai.ranked_by": "statistics", "sched.ai.fallback_reason": "circuit open" });
   });
 
   it("never sends an e-mail address, a name or a meeting title to the model", () => {
