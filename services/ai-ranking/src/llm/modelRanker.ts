@@ -16,7 +16,6 @@ export interface ModelSettings {
   timeoutMs: number;
   /** How many of the statistical model's best slots the model may reorder. */
   topSlots: number;
-  breaker?: CircuitBreaker;
 }
 
 const INSTRUCTIONS = [
@@ -38,7 +37,8 @@ export type Refinement = { ranked: ScoredSlot[]; by: "model" | "statistics"; why
  */
 export class ModelRanker {
   private readonly client: OpenAI;
-  private readonly breaker: CircuitBreaker;
+  // Three failures in a row stop the asking for 30 s: a failing server costs no deadline meanwhile.
+  private readonly breaker = new CircuitBreaker(3, 30_000);
 
   constructor(
     private readonly settings: ModelSettings,
@@ -46,7 +46,6 @@ export class ModelRanker {
   ) {
     // Retries would outlive the deadline; the circuit breaker handles a failing server instead.
     this.client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
-    this.breaker = settings.breaker ?? new CircuitBreaker(3, 30_000);
   }
 
   async refine(ranked: ScoredSlot[], people: readonly RankedPerson[]): Promise<Refinement> {
