@@ -163,18 +163,24 @@ export async function patternsOf(db: Knex, userIds: readonly string[], mode: Mod
 }
 
 /** Confirmed meetings of each e-mail overlapping [from, to), in one query. */
-export async function meetingsAround(db: Knex, emails: readonly string[], mode: Mode, from: Date, to: Date): Promise<Map<string, Interval[]>> {
-  const byEmail = new Map<string, Interval[]>(emails.map((e) => [e, []]));
-  if (emails.length === 0) return byEmail;
-  const rows = (await db("attendance as a")
+/** The confirmed meetings of known people (by user id, through their account's e-mail) that overlap [from, to). */
+export async function meetingsAround(db: Knex, userIds: readonly string[], mode: Mode, from: Date, to: Date): Promise<Map<string, Interval[]>> {
+  const byUser = new Map<string, Interval[]>();
+  if (userIds.length === 0) return byUser;
+  const rows = (await db("people as p")
+    .join("attendance as a", "a.email", "p.email")
     .join("meetings as m", "m.meeting_id", "a.meeting_id")
+    .whereIn("p.user_id", userIds)
     .where({ "a.mode": mode, "m.confirmed": true })
-    .whereIn("a.email", emails)
     .where("m.start_at", "<", to)
     .where("m.end_at", ">", from)
-    .select("a.email", "m.start_at", "m.end_at")) as Array<{ email: string; start_at: Date | string; end_at: Date | string }>;
-  for (const r of rows) byEmail.get(r.email)?.push({ start: asMs(r.start_at), end: asMs(r.end_at) });
-  return byEmail;
+    .select("p.user_id", "m.start_at", "m.end_at")) as Array<{ user_id: string; start_at: Date | string; end_at: Date | string }>;
+  for (const r of rows) {
+    const intervals = byUser.get(r.user_id) ?? [];
+    intervals.push({ start: asMs(r.start_at), end: asMs(r.end_at) });
+    byUser.set(r.user_id, intervals);
+  }
+  return byUser;
 }
 
 export async function historyGeneration(db: Knex): Promise<number> {

@@ -30,12 +30,14 @@ export function rankHandler(deps: RankDeps): Handler<typeof aiRankingRank> {
     const sentStart = new Map(request.candidates.map((c, i) => [candidates[i]!.start, c.start]));
     if (candidates.length === 0) return { scores: [] };
     const ids = request.people.map((p) => p.userId);
-    const [known, patterns] = await Promise.all([peopleByIds(deps.db, ids), patternsOf(deps.db, ids, request.mode)]);
-    const byId = new Map(known.map((p) => [p.userId, p]));
-    const emails = known.map((p) => p.email);
     const from = Math.min(...candidates.map((c) => c.start)) - AROUND_MS;
     const to = Math.max(...candidates.map((c) => c.end)) + AROUND_MS;
-    const meetings = await meetingsAround(deps.db, emails, request.mode, new Date(from), new Date(to));
+    const [known, patterns, meetings] = await Promise.all([
+      peopleByIds(deps.db, ids),
+      patternsOf(deps.db, ids, request.mode),
+      meetingsAround(deps.db, ids, request.mode, new Date(from), new Date(to)),
+    ]);
+    const byId = new Map(known.map((p) => [p.userId, p]));
 
     const people: RankedPerson[] = request.people.map((p, i) => {
       const person = byId.get(p.userId);
@@ -46,7 +48,7 @@ export function rankHandler(deps: RankDeps): Handler<typeof aiRankingRank> {
         zone: p.timezone,
         patterns: patterns.get(p.userId) ?? NO_PATTERNS,
         preferences: person?.preferences ?? NO_PREFERENCES,
-        meetings: person ? (meetings.get(person.email) ?? []) : [],
+        meetings: meetings.get(p.userId) ?? [],
       };
     });
     const ranked = await deps.refine(rankCandidates({ now, people, candidates }), people);
