@@ -4,10 +4,11 @@ import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
 import { isHttpRoute } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
-import { consumeEvent, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
+import { consumeEvent, consumeEvents, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import {
   DEFAULT_BACKOFF_MS,
   DEFAULT_TIMEOUT_MS,
+  type BatchConsumerOptions,
   type Bus,
   type ConsumerOptions,
   type EndpointBinding,
@@ -133,20 +134,13 @@ export class MemoryBus implements Bus {
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     const maxDeliver = options.maxDeliver ?? 0;
-    let stopped = false;
-    let wake: () => void = () => {};
-    const consumer = { wake: () => wake() };
-    this.consumers.add(consumer);
-
-    const run = async (): Promise<void> => {
+    return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
-      while (!stopped && !this.closed) {
+      while (!halted()) {
         const floor = this.ackFloors.get(options.durable) ?? 0;
         const next = this.log.find((e) => e.streamSequence > floor && bySubject.has(e.subject));
         if (!next) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
+          await nextEvent();
           continue;
         }
         attempts += 1;
@@ -157,16 +151,7 @@ export class MemoryBus implements Bus {
         } catch (err) {
           if (maxDeliver === 0 || attempts < maxDeliver) {
             this.logger.warn({ err, subject: next.subject, attempts }, "event handler failed; redelivering");
-            const delay = backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000;
-            await new Promise<void>((resolve) => {
-              const t = setTimeout(resolve, delay);
-              wake = () => {
-                if (stopped || this.closed) {
-                  clearTimeout(t);
-                  resolve();
-                }
-              };
-            });
+            await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
             continue;
           }
           this.logger.error({ err, subject: next.subject, attempts }, "event given up after the last delivery");
@@ -175,8 +160,64 @@ export class MemoryBus implements Bus {
         this.ackFloors.set(options.durable, next.streamSequence);
         attempts = 0;
       }
-    };
-    const done = run();
+    });
+  }
+
+  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+    const bySubject = new Map(options.events.map((e) => [e.subject, e]));
+    const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
+      let attempts = 0;
+      // A failed batch is retried as it was, whatever arrived since.
+      let batch: StoredEvent[] = [];
+      while (!halted()) {
+        if (batch.length === 0) {
+          const floor = this.ackFloors.get(options.durable) ?? 0;
+          batch = this.log.filter((e) => e.streamSequence > floor && bySubject.has(e.subject)).slice(0, options.maxBatch);
+        }
+        if (batch.length === 0) {
+          await nextEvent();
+          continue;
+        }
+        attempts += 1;
+        try {
+          const messages = batch.map((e) => ({ subject: e.subject, payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)), deliveryCount: attempts, streamSequence: e.streamSequence }));
+          await consumeEvents("memory", options.durable, messages, batch.map((e) => e.headers), handler);
+        } catch (err) {
+          this.logger.warn({ err, events: batch.length, attempts }, "event batch handler failed; retrying");
+          await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
+          continue;
+        }
+        this.ackFloors.set(options.durable, batch.at(-1)!.streamSequence);
+        batch = [];
+        attempts = 0;
+      }
+    });
+  }
+
+  /**
+   * Runs a consumer's loop until stop(): `nextEvent` waits for a publish,
+   * `backOff` waits out a delay that only stop() cuts short.
+   */
+  private runConsumer(loop: (waits: { halted: () => boolean; nextEvent: () => Promise<void>; backOff: (ms: number) => Promise<void> }) => Promise<void>): Stoppable {
+    let stopped = false;
+    let wake: () => void = () => {};
+    const consumer = { wake: () => wake() };
+    this.consumers.add(consumer);
+    const halted = () => stopped || this.closed;
+    const done = loop({
+      halted,
+      nextEvent: () => new Promise<void>((resolve) => (wake = resolve)),
+      backOff: (ms) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ms);
+          wake = () => {
+            if (!halted()) return;
+            clearTimeout(t);
+            resolve();
+          };
+        }),
+    });
     return {
       stop: async () => {
         stopped = true;

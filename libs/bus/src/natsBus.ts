@@ -17,10 +17,12 @@ import type { BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, decodeCaller, encodeCaller, isHttpRoute } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
-import { runPullConsumer } from "./natsConsumer.js";
+import { runBatchConsumer } from "./natsBatchConsumer.js";
+import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
   DEFAULT_TIMEOUT_MS,
   PublishOrderError,
+  type BatchConsumerOptions,
   type Bus,
   type ConsumerOptions,
   type EndpointBinding,
@@ -274,10 +276,20 @@ class NatsBus implements Bus {
   }
 
   async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+    return this.track(await runPullConsumer(this.pullSetup(options), handler));
+  }
+
+  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+    const { maxBatch, ...rest } = options;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, not ${maxBatch}`);
+    return this.track(await runBatchConsumer(this.pullSetup(rest), maxBatch, handler));
+  }
+
+  private pullSetup(options: ConsumerOptions): PullConsumerSetup {
     const streams = new Set(options.events.map((e) => e.stream.name));
     if (streams.size !== 1) throw new Error("a consumer reads the events of exactly one stream");
     const stream = options.events[0]!.stream;
-    const consumer = await runPullConsumer({
+    return {
       jsm: this.jsm,
       js: this.js,
       logger: this.options.logger,
@@ -291,8 +303,7 @@ class NatsBus implements Bus {
       consumer: options,
       ackWaitMs: this.options.ackWaitMs ?? 30_000,
       isOpen: () => !this.nc.isClosed() && !this.closing,
-    }, handler);
-    return this.track(consumer);
+    };
   }
 
   async notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void> {

@@ -22,6 +22,44 @@ export interface PullConsumerSetup {
 const RETRY_PULL_MS = 1_000;
 
 /**
+ * How long one pull request stays open on the server (the client renews it).
+ * A stopped consumer's request outlives it by up to this much (nats-server
+ * 2.9 keeps it though no one listens), and an event the server hands to it
+ * meanwhile is delivered again only once the acknowledgement wait runs out:
+ * so short, the client's minimum.
+ */
+export const PULL_EXPIRES_MS = 1_000;
+
+/** Creates the durable consumer, or brings an existing one to these settings, and returns it. */
+export async function openDurable(setup: PullConsumerSetup, fresh: boolean, maxAckPending: number): Promise<Consumer> {
+  const { durable, maxDeliver = 0 } = setup.consumer;
+  const streamName = await setup.ensureStream(fresh);
+  const settings = {
+    filter_subject: setup.filter,
+    max_deliver: maxDeliver > 0 ? maxDeliver : -1,
+    ack_wait: nanos(setup.ackWaitMs),
+    max_ack_pending: maxAckPending,
+  };
+  try {
+    await setup.jsm.consumers.add(streamName, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...settings });
+  } catch {
+    // It exists with other settings (an older deployment): bring it to these.
+    await setup.jsm.consumers.update(streamName, durable, settings);
+  }
+  return setup.js.consumers.get(streamName, durable);
+}
+
+/** Sets the consumer up again after a failed pull: the stream or consumer may be gone (deleted, server state lost). */
+export async function reopenAfter(err: unknown, setup: PullConsumerSetup, current: Consumer, open: (fresh: boolean) => Promise<Consumer>): Promise<Consumer> {
+  setup.logger.warn({ err, durable: setup.consumer.durable }, "event pull failed; retrying");
+  await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
+  return open(true).catch((openErr: unknown) => {
+    setup.logger.warn({ err: openErr, durable: setup.consumer.durable }, "event consumer could not be set up again");
+    return current;
+  });
+}
+
+/**
  * A durable pull consumer handling one event at a time, in stream order:
  * with one unacknowledged event allowed, a failed event (nak with a delay)
  * holds back the ones after it, as on the in-process bus. Events arrive on
@@ -33,27 +71,7 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxDeliver = options.maxDeliver ?? 0;
 
-  const open = async (fresh: boolean): Promise<Consumer> => {
-    const streamName = await setup.ensureStream(fresh);
-    const settings = {
-      filter_subject: setup.filter,
-      max_deliver: maxDeliver > 0 ? maxDeliver : -1,
-      ack_wait: nanos(setup.ackWaitMs),
-      max_ack_pending: 1,
-    };
-    try {
-      await setup.jsm.consumers.add(streamName, {
-        durable_name: options.durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ...settings,
-      });
-    } catch {
-      // It exists with other settings (an older deployment): bring it to these.
-      await setup.jsm.consumers.update(streamName, options.durable, settings);
-    }
-    return setup.js.consumers.get(streamName, options.durable);
-  };
+  const open = (fresh: boolean) => openDurable(setup, fresh, 1);
 
   const settle = async (m: JsMsg): Promise<void> => {
     const def = setup.events.get(m.subject);
@@ -88,20 +106,11 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
   let pulling: ConsumerMessages | undefined;
   const running = () => !stopped && setup.isOpen();
 
-  const reopen = async (err: unknown) => {
-    logger.warn({ err, durable: options.durable }, "event pull failed; retrying");
-    await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
-    // The stream or consumer may be gone (deleted, server state lost): set them up again.
-    consumer = await open(true).catch((openErr: unknown) => {
-      logger.warn({ err: openErr, durable: options.durable }, "event consumer could not be set up again");
-      return consumer;
-    });
-  };
 
   const loop = async (): Promise<void> => {
     while (running()) {
       try {
-        pulling = await consumer.consume({ abort_on_missing_resource: true });
+        pulling = await consumer.consume({ expires: PULL_EXPIRES_MS, abort_on_missing_resource: true });
         // stop() may have come while the pull was being set up.
         if (!running()) await pulling.close();
         for await (const m of pulling) {
@@ -111,7 +120,7 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
         }
         if (running()) throw new Error("the event pull ended");
       } catch (err) {
-        if (running()) await reopen(err);
+        if (running()) consumer = await reopenAfter(err, setup, consumer, open);
       }
     }
   };

@@ -6,6 +6,7 @@ import {
   idAttributes,
   injectTraceContext,
   inSpan,
+  linkTo,
   now,
   recordBusRequest,
   recordEventConsumed,
@@ -156,6 +157,37 @@ export async function consumeEvent(
     recordEventConsumed(message.subject, "ack", startedAt);
   } catch (err) {
     recordEventConsumed(message.subject, lastAttempt ? "given_up" : "retry", startedAt);
+    throw err;
+  }
+}
+
+/**
+ * Hands a batch of delivered events to `handler` in one CONSUMER span that
+ * continues the first event's trace and links the producers of the others
+ * (as OpenTelemetry's messaging conventions do for a batch), and records
+ * each event's outcome.
+ */
+export async function consumeEvents(
+  system: "nats" | "memory",
+  durable: string,
+  messages: EventMessage[],
+  headers: ReadonlyArray<Readonly<Record<string, string>> | undefined>,
+  handler: (messages: EventMessage[]) => Promise<void>,
+): Promise<void> {
+  const startedAt = now();
+  const first = messages[0]!;
+  const attributes: Attributes = {
+    ...messagingAttributes(system, first.subject, "process"),
+    "messaging.consumer.group.name": durable,
+    "messaging.batch.message_count": messages.length,
+    "messaging.message.delivery_count": first.deliveryCount,
+  };
+  const links = headers.slice(1).flatMap((h) => linkTo(h) ?? []);
+  try {
+    await inSpan(first.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(headers[0]), attributes, links }, () => handler(messages));
+    for (const m of messages) recordEventConsumed(m.subject, "ack", startedAt);
+  } catch (err) {
+    for (const m of messages) recordEventConsumed(m.subject, "retry", startedAt);
     throw err;
   }
 }

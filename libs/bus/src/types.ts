@@ -74,6 +74,16 @@ export interface ConsumerOptions {
   maxDeliver?: number;
 }
 
+export interface BatchConsumerOptions {
+  /** Durable consumer name: a restarted consumer with the same name resumes where it stopped. */
+  durable: string;
+  events: readonly EventDef[];
+  /** Most events handed over at once. */
+  maxBatch: number;
+  /** Delays in ms before each retry of a failed batch; the last repeats. */
+  backoffMs?: number[];
+}
+
 export interface Bus {
   /** Sends a request and waits for the reply; errors arrive as AppError. */
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;
@@ -89,6 +99,14 @@ export interface Bus {
   publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void>;
   /** Consumes events durably, at least once, in stream order per consumer. */
   consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable>;
+  /**
+   * Consumes events as consume() does, but hands the handler every event
+   * already waiting, up to maxBatch, in stream order: it never waits to fill
+   * a batch, so a lone event goes at once and a backlog goes in few calls.
+   * Resolving acknowledges the batch; throwing retries the same batch after a
+   * back-off, for as long as it takes, before any later event.
+   */
+  consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable>;
   /** Sends a notice to every live subscriber; nothing is stored. */
   notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void>;
   onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable>;

@@ -21,6 +21,8 @@ const logger = createLogger({ name: "bus-tracing-test", level: "silent" });
 const namespace = `tr${uniqueSuffix()}`;
 const STREAM: StreamDef = { name: "TRACED", subjectPrefix: "traced.v1.events" };
 const happened = eventDef(STREAM, "happened", z.object({ thingId: z.string(), note: z.string() }));
+/** On a stream of its own, so the batch test's consumer reads no other test's events. */
+const batched = eventDef({ name: "BATCHED", subjectPrefix: "batched.v1.events" }, "happened", z.object({ thingId: z.string(), note: z.string() }));
 const lookup = endpoint("traced.v1.lookup", z.object({ thingId: z.string(), mode: z.enum(["ok", "missing", "broken", "slow"]) }), z.object({ id: z.string() }));
 const unserved = endpoint("traced.v1.unserved", z.object({}), z.object({}));
 const caller: Caller = { userId: "usr_TracedUser0000000000000", email: "traced.user@example.com", timezone: "UTC", mode: "test", scopes: [], apiKeyId: "key_TracedKey00000000000000" };
@@ -141,6 +143,33 @@ describe.each(wirings)("trace context on the bus ($name)", ({ name, available, o
     expect(parentOf(consumed)).toBe(producer!.spanContext().spanId);
     expect(seen[0]).toEqual({ span: consumed.spanContext().spanId, trace: root.traceId });
     expect(consumed.attributes).toMatchObject({ "sched.thing.id": THING, "messaging.consumer.group.name": `traced-${suffix}` });
+  });
+
+  it.runIf(available)("consumes a batch in one CONSUMER span under the first event's producer, linked to the others' producers", async () => {
+    const bus = await open();
+    const roots: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      roots.push(
+        await inSpan(`root ${n}`, { kind: SpanKind.INTERNAL }, async (s) => {
+          await bus.publish(batched, { thingId: THING, note: `batch ${n}` }, { msgId: `batched-${suffix}-${n}-${uniqueSuffix()}` });
+          return s.spanContext().traceId;
+        }),
+      );
+    }
+    let handled = 0;
+    const consumer = await bus.consumeBatches({ durable: `batched-${suffix}`, events: [batched], maxBatch: 10 }, async (ms) => void (handled += ms.length));
+    await eventually(() => handled >= 3, 10_000);
+    await consumer.stop();
+    await flush();
+
+    const producers = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.PRODUCER && roots.includes(s.spanContext().traceId));
+    const batches = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CONSUMER && s.attributes["messaging.consumer.group.name"] === `batched-${suffix}`);
+    expect(producers).toHaveLength(3);
+    expect(batches.reduce((sum, s) => sum + Number(s.attributes["messaging.batch.message_count"]), 0)).toBe(3);
+    // Every event's producer is the parent of its batch's span or linked from it, in the producer's trace.
+    const reached = batches.flatMap((s) => [parentOf(s), ...s.links.map((l) => l.context.spanId)]);
+    expect(reached.sort()).toEqual(producers.map((p) => p.spanContext().spanId).sort());
+    for (const s of batches) expect(roots).toContain(s.spanContext().traceId);
   });
 
   it.runIf(available)("counts a request nobody serves and one past its deadline apart", async () => {

@@ -1,4 +1,4 @@
-import type { Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServiceInfo, Stoppable } from "@sched/bus";
+import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServiceInfo, Stoppable } from "@sched/bus";
 import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 
 /** A stop that runs once: a service stopping what the runtime already stopped waits for the same result. */
@@ -45,6 +45,12 @@ export class TrackedBus implements Bus {
 
   async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
     const handle = once(await this.inner.consume(options, handler));
+    this.consumers.push(handle);
+    return handle;
+  }
+
+  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+    const handle = once(await this.inner.consumeBatches(options, handler));
     this.consumers.push(handle);
     return handle;
   }

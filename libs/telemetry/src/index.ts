@@ -7,6 +7,7 @@ export {
   idAttributes,
   injectTraceContext,
   inSpan,
+  linkTo,
   markSpanFailed,
   setActiveSpanAttributes,
   withTraceContext,

@@ -49,6 +49,12 @@ export function withTraceContext<T>(carrier: Readonly<Record<string, string>> | 
   return context.with(extractTraceContext(carrier), fn);
 }
 
+/** A link to the span a carrier names (e.g. the producer of one event of a batch), or undefined when it names none. */
+export function linkTo(carrier: Readonly<Record<string, string>> | null | undefined): Link | undefined {
+  const spanContext = trace.getSpanContext(extractTraceContext(carrier));
+  return spanContext && trace.isSpanContextValid(spanContext) ? { context: spanContext } : undefined;
+}
+
 export interface SpanOptions {
   kind: SpanKind;
   attributes?: Attributes;

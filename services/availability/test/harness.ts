@@ -85,6 +85,7 @@ function recordingBus(bus: Bus, asked: string[]): Bus {
     serve: (s, b) => bus.serve(s, b),
     publish: (e, p, o) => bus.publish(e, p, o),
     consume: (o, h) => bus.consume(o, h),
+    consumeBatches: (o, h) => bus.consumeBatches(o, h),
     notify: (n, p) => bus.notify(n, p),
     onNotice: (n, h) => bus.onNotice(n, h),
     isConnected: () => bus.isConnected(),

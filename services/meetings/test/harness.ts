@@ -73,6 +73,7 @@ export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
     serve: (s, b) => bus.serve(s, b),
     publish,
     consume: (o, h) => bus.consume(o, h),
+    consumeBatches: (o, h) => bus.consumeBatches(o, h),
     notify: (n, p) => bus.notify(n, p),
     onNotice: (n, h) => bus.onNotice(n, h),
     isConnected: () => bus.isConnected(),

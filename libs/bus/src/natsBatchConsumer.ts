@@ -1,0 +1,127 @@
+import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream";
+import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } from "./natsConsumer.js";
+import { consumeEvents, headerValues } from "./observed.js";
+import { DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } from "./types.js";
+
+/**
+ * A durable pull consumer handing over, in stream order, every event already
+ * delivered, up to `maxBatch` (also how many JetStream lets it hold unacknowledged).
+ * One long-lived pull fills a queue; the worker takes what is queued. A failed
+ * batch is retried as it was, here rather than by redelivery, so no later
+ * event overtakes it; meanwhile everything held is kept from redelivery.
+ */
+export async function runBatchConsumer(
+  setup: PullConsumerSetup,
+  maxBatch: number,
+  handler: (messages: EventMessage[]) => Promise<void>,
+): Promise<Stoppable> {
+  const { logger, consumer: options } = setup;
+  const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const open = (fresh: boolean) => openDurable(setup, fresh, maxBatch);
+
+  let stopped = false;
+  const running = () => !stopped && setup.isOpen();
+  const queue: JsMsg[] = [];
+  let batch: JsMsg[] = [];
+  // The worker waits for an arrival, or out a back-off that only stop() cuts short.
+  let arrived: (() => void) | undefined;
+  let interrupt: (() => void) | undefined;
+  const rouse = () => {
+    arrived?.();
+    arrived = undefined;
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(finish, ms);
+      function finish() {
+        clearTimeout(timer);
+        interrupt = undefined;
+        resolve();
+      }
+      interrupt = finish;
+    });
+  // A slow or failing batch is not a lost one: JetStream must not redeliver what is held.
+  const keepAlive = setInterval(() => {
+    for (const m of [...batch, ...queue]) m.working();
+  }, Math.max(1_000, setup.ackWaitMs / 3));
+
+  let consumer = await open(false);
+  let pulling: ConsumerMessages | undefined;
+  const pull = async (): Promise<void> => {
+    while (running()) {
+      try {
+        pulling = await consumer.consume({
+          expires: PULL_EXPIRES_MS,
+          abort_on_missing_resource: true,
+          callback: (m) => {
+            queue.push(m);
+            rouse();
+          },
+        });
+        if (!running()) await pulling.close();
+        const ended = await pulling.closed();
+        if (running()) throw ended instanceof Error ? ended : new Error("the event pull ended");
+      } catch (err) {
+        if (running()) consumer = await reopenAfter(err, setup, consumer, open);
+      }
+    }
+  };
+
+  const handle = async (held: JsMsg[], attempt: number): Promise<void> => {
+    // The stream-wide filter also brings the stream's other events: not ours, acknowledged with the batch.
+    const ours = held.filter((m) => setup.events.has(m.subject));
+    if (ours.length === 0) return;
+    const messages = ours.map((m) => ({
+      subject: setup.events.get(m.subject)!.subject,
+      payload: setup.events.get(m.subject)!.payload.parse(m.json()),
+      deliveryCount: m.info.deliveryCount + attempt - 1,
+      streamSequence: m.seq,
+    }));
+    await consumeEvents("nats", options.durable, messages, ours.map((m) => headerValues(m.headers)), handler);
+  };
+
+  const work = async (): Promise<void> => {
+    let attempt = 0;
+    while (running()) {
+      if (batch.length === 0) batch = queue.splice(0, maxBatch);
+      if (batch.length === 0) {
+        await new Promise<void>((resolve) => (arrived = resolve));
+        continue;
+      }
+      attempt += 1;
+      try {
+        await handle(batch, attempt);
+      } catch (err) {
+        if (!running()) break;
+        logger.warn({ err, events: batch.length, attempt, durable: options.durable }, "event batch handler failed; retrying it");
+        await pause(backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1_000);
+        continue;
+      }
+      // One write carries every acknowledgement; the last is confirmed, and with it those before.
+      for (const m of batch.slice(0, -1)) m.ack();
+      await batch.at(-1)!.ackAck().catch((err: unknown) => {
+        logger.warn({ err, durable: options.durable }, "event acknowledgement not confirmed; the batch may be delivered again");
+      });
+      batch = [];
+      attempt = 0;
+    }
+    // Stopped: whatever is held and not handled goes straight back, for whoever consumes next.
+    for (const m of [...batch, ...queue.splice(0)]) m.nak();
+    batch = [];
+  };
+
+  const pulled = pull();
+  const worked = work();
+  return {
+    stop: async () => {
+      stopped = true;
+      // The pull ends first, so nothing new arrives while the batch in hand finishes.
+      void pulling?.close();
+      rouse();
+      interrupt?.();
+      await worked;
+      clearInterval(keepAlive);
+      await pulled;
+    },
+  };
+}
