@@ -1,7 +1,7 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { queueRelearningEveryMode, saveMeeting, savePerson, takeRelearning } from "../src/db/queries.js";
+import { queueRelearningEveryMode, saveMeeting, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
 import { relearnQueued } from "../src/handlers/relearning.js";
 import { aiRankingService } from "../src/index.js";
 import { DAY, HOUR, MONDAY, NOW } from "./people.js";
@@ -95,4 +95,21 @@ it("an account change calls for relearning only when it is new or its e-mail or 
   // An older version is not kept, whatever it says.
   expect(await savePerson(db, { ...bo, timezone: "Asia/Tokyo", updatedAt: at(1) })).toEqual({ stored: false, relearn: false });
   expect((await db("people").where({ user_id: bo.userId }).first()).timezone).toBe("America/New_York");
+});
+
+it("stores a batch of versions in one go: the newest version of each meeting, its attendance, and who to relearn", async () => {
+  await db("relearn_queue").delete();
+  const created = { ...meeting(20, ["cy@example.com", "di@example.com"]), meetingId: "mtg_batch_1" };
+  const moved = { ...created, sequence: 2, attendees: ["cy@example.com", "ed@example.com"] };
+  const other = { ...meeting(21, ["fay@example.com"]), meetingId: "mtg_batch_2" };
+  // Out of order within the batch, as a redelivery after a crash may hand them over.
+  const touched = await saveMeetings(db, [moved, other, created]);
+  expect([...new Set(touched)].sort()).toEqual(["cy@example.com", "ed@example.com", "fay@example.com"]);
+  expect((await db("meetings").where({ meeting_id: created.meetingId }).first()).sequence).toBe(2);
+  expect(await db("attendance").where({ meeting_id: created.meetingId }).orderBy("email").pluck("email")).toEqual(["cy@example.com", "ed@example.com"]);
+  expect((await queue()).map((q) => q.email)).toEqual(["cy@example.com", "ed@example.com", "fay@example.com"]);
+  // The batch again, or an older one, changes nothing.
+  await db("relearn_queue").delete();
+  expect(await saveMeetings(db, [created, moved])).toEqual([]);
+  expect(await queue()).toEqual([]);
 });

@@ -76,43 +76,67 @@ export interface StoredMeeting {
 }
 
 /**
- * Stores a meeting version unless a later one (by sequence) is already kept,
- * and queues everyone whose history changed for relearning: who attends now
- * and who no longer does. A repeated or older version changes nothing.
- * Returns the people queued.
+ * Stores meeting versions, each unless a later one (by sequence) is already
+ * kept, and queues everyone whose history changed for relearning: who
+ * attends now and who no longer does. A repeated or older version changes
+ * nothing. Returns the people queued.
  *
- * One statement, so one round trip: every later step runs only when
- * `stored` returned the meeting, i.e. this version was newer. Attendees who
- * stay keep their rows (removing and re-adding one key in one statement
- * would collide). The tables are written in the order startNewGeneration
- * locks them.
+ * One statement for the whole batch, so one round trip: every later step
+ * runs only for the meetings `stored` returned, i.e. whose version was newer.
+ * Only the newest version of a meeting goes in (one statement cannot write a
+ * row twice). Attendees who stay keep their rows (removing and re-adding one
+ * key in one statement would collide). The tables are written in the order
+ * startNewGeneration locks them.
  */
-export async function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
-  const attendees = [...meeting.attendees];
-  const sql = `with stored as (
-       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at) values (?, ?, ?, ?, ?, ?, ?)
+export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[]): Promise<string[]> {
+  const newest = new Map<string, StoredMeeting>();
+  for (const m of meetings) if ((newest.get(m.meetingId)?.sequence ?? -1) < m.sequence) newest.set(m.meetingId, m);
+  if (newest.size === 0) return [];
+  const given = [...newest.values()].map((m) => ({
+    meeting_id: m.meetingId,
+    mode: m.mode,
+    sequence: m.sequence,
+    confirmed: m.confirmed,
+    start_at: m.start.toISOString(),
+    end_at: m.end.toISOString(),
+    scheduled_at: m.scheduledAt.toISOString(),
+    attendees: m.attendees,
+  }));
+  const sql = `with given as (
+       select * from jsonb_to_recordset(?::jsonb) as g(meeting_id text, mode text, sequence integer, confirmed boolean,
+         start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[])
+     ),
+     stored as (
+       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at)
+       select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at from given
        on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
          start_at = excluded.start_at, end_at = excluded.end_at
        where meetings.sequence < excluded.sequence
        returning meeting_id
      ),
+     kept as (
+       select g.meeting_id, g.mode, g.attendees from given g join stored s on s.meeting_id = g.meeting_id
+     ),
      gone as (
-       delete from attendance a using stored where a.meeting_id = stored.meeting_id and a.email <> all(?::text[]) returning a.email
+       delete from attendance a using kept k where a.meeting_id = k.meeting_id and a.email <> all(k.attendees) returning a.email, a.mode
      ),
      came as (
-       insert into attendance (email, mode, meeting_id) select e, ?, stored.meeting_id from stored, unnest(?::text[]) as e on conflict do nothing
+       insert into attendance (email, mode, meeting_id) select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e on conflict do nothing
      ),
      touched as (
-       select email from gone union select e from stored, unnest(?::text[]) as e
+       select email, mode from gone union select e, k.mode from kept k, unnest(k.attendees) as e
      ),
      queued as (
-       insert into relearn_queue (email, mode) select email, ? from touched on conflict do nothing
+       insert into relearn_queue (email, mode) select email, mode from touched on conflict do nothing
      )
      select email from touched`;
-  const { rows } = (await db
-    .raw(sql, [meeting.meetingId, meeting.mode, meeting.sequence, meeting.confirmed, meeting.start, meeting.end, meeting.scheduledAt, attendees, meeting.mode, attendees, attendees, meeting.mode])
-    .options({ name: preparedName("save_meeting", sql) })) as { rows: Array<{ email: string }> };
+  const { rows } = (await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("save_meetings", sql) })) as { rows: Array<{ email: string }> };
   return rows.map((r) => r.email);
+}
+
+/** One meeting version, as saveMeetings stores a batch. */
+export function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
+  return saveMeetings(db, [meeting]);
 }
 
 /** Marks a person's patterns stale in every mode they have meetings in, in one statement; one already queued stays queued once. */
