@@ -6,6 +6,7 @@ import { isHttpRoute } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
 import {
+  checkMaxBatch,
   DEFAULT_BACKOFF_MS,
   DEFAULT_TIMEOUT_MS,
   type BatchConsumerOptions,
@@ -164,6 +165,7 @@ export class MemoryBus implements Bus {
   }
 
   async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+    const maxBatch = checkMaxBatch(options.maxBatch);
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
@@ -173,7 +175,7 @@ export class MemoryBus implements Bus {
       while (!halted()) {
         if (batch.length === 0) {
           const floor = this.ackFloors.get(options.durable) ?? 0;
-          batch = this.log.filter((e) => e.streamSequence > floor && bySubject.has(e.subject)).slice(0, options.maxBatch);
+          batch = this.log.filter((e) => e.streamSequence > floor && bySubject.has(e.subject)).slice(0, maxBatch);
         }
         if (batch.length === 0) {
           await nextEvent();

@@ -17,7 +17,6 @@ export async function runBatchConsumer(
 ): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const open = (fresh: boolean) => openDurable(setup, fresh, maxBatch);
 
   let stopped = false;
   const running = () => !stopped && setup.isOpen();
@@ -45,7 +44,7 @@ export async function runBatchConsumer(
     for (const m of [...batch, ...queue]) m.working();
   }, Math.max(1_000, setup.ackWaitMs / 3));
 
-  let consumer = await open(false);
+  let consumer = await openDurable(setup, false, maxBatch);
   let pulling: ConsumerMessages | undefined;
   const pull = async (): Promise<void> => {
     while (running()) {
@@ -62,7 +61,7 @@ export async function runBatchConsumer(
         const ended = await pulling.closed();
         if (running()) throw ended instanceof Error ? ended : new Error("the event pull ended");
       } catch (err) {
-        if (running()) consumer = await reopenAfter(err, setup, consumer, open);
+        if (running()) consumer = await reopenAfter(err, setup, consumer, maxBatch);
       }
     }
   };
@@ -71,12 +70,10 @@ export async function runBatchConsumer(
     // The stream-wide filter also brings the stream's other events: not ours, acknowledged with the batch.
     const ours = held.filter((m) => setup.events.has(m.subject));
     if (ours.length === 0) return;
-    const messages = ours.map((m) => ({
-      subject: setup.events.get(m.subject)!.subject,
-      payload: setup.events.get(m.subject)!.payload.parse(m.json()),
-      deliveryCount: m.info.deliveryCount + attempt - 1,
-      streamSequence: m.seq,
-    }));
+    const messages = ours.map((m) => {
+      const def = setup.events.get(m.subject)!;
+      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq };
+    });
     await consumeEvents("nats", options.durable, messages, ours.map((m) => headerValues(m.headers)), handler);
   };
 

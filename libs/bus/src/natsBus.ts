@@ -20,6 +20,7 @@ import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.j
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
+  checkMaxBatch,
   DEFAULT_TIMEOUT_MS,
   PublishOrderError,
   type BatchConsumerOptions,
@@ -270,8 +271,8 @@ class NatsBus implements Bus {
       if (options.after !== undefined && err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID) throw new PublishOrderError(options.msgId, options.after);
       // The stream may have been removed behind our back: look again on the next publish.
       this.streams.delete(`${this.options.namespace}_${event.stream.name}`);
-      this.options.logger.warn({ err, subject: event.subject }, "event publish failed");
-      throw unavailable();
+      // The caller reports it (the outbox relay once per batch, not once per event), with its cause.
+      throw Object.assign(unavailable(), { cause: err });
     }
   }
 
@@ -281,8 +282,7 @@ class NatsBus implements Bus {
 
   async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
     const { maxBatch, ...rest } = options;
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, not ${maxBatch}`);
-    return this.track(await runBatchConsumer(this.pullSetup(rest), maxBatch, handler));
+    return this.track(await runBatchConsumer(this.pullSetup(rest), checkMaxBatch(maxBatch), handler));
   }
 
   private pullSetup(options: ConsumerOptions): PullConsumerSetup {

@@ -50,10 +50,10 @@ export async function openDurable(setup: PullConsumerSetup, fresh: boolean, maxA
 }
 
 /** Sets the consumer up again after a failed pull: the stream or consumer may be gone (deleted, server state lost). */
-export async function reopenAfter(err: unknown, setup: PullConsumerSetup, current: Consumer, open: (fresh: boolean) => Promise<Consumer>): Promise<Consumer> {
+export async function reopenAfter(err: unknown, setup: PullConsumerSetup, current: Consumer, maxAckPending: number): Promise<Consumer> {
   setup.logger.warn({ err, durable: setup.consumer.durable }, "event pull failed; retrying");
   await new Promise((r) => setTimeout(r, RETRY_PULL_MS));
-  return open(true).catch((openErr: unknown) => {
+  return openDurable(setup, true, maxAckPending).catch((openErr: unknown) => {
     setup.logger.warn({ err: openErr, durable: setup.consumer.durable }, "event consumer could not be set up again");
     return current;
   });
@@ -71,7 +71,6 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxDeliver = options.maxDeliver ?? 0;
 
-  const open = (fresh: boolean) => openDurable(setup, fresh, 1);
 
   const settle = async (m: JsMsg): Promise<void> => {
     const def = setup.events.get(m.subject);
@@ -102,10 +101,9 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
   };
 
   let stopped = false;
-  let consumer = await open(false);
+  let consumer = await openDurable(setup, false, 1);
   let pulling: ConsumerMessages | undefined;
   const running = () => !stopped && setup.isOpen();
-
 
   const loop = async (): Promise<void> => {
     while (running()) {
@@ -120,7 +118,7 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
         }
         if (running()) throw new Error("the event pull ended");
       } catch (err) {
-        if (running()) consumer = await reopenAfter(err, setup, consumer, open);
+        if (running()) consumer = await reopenAfter(err, setup, consumer, 1);
       }
     }
   };

@@ -84,6 +84,12 @@ export interface BatchConsumerOptions {
   backoffMs?: number[];
 }
 
+/** A batch holds at least one event; anything else is a programming error, refused at once. */
+export function checkMaxBatch(maxBatch: number): number {
+  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, not ${maxBatch}`);
+  return maxBatch;
+}
+
 export interface Bus {
   /** Sends a request and waits for the reply; errors arrive as AppError. */
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;

@@ -1,7 +1,7 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { queueRelearningEveryMode, saveMeeting, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
+import { queueRelearningEveryMode, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
 import { relearnQueued } from "../src/handlers/relearning.js";
 import { aiRankingService } from "../src/index.js";
 import { DAY, HOUR, MONDAY, NOW } from "./people.js";
@@ -28,7 +28,7 @@ const queue = async () => (await db("relearn_queue").orderBy(["email", "mode"]).
 
 it("queues each person a change touches once however many changes, and relearns them once", async () => {
   await savePerson(db, { ...ana, updatedAt: new Date(NOW) });
-  for (let n = 1; n <= 3; n++) await saveMeeting(db, meeting(n, [ana.email, "stranger@example.com"]));
+  for (let n = 1; n <= 3; n++) await saveMeetings(db, [meeting(n, [ana.email, "stranger@example.com"])]);
   expect(await queue()).toEqual([
     { email: ana.email, mode: "test" },
     { email: "stranger@example.com", mode: "test" },
@@ -42,8 +42,8 @@ it("queues each person a change touches once however many changes, and relearns 
 });
 
 it("keeps a person queued when the relearning transaction fails, and a repeated change queues no one", async () => {
-  await saveMeeting(db, meeting(4, [ana.email]));
-  expect(await saveMeeting(db, meeting(4, [ana.email]))).toEqual([]);
+  await saveMeetings(db, [meeting(4, [ana.email])]);
+  expect(await saveMeetings(db, [meeting(4, [ana.email])])).toEqual([]);
   await expect(
     db.transaction(async (trx) => {
       expect(await takeRelearning(trx, 10)).toEqual([{ email: ana.email, mode: "test" }]);
@@ -57,20 +57,20 @@ it("keeps a person queued when the relearning transaction fails, and a repeated 
 
 it("a newer version moves the attendance to its attendees and queues who left and who came; an older one changes nothing", async () => {
   await db("relearn_queue").delete();
-  await saveMeeting(db, { ...meeting(5, [ana.email, "bo@example.com", "cy@example.com"]), sequence: 1 });
+  await saveMeetings(db, [{ ...meeting(5, [ana.email, "bo@example.com", "cy@example.com"]), sequence: 1 }]);
   await db("relearn_queue").delete();
-  expect((await saveMeeting(db, { ...meeting(5, [ana.email, "dee@example.com"]), sequence: 2 })).sort()).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
+  expect((await saveMeetings(db, [{ ...meeting(5, [ana.email, "dee@example.com"]), sequence: 2 }])).sort()).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
   expect(((await db("attendance").where({ meeting_id: "mtg_5" }).orderBy("email").pluck("email")) as string[])).toEqual([ana.email, "dee@example.com"]);
   expect((await queue()).map((q) => q.email)).toEqual([ana.email, "bo@example.com", "cy@example.com", "dee@example.com"]);
-  expect(await saveMeeting(db, { ...meeting(5, ["late@example.com"]), sequence: 1 })).toEqual([]);
+  expect(await saveMeetings(db, [{ ...meeting(5, ["late@example.com"]), sequence: 1 }])).toEqual([]);
   expect(((await db("attendance").where({ meeting_id: "mtg_5" }).orderBy("email").pluck("email")) as string[])).toEqual([ana.email, "dee@example.com"]);
 });
 
 it("a person whose account comes after their meetings is queued in every mode they have meetings in", async () => {
   await db("relearn_queue").delete();
   const late = { userId: "usr_late", email: "late@example.com", name: "Late", timezone: "UTC", preferences: null };
-  await saveMeeting(db, meeting(6, [late.email]));
-  await saveMeeting(db, { ...meeting(7, [late.email]), mode: "live" });
+  await saveMeetings(db, [meeting(6, [late.email])]);
+  await saveMeetings(db, [{ ...meeting(7, [late.email]), mode: "live" }]);
   expect(await relearnQueued(db, NOW)).toBe(0);
   await savePerson(db, { ...late, updatedAt: new Date(NOW) });
   await queueRelearningEveryMode(db, late.email);

@@ -134,11 +134,6 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
   return rows.map((r) => r.email);
 }
 
-/** One meeting version, as saveMeetings stores a batch. */
-export function saveMeeting(db: Knex, meeting: StoredMeeting): Promise<string[]> {
-  return saveMeetings(db, [meeting]);
-}
-
 /** Marks a person's patterns stale in every mode they have meetings in, in one statement; one already queued stays queued once. */
 export async function queueRelearningEveryMode(db: Knex, email: string): Promise<void> {
   await db.raw("insert into relearn_queue (email, mode) select distinct email, mode from attendance where email = ? on conflict do nothing", [email]);
@@ -219,7 +214,7 @@ export async function historyGeneration(db: Knex): Promise<number> {
 export async function startNewGeneration(db: Knex): Promise<number> {
   // Running replicas keep writing while this empties the tables; taking every
   // lock first makes their writes wait. The tables are locked in the order
-  // replicas write them (saveMeeting: meetings, attendance, relearn_queue;
+  // replicas write them (saveMeetings: meetings, attendance, relearn_queue;
   // relearning: relearn_queue, patterns), so a replica midway through a
   // change finishes it instead of deadlocking with this.
   return db.transaction(async (trx) => {
