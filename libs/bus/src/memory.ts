@@ -147,8 +147,8 @@ export class MemoryBus implements Bus {
         attempts += 1;
         try {
           const def = bySubject.get(next.subject)!;
-          const message = { subject: next.subject, payload: def.payload.parse(wire(next.payload)), deliveryCount: attempts, streamSequence: next.streamSequence };
-          await consumeEvent("memory", options.durable, message, next.headers, maxDeliver > 0 && attempts >= maxDeliver, handler);
+          const message = { subject: next.subject, payload: def.payload.parse(wire(next.payload)), deliveryCount: attempts, streamSequence: next.streamSequence, headers: next.headers };
+          await consumeEvent("memory", options.durable, message, maxDeliver > 0 && attempts >= maxDeliver, handler);
         } catch (err) {
           if (maxDeliver === 0 || attempts < maxDeliver) {
             this.logger.warn({ err, subject: next.subject, attempts }, "event handler failed; redelivering");
@@ -183,8 +183,8 @@ export class MemoryBus implements Bus {
         }
         attempts += 1;
         try {
-          const messages = batch.map((e) => ({ subject: e.subject, payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)), deliveryCount: attempts, streamSequence: e.streamSequence }));
-          await consumeEvents("memory", options.durable, messages, batch.map((e) => e.headers), handler);
+          const messages = batch.map((e) => ({ subject: e.subject, payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)), deliveryCount: attempts, streamSequence: e.streamSequence, headers: e.headers }));
+          await consumeEvents("memory", options.durable, messages, handler);
         } catch (err) {
           this.logger.warn({ err, events: batch.length, attempts }, "event batch handler failed; retrying");
           await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);

@@ -72,9 +72,9 @@ export async function runBatchConsumer(
     if (ours.length === 0) return;
     const messages = ours.map((m) => {
       const def = setup.events.get(m.subject)!;
-      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq };
+      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, headers: headerValues(m.headers) };
     });
-    await consumeEvents("nats", options.durable, messages, ours.map((m) => headerValues(m.headers)), handler);
+    await consumeEvents("nats", options.durable, messages, handler);
   };
 
   const work = async (): Promise<void> => {

@@ -80,8 +80,8 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
     // A slow handler is not a lost one: keep JetStream from redelivering meanwhile.
     const keepAlive = setInterval(() => m.working(), Math.max(1_000, setup.ackWaitMs / 3));
     try {
-      const message = { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: attempts, streamSequence: m.seq };
-      await consumeEvent("nats", options.durable, message, headerValues(m.headers), maxDeliver > 0 && attempts >= maxDeliver, handler);
+      const message = { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: attempts, streamSequence: m.seq, headers: headerValues(m.headers) };
+      await consumeEvent("nats", options.durable, message, maxDeliver > 0 && attempts >= maxDeliver, handler);
     } catch (err) {
       if (maxDeliver > 0 && attempts >= maxDeliver) {
         logger.error({ err, subject: def.subject, attempts, durable: options.durable }, "event given up after the last delivery");

@@ -141,7 +141,6 @@ export async function consumeEvent(
   system: "nats" | "memory",
   durable: string,
   message: EventMessage,
-  headers: Readonly<Record<string, string>> | undefined,
   lastAttempt: boolean,
   handler: (message: EventMessage) => Promise<void>,
 ): Promise<void> {
@@ -153,7 +152,7 @@ export async function consumeEvent(
     ...idAttributes(message.payload),
   };
   try {
-    await inSpan(message.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(headers), attributes }, () => handler(message));
+    await inSpan(message.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(message.headers), attributes }, () => handler(message));
     recordEventConsumed(message.subject, "ack", startedAt);
   } catch (err) {
     recordEventConsumed(message.subject, lastAttempt ? "given_up" : "retry", startedAt);
@@ -171,7 +170,6 @@ export async function consumeEvents(
   system: "nats" | "memory",
   durable: string,
   messages: EventMessage[],
-  headers: ReadonlyArray<Readonly<Record<string, string>> | undefined>,
   handler: (messages: EventMessage[]) => Promise<void>,
 ): Promise<void> {
   const startedAt = now();
@@ -182,9 +180,9 @@ export async function consumeEvents(
     "messaging.batch.message_count": messages.length,
     "messaging.message.delivery_count": first.deliveryCount,
   };
-  const links = headers.slice(1).flatMap((h) => linkTo(h) ?? []);
+  const links = messages.slice(1).flatMap((m) => linkTo(m.headers) ?? []);
   try {
-    await inSpan(first.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(headers[0]), attributes, links }, () => handler(messages));
+    await inSpan(first.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(first.headers), attributes, links }, () => handler(messages));
     for (const m of messages) recordEventConsumed(m.subject, "ack", startedAt);
   } catch (err) {
     for (const m of messages) recordEventConsumed(m.subject, "retry", startedAt);

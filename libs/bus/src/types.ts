@@ -48,6 +48,8 @@ export interface EventMessage<E extends EventDef = EventDef> {
   readonly deliveryCount: number;
   /** Position in the stream; increases with each stored event. */
   readonly streamSequence: number;
+  /** What the publisher stored with the event: its W3C trace context (traceparent, tracestate). */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface PublishOptions {

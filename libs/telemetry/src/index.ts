@@ -3,6 +3,7 @@ export { telemetryConfigSchema, type TelemetryConfig } from "./config.js";
 export {
   SpanKind,
   currentTraceContext,
+  traceContextIn,
   extractTraceContext,
   idAttributes,
   injectTraceContext,

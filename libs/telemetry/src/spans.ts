@@ -43,6 +43,13 @@ export function currentTraceContext(): TraceCarrier | undefined {
   return carrier.traceparent ? carrier : undefined;
 }
 
+/** Just the trace context among a message's headers, as a carrier to store; undefined when they hold none. */
+export function traceContextIn(headers: Readonly<Record<string, string>> | null | undefined): TraceCarrier | undefined {
+  if (!headers || !tracingEnabled()) return undefined;
+  const carrier = injectTraceContext({}, extractTraceContext(headers));
+  return carrier.traceparent ? carrier : undefined;
+}
+
 /** Runs `fn` in the trace context a carrier holds (e.g. to publish an event as part of the request that caused it). */
 export function withTraceContext<T>(carrier: Readonly<Record<string, string>> | null | undefined, fn: () => T): T {
   if (!carrier || !tracingEnabled()) return fn();

@@ -2,8 +2,8 @@ import { openSchema, type Knex } from "@sched/db";
 import type { Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDueChanges, finishChange, latestDeliveries, recordChange, renewLease, scheduleRetry } from "../src/db/deliveries.js";
-import type { MeetingChange } from "../src/domain/plan.js";
+import { claimDueChanges, finishChange, latestDeliveries, nextDueAt, PREDECESSOR_GRACE_SECONDS, recordChanges, renewLease, scheduleRetry } from "../src/db/deliveries.js";
+import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
 
 let seq = 0;
@@ -14,6 +14,10 @@ function change(sequence: number, meetingId = `mtg_ledger${String(++seq).padStar
 
 describe("the delivery ledger (Postgres)", () => {
   let db: Knex;
+  const recordChange = async (db: Knex, change: MeetingChange, planned: PlannedDelivery[]) => {
+    const [recorded] = await recordChanges(db, [{ change, planned, traceContext: null }]);
+    return { added: recorded!.added, channel: recorded!.channel };
+  };
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
@@ -99,5 +103,115 @@ describe("the delivery ledger (Postgres)", () => {
     expect(await finishChange(db, c, "worker-a", "done")).toBe(false);
     expect(await scheduleRetry(db, c, "worker-a", 0, "late")).toBe(false);
     expect(await finishChange(db, c, "worker-b", "done")).toBe(true);
+  });
+
+  it("records a batch of changes in one statement: each its own channel, mode, trace context and count, in the order given", async () => {
+    const connection = { id: "cal_ledgerbatch00000000000", user_id: "usr_google", provider: "google", sealed_tokens: "sealed", status: "active" };
+    await db("calendar_connections").insert(connection);
+    const viaEmail = change(1);
+    const viaGoogle = { ...change(1), organizer: { userId: "usr_google", email: "G@Example.com" } };
+    const simulated = change(1, undefined, "test");
+    const traced = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
+    const results = await recordChanges(db, [
+      { change: viaGoogle, planned: [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "request" }], traceContext: traced },
+      { change: viaEmail, planned: [{ email: "a@example.com", kind: "request" }], traceContext: null },
+      { change: simulated, planned: [{ email: "c@example.com", kind: "request" }, { email: "d@example.com", kind: "cancel" }], traceContext: null },
+    ]);
+    expect(results).toEqual([
+      { meetingId: viaGoogle.meetingId, sequence: 1, mode: "live", added: 2, channel: "google" },
+      { meetingId: viaEmail.meetingId, sequence: 1, mode: "live", added: 1, channel: "email" },
+      { meetingId: simulated.meetingId, sequence: 1, mode: "test", added: 2, channel: "email" },
+    ]);
+    const stored = await db("meeting_changes").whereIn("meeting_id", [viaGoogle.meetingId, viaEmail.meetingId, simulated.meetingId]).orderBy("meeting_id");
+    const byMeeting = new Map(stored.map((row) => [row.meeting_id, row]));
+    expect(byMeeting.get(viaGoogle.meetingId)).toMatchObject({ state: "pending", organizer_email: "g@example.com", trace_context: traced });
+    expect(byMeeting.get(viaEmail.meetingId)).toMatchObject({ state: "pending", trace_context: null });
+    expect(byMeeting.get(simulated.meetingId)).toMatchObject({ state: "done", mode: "test" });
+    expect((await latestDeliveries(db, simulated.meetingId)).map((d) => [d.email, d.kind, d.state])).toEqual([
+      ["c@example.com", "request", "simulated"],
+      ["d@example.com", "cancel", "simulated"],
+    ]);
+    await db("calendar_connections").where({ id: connection.id }).delete();
+    for (const x of await claimDueChanges(db, "w", 100, 60_000)) await finishChange(db, x, "w", "done");
+  });
+
+  it("counts a change given twice in one batch, or again in a later one, once", async () => {
+    const c = change(1);
+    const planned: PlannedDelivery[] = [{ email: "a@example.com", kind: "request" }];
+    const twice = await recordChanges(db, [
+      { change: c, planned, traceContext: null },
+      { change: c, planned, traceContext: null },
+    ]);
+    expect(twice).toEqual([{ meetingId: c.meetingId, sequence: 1, mode: "live", added: 1, channel: "email" }]);
+    const again = await recordChanges(db, [
+      { change: c, planned, traceContext: null },
+      { change: change(2, c.meetingId), planned, traceContext: null },
+    ]);
+    expect(again.map((r) => [r.sequence, r.added])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(await recordChanges(db, [])).toEqual([]);
+    for (const x of await claimDueChanges(db, "w", 100, 60_000)) await finishChange(db, x, "w", "done");
+  });
+
+  it("records a change that owes nothing as done, with no deliveries", async () => {
+    const c = change(1);
+    expect(await recordChanges(db, [{ change: c, planned: [], traceContext: null }])).toEqual([{ meetingId: c.meetingId, sequence: 1, mode: "live", added: 0, channel: "email" }]);
+    expect((await db("meeting_changes").where({ meeting_id: c.meetingId }).first()).state).toBe("done");
+    expect(await latestDeliveries(db, c.meetingId)).toEqual([]);
+  });
+
+  // nextDueAt looks at every pending change: the tests of it start with none.
+  const settleEverything = () => db("meeting_changes").where({ state: "pending" }).update({ state: "done" });
+
+  it("holds a change until the one before it is recorded (replicas record side by side), and no longer than the grace", async () => {
+    await settleEverything();
+    const first = change(1);
+    const second = change(2, first.meetingId);
+    const planned: PlannedDelivery[] = [{ email: "a@example.com", kind: "request" }];
+    await recordChanges(db, [{ change: second, planned, traceContext: null }]);
+    expect((await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId)).toEqual([]);
+    // The worker sleeps until the grace is over rather than looking again at once.
+    const due = await nextDueAt(db);
+    expect(due!.getTime() - Date.now()).toBeGreaterThan((PREDECESSOR_GRACE_SECONDS - 10) * 1_000);
+
+    // The change before it owed nothing: once it is recorded, the second goes.
+    await recordChanges(db, [{ change: first, planned: [], traceContext: null }]);
+    const claimed = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
+    expect(claimed.map((x) => x.sequence)).toEqual([2]);
+    await finishChange(db, claimed[0]!, "w", "done");
+
+    // A predecessor that never comes (recorded before every change was) holds a change up for the grace only.
+    const orphan = change(3);
+    await recordChanges(db, [{ change: orphan, planned, traceContext: null }]);
+    expect((await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === orphan.meetingId)).toEqual([]);
+    await db("meeting_changes").where({ meeting_id: orphan.meetingId }).update({ created_at: db.raw(`clock_timestamp() - interval '${PREDECESSOR_GRACE_SECONDS + 1} seconds'`) });
+    const late = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === orphan.meetingId);
+    expect(late.map((x) => x.sequence)).toEqual([3]);
+    await finishChange(db, late[0]!, "w", "done");
+  });
+
+  it("says a change is due when it can be taken: not while it is leased or an earlier change of its meeting waits", async () => {
+    await settleEverything();
+    expect(await nextDueAt(db)).toBeUndefined();
+    const first = change(1);
+    const second = change(2, first.meetingId);
+    const planned: PlannedDelivery[] = [{ email: "a@example.com", kind: "request" }];
+    await recordChanges(db, [
+      { change: first, planned, traceContext: null },
+      { change: second, planned, traceContext: null },
+    ]);
+    expect((await nextDueAt(db))!.getTime()).toBeLessThanOrEqual(Date.now());
+    const [leased] = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === first.meetingId);
+    expect(leased!.sequence).toBe(1);
+    // The first is out under a minute's lease and the second waits for it: nothing is due before the lease ends.
+    expect((await nextDueAt(db))!.getTime() - Date.now()).toBeGreaterThan(50_000);
+    await scheduleRetry(db, leased!, "w", 30_000, "try again");
+    expect((await nextDueAt(db))!.getTime() - Date.now()).toBeGreaterThan(20_000);
+    await finishChange(db, leased!, "w", "done");
+    expect((await nextDueAt(db))!.getTime()).toBeLessThanOrEqual(Date.now());
+    for (const x of await claimDueChanges(db, "w", 100, 60_000)) await finishChange(db, x, "w", "done");
+    expect(await nextDueAt(db)).toBeUndefined();
   });
 });

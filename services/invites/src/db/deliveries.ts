@@ -1,6 +1,6 @@
 import { preparedName, type Knex } from "@sched/db";
 import type { InviteChannel, InviteKind, InviteState, Meeting, Mode } from "@sched/proto";
-import { currentTraceContext, type TraceCarrier } from "@sched/telemetry";
+import type { TraceCarrier } from "@sched/telemetry";
 import type { MeetingChange, PlannedDelivery } from "../domain/plan.js";
 
 /** A delivery row as the worker and the invites route read it. */
@@ -67,52 +67,110 @@ const toChange = (row: ChangeRow): ClaimedChange => ({
   traceContext: typeof row.trace_context === "string" ? (JSON.parse(row.trace_context) as TraceCarrier) : row.trace_context,
 });
 
+/** A change to record with what it owes, and the trace context of the request that caused it. */
+export interface OwedChange {
+  change: MeetingChange;
+  planned: PlannedDelivery[];
+  traceContext: TraceCarrier | null;
+}
+
+/** What recording a change did: how many of its delivery rows are new, and their channel. */
+export interface RecordedChange {
+  meetingId: string;
+  sequence: number;
+  mode: Mode;
+  added: number;
+  channel: InviteChannel;
+}
+
 /**
- * Records a change and what it owes, once, as ONE statement (atomic, one
- * round trip): a redelivered event hits the primary keys and adds nothing.
- * The deliveries go through Google when the organizer has an active Google
- * connection, by e-mail otherwise. In test mode the rows are final at once
- * (`simulated`, the change done), so nothing is ever handed to the worker.
- * Returns how many delivery rows are new, and their channel.
+ * Records changes and what they owe, once, as ONE statement however many
+ * (atomic, one round trip): a redelivered event hits the primary keys and
+ * adds nothing. Every change is recorded, one that owes nothing as done at
+ * once, so the next change of its meeting can tell it has arrived
+ * (claimDueChanges). A change's deliveries go through Google when its
+ * organizer has an active Google connection, by e-mail otherwise. In test
+ * mode the rows are final at once (`simulated`, the change done), so nothing
+ * is ever handed to the worker. Returns one result per distinct change, in
+ * the order given.
  */
-export async function recordChange(db: Knex, change: MeetingChange, planned: PlannedDelivery[]): Promise<{ added: number; channel: InviteChannel }> {
-  const simulated = change.mode === "test";
-  const sql = `with channel as (
-       select case when exists (select 1 from calendar_connections where user_id = ? and provider = 'google' and status = 'active')
-                   then 'google' else 'email' end as name
+export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Promise<RecordedChange[]> {
+  if (owed.length === 0) return [];
+  const given = owed.map(({ change, planned, traceContext }, position) => ({
+    position,
+    meeting_id: change.meetingId,
+    sequence: change.sequence,
+    mode: change.mode,
+    organizer_user_id: change.organizer.userId,
+    organizer_email: change.organizer.email.toLowerCase(),
+    meeting: change.meeting,
+    trace_context: traceContext,
+    planned,
+  }));
+  const sql = `with given as (
+       select distinct on (meeting_id, sequence) *
+         from jsonb_to_recordset(?::jsonb) as g(position integer, meeting_id text, sequence integer, mode text, organizer_user_id text,
+           organizer_email text, meeting jsonb, trace_context jsonb, planned jsonb)
+        order by meeting_id, sequence, position
+     ),
+     routed as (
+       select g.*, case when exists (select 1 from calendar_connections c where c.user_id = g.organizer_user_id and c.provider = 'google' and c.status = 'active')
+                        then 'google' else 'email' end as channel
+         from given g
      ),
      change as (
        insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, state, trace_context)
-       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)
+       select meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting,
+              case when mode = 'test' or jsonb_array_length(planned) = 0 then 'done' else 'pending' end, trace_context
+         from routed
        on conflict (meeting_id, sequence) do nothing
      ),
      delivery as (
        insert into deliveries (meeting_id, sequence, email, kind, channel, state)
-       select ?, ?, p.email, p.kind, channel.name, ? from unnest(?::text[], ?::text[]) as p(email, kind) cross join channel
+       select r.meeting_id, r.sequence, p.email, p.kind, r.channel, case when r.mode = 'test' then 'simulated' else 'pending' end
+         from routed r cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
        on conflict (meeting_id, sequence, email, kind) do nothing
-       returning 1
+       returning meeting_id, sequence
      )
-     select (select name from channel) as channel, (select count(*) from delivery)::int as added`;
-  const result = await db
-    .raw(sql, [
-      change.organizer.userId,
-      ...[change.meetingId, change.sequence, change.mode, change.organizer.userId, change.organizer.email.toLowerCase()],
-      ...[JSON.stringify(change.meeting), simulated ? "done" : "pending", JSON.stringify(currentTraceContext() ?? null)],
-      ...[change.meetingId, change.sequence, simulated ? "simulated" : "pending"],
-      planned.map((p) => p.email),
-      planned.map((p) => p.kind),
-    ])
-    .options({ name: preparedName("record_change", sql) });
-  const row = result.rows[0] as { channel: InviteChannel; added: number };
-  return { added: row.added, channel: row.channel };
+     select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
+       from routed r
+       left join (select meeting_id, sequence, count(*) as added from delivery group by meeting_id, sequence) a using (meeting_id, sequence)
+      order by r.position`;
+  const result = await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("record_changes", sql) });
+  return (result.rows as Array<{ meeting_id: string; sequence: number; mode: Mode; channel: InviteChannel; added: number }>).map((row) => ({
+    meetingId: row.meeting_id,
+    sequence: row.sequence,
+    mode: row.mode,
+    added: row.added,
+    channel: row.channel,
+  }));
 }
 
 /**
+ * How long a change waits for the change before it to be recorded. Replicas
+ * record batches side by side, so a meeting's change can be recorded just
+ * before its predecessor; a predecessor that never comes is one recorded
+ * before every change was (they skipped those owing nothing), or one whose
+ * replica died holding it, redelivered after JetStream's 30-second
+ * acknowledgement wait.
+ */
+export const PREDECESSOR_GRACE_SECONDS = 120;
+
+/** The meeting's previous change, when there is one, has not been recorded (and the grace is not over). */
+const awaitsPredecessor = (c: string) =>
+  `(${c}.sequence > 1 and ${c}.created_at > clock_timestamp() - interval '${PREDECESSOR_GRACE_SECONDS} seconds'
+    and not exists (select 1 from meeting_changes p where p.meeting_id = ${c}.meeting_id and p.sequence = ${c}.sequence - 1))`;
+
+/** An earlier change of the same meeting is still to be delivered. */
+const followsPending = (c: string) => `exists (select 1 from meeting_changes e where e.meeting_id = ${c}.meeting_id and e.sequence < ${c}.sequence and e.state = 'pending')`;
+
+/**
  * Leases up to `limit` due changes to this worker. A meeting's changes go
- * out in order: one waits while an earlier change of the same meeting is
- * still pending (an update must not reach Google before the insert). Rows
- * locked by another replica are skipped, and a lease that runs out (a
- * worker that died mid-delivery) makes the change due again.
+ * out in order: one waits until the change before it is recorded and no
+ * earlier change of the meeting is pending (an update must not reach Google
+ * before the insert). Rows locked by another replica are skipped, and a
+ * lease that runs out (a worker that died mid-delivery) makes the change
+ * due again.
  */
 export async function claimDueChanges(db: Knex, owner: string, limit: number, leaseMs: number): Promise<ClaimedChange[]> {
   const result = await db.raw(
@@ -122,7 +180,7 @@ export async function claimDueChanges(db: Knex, owner: string, limit: number, le
         select d.meeting_id, d.sequence from meeting_changes d
          where d.state = 'pending' and d.next_attempt_at <= clock_timestamp()
            and (d.lease_until is null or d.lease_until < clock_timestamp())
-           and not exists (select 1 from meeting_changes e where e.meeting_id = d.meeting_id and e.sequence < d.sequence and e.state = 'pending')
+           and not ${followsPending("d")} and not ${awaitsPredecessor("d")}
          order by d.next_attempt_at
          limit ?
          for update skip locked)
@@ -145,10 +203,22 @@ export async function renewLease(db: Knex, change: Pick<MeetingChange, "meetingI
   return updated > 0;
 }
 
-/** When the next pending change falls due (for the worker's sleep), or undefined when none waits. */
+/**
+ * When the next pending change can be claimed (for the worker's sleep), or
+ * undefined when none waits: not before its retry time, its current lease's
+ * end or its predecessor's grace, and not while an earlier change of its
+ * meeting is pending (that one's own time counts instead). So a worker never
+ * spins on a change it cannot take yet.
+ */
 export async function nextDueAt(db: Knex): Promise<Date | undefined> {
-  const row = (await db("meeting_changes").where({ state: "pending" }).min({ at: "next_attempt_at" }).first()) as { at: Date | string | null } | undefined;
-  return row?.at ? new Date(row.at) : undefined;
+  const result = await db.raw(
+    `select min(greatest(c.next_attempt_at, c.lease_until,
+                case when ${awaitsPredecessor("c")} then c.created_at + interval '${PREDECESSOR_GRACE_SECONDS} seconds' end)) as at
+       from meeting_changes c
+      where c.state = 'pending' and not ${followsPending("c")}`,
+  );
+  const at = (result.rows[0] as { at: Date | string | null } | undefined)?.at;
+  return at ? new Date(at) : undefined;
 }
 
 export async function pendingDeliveries(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">): Promise<DeliveryRecord[]> {

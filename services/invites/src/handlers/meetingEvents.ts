@@ -2,29 +2,40 @@ import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { meetingEvents } from "@sched/proto";
-import { recordInviteDelivery } from "@sched/telemetry";
-import { recordChange } from "../db/deliveries.js";
+import { recordInviteDelivery, traceContextIn } from "@sched/telemetry";
+import { recordChanges, type OwedChange } from "../db/deliveries.js";
 import { changeOf, plannedDeliveries, type MeetingEvent } from "../domain/plan.js";
 
 export const MEETING_EVENTS_CONSUMER = "invites-meeting-events";
 
+const EVENTS_PER_BATCH = 100;
+
 /**
- * Turns every meeting event into delivery rows, once. Acknowledged only
- * after the rows are committed, and a redelivered event finds its rows
- * already there: so an event is never lost and never owes twice. Delivering
- * is the worker's job, which `recorded` wakes. Only the database can make
- * this fail, so the event is retried for as long as it takes.
+ * Turns every meeting event into delivery rows, once: every event waiting,
+ * up to a hundred, in one statement. Replicas may record batches side by
+ * side, so the worker, not the order of recording, keeps a meeting's
+ * changes in order. Acknowledged only after the rows are
+ * committed, and a redelivered event finds its rows already there: so an
+ * event is never lost and never owes twice. Each change keeps the trace
+ * context of the request that caused it, so its delivery joins that trace.
+ * Delivering is the worker's job, which `recorded` wakes. Only the database
+ * can make this fail, so a batch is retried for as long as it takes.
  */
 export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
-  return bus.consume({ durable: MEETING_EVENTS_CONSUMER, events: meetingEvents, backoffMs: [200, 1_000, 5_000, 15_000, 30_000], maxDeliver: 0 }, async (message) => {
-    const event = message.payload as MeetingEvent;
-    const planned = plannedDeliveries(event);
-    if (planned.length === 0) return;
-    const { added, channel } = await recordChange(db, changeOf(event), planned);
-    if (event.mode === "test") {
-      for (let i = 0; i < added; i++) recordInviteDelivery("simulated", channel);
+  const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
+  return bus.consumeBatches(options, async (messages) => {
+    // Every change, even one owing nothing: the next change of its meeting waits to see it recorded.
+    const owed: OwedChange[] = messages.map((message) => {
+      const event = message.payload as MeetingEvent;
+      return { change: changeOf(event), planned: plannedDeliveries(event), traceContext: traceContextIn(message.headers) ?? null };
+    });
+    const results = await recordChanges(db, owed);
+    let owedLive = false;
+    for (const r of results) {
+      if (r.mode === "test") for (let i = 0; i < r.added; i++) recordInviteDelivery("simulated", r.channel);
+      else owedLive ||= r.added > 0;
     }
-    logger.debug({ meetingId: event.meetingId, sequence: event.sequence, planned: planned.length, added }, "invites recorded");
-    if (event.mode === "live" && added > 0) recorded();
+    logger.debug({ events: messages.length, changes: results.length, added: results.reduce((n, r) => n + r.added, 0) }, "invites recorded");
+    if (owedLive) recorded();
   });
 }
