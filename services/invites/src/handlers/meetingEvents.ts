@@ -30,12 +30,13 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
       return { change: changeOf(event), planned: plannedDeliveries(event), traceContext: traceContextIn(message.headers) ?? null };
     });
     const results = await recordChanges(db, owed);
-    let owedLive = false;
+    let live = false;
     for (const r of results) {
       if (r.mode === "test") for (let i = 0; i < r.added; i++) recordInviteDelivery("simulated", r.channel);
-      else owedLive ||= r.added > 0;
+      else live = true;
     }
     logger.debug({ events: messages.length, changes: results.length, added: results.reduce((n, r) => n + r.added, 0) }, "invites recorded");
-    if (owedLive) recorded();
+    // Even a live change owing nothing may be the one a recorded change was waiting for.
+    if (live) recorded();
   });
 }
