@@ -13,6 +13,8 @@ export interface TestSystem {
   url: string;
   /** The NATS namespace of a cluster wiring, for processes that join it. */
   namespace?: string;
+  /** The Postgres database of a cluster wiring, for processes that join it. */
+  databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
     system,
     url: system.url,
     namespace,
+    databaseUrl: database.url,
     stop: async () => {
       await system.stop();
       await database.drop();

@@ -44,6 +44,8 @@ export interface InvitesWorld {
   sys: TestSystem;
   url: string;
   smtp: SmtpFake;
+  /** Where the SMTP fake listens, for invites replicas that join the system. */
+  smtpUrl: string;
   google: GoogleFake;
   stop(): Promise<void>;
 }
@@ -73,6 +75,7 @@ export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<str
     sys,
     url: sys.url,
     smtp,
+    smtpUrl,
     google,
     stop: async () => {
       await sys.stop();
