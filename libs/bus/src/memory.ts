@@ -4,7 +4,7 @@ import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
 import { isHttpRoute } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
-import { consumeEvent, consumeEvents, outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
+import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   checkMaxBatch,
   DEFAULT_BACKOFF_MS,
@@ -52,7 +52,7 @@ export class MemoryBus implements Bus {
   /** The msgId of each stream's last stored event, by stream name. */
   private readonly lastMsgIds = new Map<string, string>();
   private readonly ackFloors = new Map<string, number>();
-  private readonly noticeHandlers = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly noticeHandlers = new Map<string, Set<(payload: unknown, headers: Record<string, string>) => void>>();
   private readonly consumers = new Set<{ wake: () => void }>();
   private closed = false;
 
@@ -232,12 +232,14 @@ export class MemoryBus implements Bus {
 
   async notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void> {
     const checked = wire(notice.payload.parse(payload));
-    for (const h of this.noticeHandlers.get(notice.subject) ?? []) queueMicrotask(() => h(wire(checked)));
+    await sendNotice("memory", notice.subject, checked, (headers) => {
+      for (const h of this.noticeHandlers.get(notice.subject) ?? []) queueMicrotask(() => h(wire(checked), headers));
+    });
   }
 
   async onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable> {
     const set = this.noticeHandlers.get(notice.subject) ?? new Set();
-    const h = (p: unknown) => handler(p as PayloadOf<N>);
+    const h = (p: unknown, headers: Record<string, string>) => receiveNotice("memory", notice.subject, p, headers, () => handler(p as PayloadOf<N>), this.logger);
     set.add(h);
     this.noticeHandlers.set(notice.subject, set);
     return { stop: async () => void set.delete(h) };

@@ -16,7 +16,7 @@ import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, decodeCaller, encodeCaller, isHttpRoute } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
-import { outcomeOf, publishEvent, sendRequest, serveRequest } from "./observed.js";
+import { headerValues, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
@@ -125,8 +125,7 @@ class NatsBus implements Bus {
     const httpRoute = isHttpRoute(endpoint);
     // `headers` are the caller's plus the trace context of the CLIENT span.
     const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
-      const h = natsHeaders();
-      for (const [k, v] of Object.entries(headers)) h.set(k, v);
+      const h = toNatsHeaders(headers);
       if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
       if (httpRoute) h.set(SPLIT_REPLY_HEADER, SPLIT_REPLY);
       let msg: Msg;
@@ -258,13 +257,10 @@ class NatsBus implements Bus {
       await this.ensureStream(event.stream);
       // `headers` hold the trace context of the PRODUCER span, when there is one.
       await publishEvent("nats", event.subject, checked, async (headers) => {
-        const entries = Object.entries(headers);
-        const h = natsHeaders();
-        for (const [k, v] of entries) h.set(k, v);
         await this.js.publish(this.subject(event.subject), encode(checked), {
           msgID: options.msgId,
           ...(options.after !== undefined ? { expect: { lastMsgID: options.after } } : {}),
-          ...(entries.length > 0 ? { headers: h } : {}),
+          ...(Object.keys(headers).length > 0 ? { headers: toNatsHeaders(headers) } : {}),
         });
       });
     } catch (err) {
@@ -307,7 +303,10 @@ class NatsBus implements Bus {
   }
 
   async notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void> {
-    this.nc.publish(this.subject(notice.subject), encode(notice.payload.parse(payload)));
+    const checked = notice.payload.parse(payload);
+    await sendNotice("nats", notice.subject, checked, (headers) => {
+      this.nc.publish(this.subject(notice.subject), encode(checked), Object.keys(headers).length > 0 ? { headers: toNatsHeaders(headers) } : undefined);
+    });
   }
 
   async onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable> {
@@ -320,8 +319,10 @@ class NatsBus implements Bus {
         } catch {
           return;
         }
-        if (parsed.success) handler(parsed.data as PayloadOf<N>);
-        else this.options.logger.warn({ subject: notice.subject }, "notice does not match its contract; ignored");
+        if (parsed.success) {
+          const data = parsed.data as PayloadOf<N>;
+          receiveNotice("nats", notice.subject, data, headerValues(msg.headers), () => handler(data), this.options.logger);
+        } else this.options.logger.warn({ subject: notice.subject }, "notice does not match its contract; ignored");
       },
     });
     // Subscribed means the server knows it: a notice sent right after reaches this handler.
@@ -344,6 +345,12 @@ class NatsBus implements Bus {
 
 const CALLER_HEADER_NAME = CALLER_HEADER.toLowerCase();
 const SPLIT_REPLY_HEADER_NAME = SPLIT_REPLY_HEADER.toLowerCase();
+
+function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
+  const h = natsHeaders();
+  for (const [k, v] of Object.entries(headers)) h.set(k, v);
+  return h;
+}
 
 /** The caller and the reply form travel in headers of their own; handlers see the other headers as they were sent. */
 function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; splitAsked: boolean; headers: Record<string, string> } {

@@ -190,6 +190,28 @@ export async function consumeEvents(
   }
 }
 
+/**
+ * Sends a notice in a PRODUCER span named `<subject> send`, its trace context
+ * in the headers `send` puts on the wire, so what each receiver does joins the
+ * trace of what caused the notice (a key revoked through the admin API, say).
+ */
+export async function sendNotice(system: "nats" | "memory", subject: string, payload: unknown, send: (headers: Record<string, string>) => void): Promise<void> {
+  const attributes = { ...messagingAttributes(system, subject, "send"), ...idAttributes(payload) };
+  await inSpan(`${subject} send`, { kind: SpanKind.PRODUCER, attributes }, async () => send(injectTraceContext({})));
+}
+
+/**
+ * Runs a notice handler in a CONSUMER span named after the subject, a child of
+ * the sender's span. A notice is nobody's to retry: a failing handler is
+ * logged and its span marked failed.
+ */
+export function receiveNotice(system: "nats" | "memory", subject: string, payload: unknown, headers: Readonly<Record<string, string>>, handler: () => void, logger: Logger): void {
+  const attributes = { ...messagingAttributes(system, subject, "process"), ...idAttributes(payload) };
+  inSpan(subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(headers), attributes }, async () => handler()).catch((err: unknown) => {
+    logger.warn({ err, subject }, "notice handler failed");
+  });
+}
+
 /** NATS headers as a plain record (first value of each), for trace-context extraction. */
 export function headerValues(h: Iterable<[string, string[]]> | undefined): Record<string, string> {
   const out: Record<string, string> = {};

@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { notFound } from "@sched/errors";
 import { createLogger } from "@sched/logging";
-import { endpoint, eventDef, type Caller, type StreamDef } from "@sched/proto";
+import { endpoint, eventDef, noticeDef, type Caller, type StreamDef } from "@sched/proto";
 import { inSpan, serveMetrics, startTelemetry } from "@sched/telemetry";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { createServer } from "node:http";
@@ -25,6 +25,7 @@ const happened = eventDef(STREAM, "happened", z.object({ thingId: z.string(), no
 const batched = eventDef({ name: "BATCHED", subjectPrefix: "batched.v1.events" }, "happened", z.object({ thingId: z.string(), note: z.string() }));
 const lookup = endpoint("traced.v1.lookup", z.object({ thingId: z.string(), mode: z.enum(["ok", "missing", "broken", "slow"]) }), z.object({ id: z.string() }));
 const unserved = endpoint("traced.v1.unserved", z.object({}), z.object({}));
+const dropped = noticeDef("traced.v1.notice.dropped", z.object({ thingId: z.string(), secret: z.string() }));
 const caller: Caller = { userId: "usr_TracedUser0000000000000", email: "traced.user@example.com", timezone: "UTC", mode: "test", scopes: [], apiKeyId: "key_TracedKey00000000000000" };
 const THING = "thg_Thing000000000000000001";
 
@@ -170,6 +171,35 @@ describe.each(wirings)("trace context on the bus ($name)", ({ name, available, o
     const reached = batches.flatMap((s) => [parentOf(s), ...s.links.map((l) => l.context.spanId)]);
     expect(reached.sort()).toEqual(producers.map((p) => p.spanContext().spanId).sort());
     for (const s of batches) expect(roots).toContain(s.spanContext().traceId);
+  });
+
+  it.runIf(available)("carries a notice in its sender's trace: PRODUCER `<subject> send`, a CONSUMER `<subject>` per receiver as its child", async () => {
+    const sender = await open();
+    const receivers = [await open(), await open()];
+    const seen: string[] = [];
+    const subscriptions = await Promise.all(
+      receivers.map((bus) => bus.onNotice(dropped, () => void seen.push(trace.getActiveSpan()?.spanContext().spanId ?? "none"))),
+    );
+    const root = await inSpan("root", { kind: SpanKind.INTERNAL }, async (s) => {
+      await sender.notify(dropped, { thingId: THING, secret: "f00d".repeat(16) });
+      return s.spanContext();
+    });
+    // Two subscribers (two connections on NATS, two subscriptions on the one in-process bus), each told once.
+    await eventually(() => seen.length === 2, 10_000);
+    for (const s of subscriptions) await s.stop();
+    await flush();
+
+    const producer = span(`${dropped.subject} send`, SpanKind.PRODUCER);
+    const received = exporter.getFinishedSpans().filter((s) => s.name === dropped.subject && s.kind === SpanKind.CONSUMER);
+    expect(parentOf(producer)).toBe(root.spanId);
+    expect(received).toHaveLength(2);
+    for (const r of received) {
+      expect(r.spanContext().traceId).toBe(root.traceId);
+      expect(parentOf(r)).toBe(producer!.spanContext().spanId);
+      expect(r.attributes["sched.thing.id"]).toBe(THING);
+    }
+    expect(seen.sort()).toEqual(received.map((r) => r.spanContext().spanId).sort());
+    for (const s of [producer!, ...received]) expect(JSON.stringify(s.attributes)).not.toContain("f00d");
   });
 
   it.runIf(available)("counts a request nobody serves and one past its deadline apart", async () => {
