@@ -12,14 +12,14 @@ const EVENTS_PER_BATCH = 100;
 
 /**
  * Turns every meeting event into delivery rows, once: every event waiting,
- * up to a hundred, in one statement. Replicas may record batches side by
- * side, so the worker, not the order of recording, keeps a meeting's
- * changes in order. Acknowledged only after the rows are
+ * up to a hundred, in one statement. Acknowledged only after the rows are
  * committed, and a redelivered event finds its rows already there: so an
- * event is never lost and never owes twice. Each change keeps the trace
- * context of the request that caused it, so its delivery joins that trace.
- * Delivering is the worker's job, which `recorded` wakes. Only the database
- * can make this fail, so a batch is retried for as long as it takes.
+ * event is never lost and never owes twice. Replicas may record batches
+ * side by side, so the worker, not the order of recording, keeps a
+ * meeting's changes in order. Each change keeps the trace context of the
+ * request that caused it, so its delivery joins that trace. Delivering is
+ * the worker's job, which `recorded` wakes. Only the database can make this
+ * fail, so a batch is retried for as long as it takes.
  */
 export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
   const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
