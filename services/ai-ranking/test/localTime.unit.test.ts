@@ -22,6 +22,23 @@ describe("ZoneReader", () => {
     }
   });
 
+  it("is right to the minute around changes that fall on a half hour of UTC (Adelaide, St John's)", () => {
+    const changes = [
+      ["Australia/Adelaide", "2026-04-04T16:30:00Z"],
+      ["Australia/Adelaide", "2026-10-03T16:30:00Z"],
+      ["America/St_Johns", "2026-03-08T05:30:00Z"],
+      ["America/St_Johns", "2026-11-01T04:30:00Z"],
+    ] as const;
+    for (const [zone, change] of changes) {
+      const reader = ZoneReader.of(zone);
+      // Every 5 minutes from two hours before the change to two hours after.
+      for (let t = Date.parse(change) - 2 * 3_600_000; t <= Date.parse(change) + 2 * 3_600_000; t += 5 * 60_000) {
+        const expected = DateTime.fromMillis(t, { zone });
+        expect({ zone, at: new Date(t).toISOString(), minute: reader.read(t).minuteOfDay }).toEqual({ zone, at: new Date(t).toISOString(), minute: expected.hour * 60 + expected.minute });
+      }
+    }
+  });
+
   it("reads an unknown zone as UTC rather than failing", () => {
     expect(ZoneReader.of("Mars/Olympus").read(Date.parse("2026-03-03T10:30:00Z"))).toMatchObject({ weekday: 1, minuteOfDay: 630 });
   });

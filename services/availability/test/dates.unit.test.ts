@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DateTime } from "luxon";
 import { WEEKDAYS } from "@sched/proto";
-import { parseIsoDate, weekdayOf } from "../src/domain/calendar.js";
+import { parseIsoDate, weekdayOf } from "@sched/time";
 import { parseHorizon, resolveDayQuery } from "../src/domain/dates.js";
 
 const utc = (iso: string) => Date.parse(iso);

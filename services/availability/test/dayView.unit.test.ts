@@ -2,11 +2,10 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DateTime } from "luxon";
 import { WEEKDAYS, type WorkingHoursEntry } from "@sched/proto";
-import { addDays } from "../src/domain/calendar.js";
+import { addDays, ZoneClock } from "@sched/time";
 import { dayPieces, dayView, localClockTime, type DaySlot } from "../src/domain/dayView.js";
 import { merge, type Interval } from "../src/domain/intervals.js";
 import { workingWindowsOn } from "../src/domain/workingWindows.js";
-import { ZoneClock } from "../src/domain/zoneClock.js";
 
 const utc = (iso: string) => Date.parse(iso);
 const busyUtc = (from: string, to: string): Interval => ({ start: utc(from), end: utc(to) });

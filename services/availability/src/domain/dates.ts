@@ -1,17 +1,7 @@
 import * as chrono from "chrono-node";
 import { WEEKDAYS, type Weekday } from "@sched/proto";
-import {
-  MINUTE_MS,
-  addDays,
-  daysInMonth,
-  formatIsoDate,
-  parseIsoDate,
-  wallMidnight,
-  weekdayOf,
-  type LocalDate,
-} from "./calendar.js";
+import { MINUTE_MS, addDays, daysInMonth, formatIsoDate, parseIsoDate, wallMidnight, weekdayOf, type LocalDate, ZoneClock } from "@sched/time";
 import type { Interval } from "./intervals.js";
-import { ZoneClock } from "./zoneClock.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; param: string; message: string };
 

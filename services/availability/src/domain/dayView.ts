@@ -1,8 +1,7 @@
 import type { WorkingHoursEntry } from "@sched/proto";
-import { MINUTE_MS, addDays, type LocalDate } from "./calendar.js";
+import { MINUTE_MS, addDays, type LocalDate, ZoneClock } from "@sched/time";
 import { merge, tile, type Interval, type Piece, type SlotStatus } from "./intervals.js";
 import { workingWindowsOn } from "./workingWindows.js";
-import { ZoneClock } from "./zoneClock.js";
 
 export interface DaySlot {
   /** Local time of day, HH:MM. */

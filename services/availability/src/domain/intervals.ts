@@ -1,5 +1,4 @@
-import { MINUTE_MS } from "./calendar.js";
-import { ZoneClock } from "./zoneClock.js";
+import { MINUTE_MS, ZoneClock } from "@sched/time";
 
 /** A half-open span of time [start, end) in epoch milliseconds. */
 export interface Interval {

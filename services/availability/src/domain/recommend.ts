@@ -1,8 +1,7 @@
 import type { WorkingHoursEntry } from "@sched/proto";
-import { DAY_MS, MINUTE_MS, addDays, daysBetween, type LocalDate } from "./calendar.js";
+import { DAY_MS, MINUTE_MS, addDays, daysBetween, type LocalDate, ZoneClock } from "@sched/time";
 import { clip, gridStarts, merge, subtract, union, type Interval } from "./intervals.js";
 import { workingWindowsBetween } from "./workingWindows.js";
-import { ZoneClock } from "./zoneClock.js";
 
 export type TimeRange = "morning" | "afternoon" | "evening" | "any";
 

@@ -1,8 +1,7 @@
 import type { WorkingHoursEntry } from "@sched/proto";
 import { WEEKDAYS } from "@sched/proto";
-import { DAY_MS, MINUTE_MS, parseLocalTime, wallMidnight, type LocalDate } from "./calendar.js";
+import { DAY_MS, MINUTE_MS, parseLocalTime, wallMidnight, type LocalDate, ZoneClock } from "@sched/time";
 import { merge, type Interval } from "./intervals.js";
-import { ZoneClock } from "./zoneClock.js";
 
 /**
  * The instants a person works on one local date: each working-hours entry for that

@@ -2,7 +2,7 @@ import type { Handler } from "@sched/bus";
 import { notFound } from "@sched/errors";
 import { contactsGrantsView, type availabilityDay, type Caller, type DayViewBody, type UserProfile } from "@sched/proto";
 import { resolveDayQuery } from "../domain/dates.js";
-import type { LocalDate } from "../domain/calendar.js";
+import type { LocalDate } from "@sched/time";
 import { dayView } from "../domain/dayView.js";
 import { workingWindowsOn } from "../domain/workingWindows.js";
 import { busyWithCalendars } from "./busy.js";

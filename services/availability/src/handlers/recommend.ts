@@ -9,7 +9,7 @@ import {
   type RecommendBody,
   type UserProfile,
 } from "@sched/proto";
-import { MINUTE_MS } from "../domain/calendar.js";
+import { MINUTE_MS } from "@sched/time";
 import { parseHorizon } from "../domain/dates.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { IANAZone } from "luxon";
-import { wallMidnight } from "../src/domain/calendar.js";
-import { ZoneClock, isValidTimeZone } from "../src/domain/zoneClock.js";
+import { wallMidnight, ZoneClock, isValidTimeZone } from "../src/index.js";
 
 const MIN = 60_000;
 const utc = (iso: string) => Date.parse(iso);
