@@ -41,3 +41,26 @@ export const gatewayConfigSchema = z.object({
   TRUST_PROXY: z.string().default(GATEWAY_DEFAULTS.trustProxy),
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+
+/** Everything a gateway is set up with, whichever wiring runs it. */
+export type GatewaySettings = typeof GATEWAY_DEFAULTS & typeof DEFAULT_EDGE_LIMITS & { adminToken: string };
+
+/** The settings the environment gives (main.ts); standalone mode takes the defaults instead. */
+export function settingsOf(config: GatewayConfig): GatewaySettings {
+  return {
+    adminToken: config.ADMIN_TOKEN,
+    busTimeoutMs: config.BUS_TIMEOUT_MS,
+    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    standardPerMinute: config.RATE_LIMIT_STANDARD_PER_MINUTE,
+    aiPerMinute: config.RATE_LIMIT_AI_PER_MINUTE,
+    authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+    rateWindowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    trustProxy: config.TRUST_PROXY,
+    maxHeaderBytes: config.MAX_HEADER_BYTES,
+    maxUrlBytes: config.MAX_URL_BYTES,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    maxInFlight: config.MAX_IN_FLIGHT,
+  };
+}

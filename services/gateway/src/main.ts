@@ -2,15 +2,10 @@ import { connectNatsBus } from "@sched/bus";
 import { loadConfigOrExit } from "@sched/config";
 import { createLogger } from "@sched/logging";
 import { commonConfigSchema, onShutdown, startHealthServer } from "@sched/runtime";
-import { publicRoutes } from "@sched/proto";
-import { startTelemetry, withHttpMetrics } from "@sched/telemetry";
-import { createGatewayApp } from "./app.js";
-import { Authenticator } from "./auth/authenticate.js";
-import { gatewayConfigSchema } from "./config.js";
-import { routeTemplateOf } from "./domain/routeMatch.js";
-import { createGatewayServer } from "./http/server.js";
+import { startTelemetry } from "@sched/telemetry";
+import { assembleGateway } from "./assemble.js";
+import { gatewayConfigSchema, settingsOf } from "./config.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
-import { RateLimits } from "./limits/rateLimits.js";
 import { openRedis } from "./limits/redisLink.js";
 
 const common = loadConfigOrExit(
@@ -25,35 +20,13 @@ const bus = await connectNatsBus({ servers: common.NATS_URL, namespace: common.B
 // Redis is not a readiness condition: without it the limits fall back to this replica's memory.
 const health = await startHealthServer({ port: common.HEALTH_PORT, logger, stopping: () => stopping, checks: async () => ({ bus: bus.isConnected() }) });
 const redis = openRedis(config.REDIS_URL, logger);
-const authenticator = new Authenticator(bus, { cacheTtlMs: config.AUTH_CACHE_TTL_MS, timeoutMs: config.BUS_TIMEOUT_MS });
-const revocations = await authenticator.listen();
-const rateLimits = new RateLimits(
-  {
-    standardPerMinute: config.RATE_LIMIT_STANDARD_PER_MINUTE,
-    aiPerMinute: config.RATE_LIMIT_AI_PER_MINUTE,
-    authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
-    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-  },
-  { redis, keyPrefix: common.BUS_NAMESPACE },
-);
-const app = createGatewayApp({
+const { server, revocations } = await assembleGateway({
   bus,
   logger,
-  routes: publicRoutes,
-  authenticator,
-  rateLimits,
-  adminToken: config.ADMIN_TOKEN,
-  busTimeoutMs: config.BUS_TIMEOUT_MS,
-  trustProxy: config.TRUST_PROXY,
+  settings: settingsOf(config),
+  redis,
+  keyPrefix: common.BUS_NAMESPACE,
   idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
-  edge: { maxUrlBytes: config.MAX_URL_BYTES, maxInFlight: config.MAX_IN_FLIGHT },
-});
-
-const server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), {
-  maxHeaderBytes: config.MAX_HEADER_BYTES,
-  headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
-  requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-  keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
 });
 server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
 

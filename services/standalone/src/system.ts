@@ -1,13 +1,11 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { Authenticator, createGatewayApp, createGatewayServer, DEFAULT_EDGE_LIMITS, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RateLimits, RedisIdempotencyStore, routeTemplateOf } from "@sched/gateway";
-import { withHttpMetrics } from "@sched/telemetry";
+import { assembleGateway, DEFAULT_EDGE_LIMITS, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { publicRoutes } from "@sched/proto";
 import { serviceModules } from "./services.js";
 
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
@@ -64,31 +62,16 @@ export class System {
     }
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
-    const g = { ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, ...this.options.gateway };
-    const authenticator = new Authenticator(this.gatewayBus, { cacheTtlMs: g.authCacheTtlMs, timeoutMs: g.busTimeoutMs });
-    this.stopAuth = await authenticator.listen();
-    const rateLimits = new RateLimits(
-      {
-        standardPerMinute: g.standardPerMinute,
-        aiPerMinute: g.aiPerMinute,
-        authFailuresPerMinute: g.authFailuresPerMinute,
-        windowSeconds: g.rateWindowSeconds,
-      },
-      { ...(this.redis ? { redis: this.redis } : {}), keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched" },
-    );
-    const app = createGatewayApp({
+    const gateway = await assembleGateway({
       bus: this.gatewayBus,
       logger: logger.child({ component: "gateway" }),
-      routes: publicRoutes,
-      authenticator,
-      rateLimits,
-      adminToken: this.options.adminToken,
-      busTimeoutMs: g.busTimeoutMs,
-      trustProxy: g.trustProxy,
+      settings: { ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, ...this.options.gateway, adminToken: this.options.adminToken },
+      ...(this.redis ? { redis: this.redis } : {}),
+      keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
-      edge: { maxUrlBytes: g.maxUrlBytes, maxInFlight: g.maxInFlight },
     });
-    this.server = createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), g);
+    this.server = gateway.server;
+    this.stopAuth = gateway.revocations;
     await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
     return this;
   }

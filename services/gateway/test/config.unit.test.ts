@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
+import { DEFAULT_EDGE_LIMITS } from "../src/http/server.js";
+
+describe("the gateway's settings from its environment", () => {
+  it("takes the same defaults as standalone mode when the environment sets nothing but the admin token", () => {
+    const settings = settingsOf(gatewayConfigSchema.parse({ ADMIN_TOKEN: "adm_0123456789abcdef" }));
+    expect(settings).toEqual({ ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, adminToken: "adm_0123456789abcdef" });
+  });
+
+  it("hands every variable to its own setting", () => {
+    const env = {
+      ADMIN_TOKEN: "adm_fedcba9876543210",
+      BUS_TIMEOUT_MS: "1001",
+      AUTH_CACHE_TTL_MS: "1002",
+      RATE_LIMIT_STANDARD_PER_MINUTE: "1003",
+      RATE_LIMIT_AI_PER_MINUTE: "1004",
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: "1005",
+      RATE_LIMIT_WINDOW_SECONDS: "1006",
+      MAX_HEADER_BYTES: "1007",
+      MAX_URL_BYTES: "1008",
+      HEADERS_TIMEOUT_MS: "1009",
+      REQUEST_TIMEOUT_MS: "1010",
+      KEEP_ALIVE_TIMEOUT_MS: "1011",
+      MAX_IN_FLIGHT: "1012",
+      TRUST_PROXY: "loopback",
+    };
+    expect(settingsOf(gatewayConfigSchema.parse(env))).toEqual({
+      adminToken: "adm_fedcba9876543210",
+      busTimeoutMs: 1001,
+      authCacheTtlMs: 1002,
+      standardPerMinute: 1003,
+      aiPerMinute: 1004,
+      authFailuresPerMinute: 1005,
+      rateWindowSeconds: 1006,
+      maxHeaderBytes: 1007,
+      maxUrlBytes: 1008,
+      headersTimeoutMs: 1009,
+      requestTimeoutMs: 1010,
+      keepAliveTimeoutMs: 1011,
+      maxInFlight: 1012,
+      trustProxy: "loopback",
+    });
+  });
+});
