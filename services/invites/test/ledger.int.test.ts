@@ -2,7 +2,18 @@ import { openSchema, type Knex } from "@sched/db";
 import type { Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDueChanges, finishChange, latestDeliveries, nextDueAt, PREDECESSOR_GRACE_SECONDS, recordChanges, renewLease, scheduleRetry } from "../src/db/deliveries.js";
+import {
+  claimDueChanges,
+  finishChange,
+  latestDeliveries,
+  nextDueAt,
+  pendingDeliveries,
+  PREDECESSOR_GRACE_SECONDS,
+  recordChanges,
+  renewLease,
+  scheduleRetry,
+  settleDelivery,
+} from "../src/db/deliveries.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
 
@@ -160,6 +171,84 @@ describe("the delivery ledger (Postgres)", () => {
     expect(await recordChanges(db, [{ change: c, planned: [], traceContext: null }])).toEqual([{ meetingId: c.meetingId, sequence: 1, mode: "live", added: 0, channel: "email" }]);
     expect((await db("meeting_changes").where({ meeting_id: c.meetingId }).first()).state).toBe("done");
     expect(await latestDeliveries(db, c.meetingId)).toEqual([]);
+  });
+
+  /** Claims the change and settles its deliveries as given (by address), as the worker would. */
+  const deliver = async (c: MeetingChange, outcome: Record<string, "sent" | "failed">) => {
+    const [claimed] = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === c.meetingId && x.sequence === c.sequence);
+    expect(claimed).toBeDefined();
+    for (const row of await pendingDeliveries(db, c)) await settleDelivery(db, row, { state: outcome[row.email]!, channel: "email", attempts: 1 });
+    const failed = Object.values(outcome).includes("failed");
+    expect(await finishChange(db, c, "w", failed ? "failed" : "done", failed ? "refused" : undefined)).toBe(true);
+  };
+  const ledgerOf = async (meetingId: string) =>
+    ((await db("deliveries").where({ meeting_id: meetingId }).orderBy(["sequence", "email"])) as Array<{ sequence: number; email: string; kind: string; state: string }>).map((d) => [
+      d.sequence,
+      d.email,
+      d.kind,
+      d.state,
+    ]);
+
+  it("keeps a settled change's key and outcome, not its meeting; its sent deliveries replace the meeting's earlier ones, and the event again adds nothing", async () => {
+    const first = change(1);
+    const traced = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
+    await recordChanges(db, [{ change: first, planned: [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "request" }], traceContext: traced }]);
+    await deliver(first, { "a@example.com": "sent", "b@example.com": "sent" });
+    expect(await db("meeting_changes").where({ meeting_id: first.meetingId }).first()).toMatchObject({ sequence: 1, state: "done", meeting: null, trace_context: null });
+
+    // b is dropped and c added: b hears a cancellation, a and c the new version.
+    const second = change(2, first.meetingId);
+    const planned: PlannedDelivery[] = [{ email: "a@example.com", kind: "request" }, { email: "c@example.com", kind: "request" }, { email: "b@example.com", kind: "cancel" }];
+    await recordChanges(db, [{ change: second, planned, traceContext: null }]);
+    // Until the new ones are sent, the earlier ones are what each participant has.
+    expect(await ledgerOf(first.meetingId)).toEqual([
+      [1, "a@example.com", "request", "sent"],
+      [1, "b@example.com", "request", "sent"],
+      [2, "a@example.com", "request", "pending"],
+      [2, "b@example.com", "cancel", "pending"],
+      [2, "c@example.com", "request", "pending"],
+    ]);
+    await deliver(second, { "a@example.com": "sent", "b@example.com": "sent", "c@example.com": "sent" });
+    expect(await ledgerOf(first.meetingId)).toEqual([
+      [2, "a@example.com", "request", "sent"],
+      [2, "b@example.com", "cancel", "sent"],
+      [2, "c@example.com", "request", "sent"],
+    ]);
+
+    // A change that fails replaces nothing: what a participant last received stays on record.
+    const third = change(3, first.meetingId);
+    await recordChanges(db, [{ change: third, planned: [{ email: "a@example.com", kind: "request" }, { email: "c@example.com", kind: "request" }], traceContext: null }]);
+    await deliver(third, { "a@example.com": "failed", "c@example.com": "failed" });
+    expect((await ledgerOf(first.meetingId)).filter(([, email]) => email === "a@example.com")).toEqual([
+      [2, "a@example.com", "request", "sent"],
+      [3, "a@example.com", "request", "failed"],
+    ]);
+    expect((await db("meeting_changes").where({ meeting_id: first.meetingId, sequence: 3 }).first()).meeting).toBeNull();
+
+    // The first event delivered again (a replay): its key is still there, so it owes nothing again.
+    const before = await ledgerOf(first.meetingId);
+    expect(await recordChanges(db, [{ change: first, planned: [{ email: "a@example.com", kind: "request" }], traceContext: null }])).toEqual([
+      { meetingId: first.meetingId, sequence: 1, mode: "live", added: 0, channel: "email" },
+    ]);
+    expect(await ledgerOf(first.meetingId)).toEqual(before);
+  });
+
+  it("keeps no meeting for a change recorded settled, and a simulated delivery replaces the earlier ones to its participant", async () => {
+    const first = change(1, undefined, "test");
+    await recordChanges(db, [{ change: first, planned: [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "request" }], traceContext: null }]);
+    await recordChanges(db, [{ change: change(2, first.meetingId, "test"), planned: [{ email: "a@example.com", kind: "request" }], traceContext: null }]);
+    expect(await ledgerOf(first.meetingId)).toEqual([
+      [1, "b@example.com", "request", "simulated"],
+      [2, "a@example.com", "request", "simulated"],
+    ]);
+    const live = change(1);
+    await recordChanges(db, [{ change: live, planned: [], traceContext: null }]);
+    const changes = await db("meeting_changes").whereIn("meeting_id", [first.meetingId, live.meetingId]).select("meeting", "state");
+    expect(changes).toEqual([
+      { meeting: null, state: "done" },
+      { meeting: null, state: "done" },
+      { meeting: null, state: "done" },
+    ]);
   });
 
   // nextDueAt looks at every pending change: the tests of it start with none.

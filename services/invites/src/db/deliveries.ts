@@ -40,6 +40,7 @@ interface ChangeRow {
   mode: Mode;
   organizer_user_id: string;
   organizer_email: string;
+  /** Kept while the change is pending: a claimed change always has it. */
   meeting: Meeting | string;
   attempts: number;
   trace_context: TraceCarrier | string | null;
@@ -85,14 +86,18 @@ export interface RecordedChange {
 
 /**
  * Records changes and what they owe, once, as ONE statement however many
- * (atomic, one round trip): a redelivered event hits the primary keys and
- * adds nothing. Every change is recorded, one that owes nothing as done at
- * once, so the next change of its meeting can tell it has arrived
- * (claimDueChanges). A change's deliveries go through Google when its
- * organizer has an active Google connection, by e-mail otherwise. In test
- * mode the rows are final at once (`simulated`, the change done), so nothing
- * is ever handed to the worker. Returns one result per distinct change, in
- * the order given.
+ * (atomic, one round trip): the change's row is the record that it was
+ * seen, so a redelivered event finds it and adds nothing. Every change is
+ * recorded, one that owes nothing as done at once, so the next change of its
+ * meeting can tell it has arrived (claimDueChanges). A change's deliveries go
+ * through Google when its organizer has an active Google connection, by
+ * e-mail otherwise. In test mode the rows are final at once (`simulated`,
+ * the change done), so nothing is ever handed to the worker. Only a change
+ * the worker will deliver keeps the meeting and trace context it needs; and
+ * a simulated delivery replaces the earlier ones to its participant (as
+ * finishChange does for live ones), so the ledger keeps one delivery per
+ * participant and a key per change. Returns one result per distinct change,
+ * in the order given.
  */
 export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Promise<RecordedChange[]> {
   if (owed.length === 0) return [];
@@ -120,17 +125,22 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
      ),
      change as (
        insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, state, trace_context)
-       select meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting,
-              case when mode = 'test' or jsonb_array_length(planned) = 0 then 'done' else 'pending' end, trace_context
-         from routed
+       select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end,
+              case when owed then 'pending' else 'done' end, case when owed then trace_context end
+         from (select *, mode = 'live' and jsonb_array_length(planned) > 0 as owed from routed) o
        on conflict (meeting_id, sequence) do nothing
+       returning meeting_id, sequence
      ),
      delivery as (
        insert into deliveries (meeting_id, sequence, email, kind, channel, state)
        select r.meeting_id, r.sequence, p.email, p.kind, r.channel, case when r.mode = 'test' then 'simulated' else 'pending' end
-         from routed r cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
+         from routed r join change using (meeting_id, sequence) cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
        on conflict (meeting_id, sequence, email, kind) do nothing
-       returning meeting_id, sequence
+       returning meeting_id, sequence, email, state
+     ),
+     replaced as (
+       delete from deliveries d using delivery n
+        where n.state = 'simulated' and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state = 'simulated'
      )
      select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
        from routed r
@@ -245,13 +255,26 @@ export async function noteAttemptFailed(db: Knex, change: Pick<ClaimedChange, "m
 /**
  * The change is settled (every delivery sent or failed): the worker is done
  * with it. Only the lease's holder settles it; false when another worker
- * has taken the change over.
+ * has taken the change over. Nothing reads a settled change's meeting or
+ * trace context again, so they go, and its sent deliveries replace the
+ * meeting's earlier ones to the same participants: a meeting's ledger stays
+ * one delivery per participant however often it changes, and a key per
+ * change (what makes a redelivered event add nothing).
  */
 export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, state: "done" | "failed", error?: string): Promise<boolean> {
-  const updated = await db("meeting_changes")
-    .where({ meeting_id: change.meetingId, sequence: change.sequence, lease_owner: owner })
-    .update({ state, lease_until: null, last_error: error ?? null });
-  return updated > 0;
+  const sql = `with finished as (
+       update meeting_changes set state = ?, lease_until = null, last_error = ?, meeting = null, trace_context = null
+        where meeting_id = ? and sequence = ? and lease_owner = ?
+       returning meeting_id, sequence, state
+     ),
+     replaced as (
+       delete from deliveries d using finished f
+        where f.state = 'done' and d.meeting_id = f.meeting_id and d.sequence < f.sequence and d.state <> 'pending'
+          and exists (select 1 from deliveries n where n.meeting_id = f.meeting_id and n.sequence = f.sequence and n.email = d.email and n.state = 'sent')
+     )
+     select count(*)::int as finished from finished`;
+  const result = await db.raw(sql, [state, error ?? null, change.meetingId, change.sequence, owner]);
+  return (result.rows[0] as { finished: number }).finished > 0;
 }
 
 /** Gives the change back to the queue, due again after `delayMs`; as finishChange, only by the lease's holder. */
