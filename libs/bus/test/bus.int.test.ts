@@ -466,3 +466,26 @@ describe.runIf(natsAvailable)("event consumers when the server loses state (NATS
     expect(seen).toEqual([1, 2]);
   });
 });
+
+describe.runIf(natsAvailable)("streams (NATS)", () => {
+  it("brings an existing stream's subjects and duplicate window to the definition, and keeps the limits an operator gave it", async () => {
+    const { tag, placed } = freshStream();
+    const name = `${namespace}_${placed.stream.name}`;
+    const day = 24 * 3_600 * 1e9;
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const jsm = await jetstreamManager(nc);
+      // As an operator would leave it: an age and a size limit, and a release's older subjects and window.
+      await jsm.streams.add({ name, subjects: [`${namespace}.${placed.stream.subjectPrefix}.placed`], duplicate_window: 5e9, max_age: 30 * day, max_bytes: 1 << 30 });
+      const bus = await connectNats();
+      await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+      const { config, state } = await jsm.streams.info(name);
+      expect(config.subjects).toEqual([`${namespace}.${placed.stream.subjectPrefix}.>`]);
+      expect(config.duplicate_window).toBe(120e9);
+      expect([config.max_age, config.max_bytes]).toEqual([30 * day, 1 << 30]);
+      expect(state.messages).toBe(1);
+    } finally {
+      await nc.close();
+    }
+  });
+});
