@@ -11,6 +11,7 @@ export const GATEWAY_DEFAULTS = {
   authFailuresPerMinute: 30,
   rateWindowSeconds: 60,
   trustProxy: "false",
+  ...DEFAULT_EDGE_LIMITS,
 };
 
 /** The gateway's environment, parsed once at start-up. */
@@ -28,22 +29,22 @@ export const gatewayConfigSchema = z.object({
   /** Length of the fixed window the limits count in; the "per minute" limits assume 60. */
   RATE_LIMIT_WINDOW_SECONDS: env.positiveInt(GATEWAY_DEFAULTS.rateWindowSeconds),
   /** Request line and headers together, in bytes (431 past it). */
-  MAX_HEADER_BYTES: env.positiveInt(DEFAULT_EDGE_LIMITS.maxHeaderBytes),
+  MAX_HEADER_BYTES: env.positiveInt(GATEWAY_DEFAULTS.maxHeaderBytes),
   /** URL length in bytes (414 past it). */
-  MAX_URL_BYTES: env.positiveInt(DEFAULT_EDGE_LIMITS.maxUrlBytes),
+  MAX_URL_BYTES: env.positiveInt(GATEWAY_DEFAULTS.maxUrlBytes),
   /** Slow clients: time to send the headers, and the whole request (408 past either). */
-  HEADERS_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.headersTimeoutMs),
-  REQUEST_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.requestTimeoutMs),
-  KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(DEFAULT_EDGE_LIMITS.keepAliveTimeoutMs),
+  HEADERS_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.requestTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.keepAliveTimeoutMs),
   /** Requests handled at once by one replica (503 past it). */
-  MAX_IN_FLIGHT: env.positiveInt(DEFAULT_EDGE_LIMITS.maxInFlight),
+  MAX_IN_FLIGHT: env.positiveInt(GATEWAY_DEFAULTS.maxInFlight),
   /** Express "trust proxy" setting; off means the client address is the socket's. */
   TRUST_PROXY: z.string().default(GATEWAY_DEFAULTS.trustProxy),
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 
 /** Everything a gateway is set up with, whichever wiring runs it. */
-export type GatewaySettings = typeof GATEWAY_DEFAULTS & typeof DEFAULT_EDGE_LIMITS & { adminToken: string };
+export type GatewaySettings = typeof GATEWAY_DEFAULTS & { adminToken: string };
 
 /** The settings the environment gives (main.ts); standalone mode takes the defaults instead. */
 export function settingsOf(config: GatewayConfig): GatewaySettings {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
-import { DEFAULT_EDGE_LIMITS } from "../src/http/server.js";
 
 describe("the gateway's settings from its environment", () => {
   it("takes the same defaults as standalone mode when the environment sets nothing but the admin token", () => {
     const settings = settingsOf(gatewayConfigSchema.parse({ ADMIN_TOKEN: "adm_0123456789abcdef" }));
-    expect(settings).toEqual({ ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, adminToken: "adm_0123456789abcdef" });
+    expect(settings).toEqual({ ...GATEWAY_DEFAULTS, adminToken: "adm_0123456789abcdef" });
   });
 
   it("hands every variable to its own setting", () => {

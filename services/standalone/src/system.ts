@@ -1,6 +1,6 @@
 import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { assembleGateway, DEFAULT_EDGE_LIMITS, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
+import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
@@ -19,7 +19,7 @@ export interface SystemOptions {
   port: number;
   adminToken: string;
   /** Gateway settings that tests and deployments tune. */
-  gateway?: Partial<typeof GATEWAY_DEFAULTS & typeof DEFAULT_EDGE_LIMITS>;
+  gateway?: Partial<typeof GATEWAY_DEFAULTS>;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
 }
@@ -65,7 +65,7 @@ export class System {
     const gateway = await assembleGateway({
       bus: this.gatewayBus,
       logger: logger.child({ component: "gateway" }),
-      settings: { ...GATEWAY_DEFAULTS, ...DEFAULT_EDGE_LIMITS, ...this.options.gateway, adminToken: this.options.adminToken },
+      settings: { ...GATEWAY_DEFAULTS, ...this.options.gateway, adminToken: this.options.adminToken },
       ...(this.redis ? { redis: this.redis } : {}),
       keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),

@@ -85,6 +85,17 @@ export interface RecordedChange {
 }
 
 /**
+ * Deletes the settled deliveries that a newer sent or simulated one to the
+ * same participant of the meeting replaces; `newer` is a relation of
+ * delivery rows. So a meeting's ledger keeps one settled delivery per
+ * participant however often it changes, and a key per change (what makes a
+ * redelivered event add nothing).
+ */
+const replaceEarlierDeliveries = (newer: string) =>
+  `delete from deliveries d using ${newer} n
+    where n.state in ('sent', 'simulated') and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state <> 'pending'`;
+
+/**
  * Records changes and what they owe, once, as ONE statement however many
  * (atomic, one round trip): the change's row is the record that it was
  * seen, so a redelivered event finds it and adds nothing. Every change is
@@ -95,8 +106,7 @@ export interface RecordedChange {
  * the change done), so nothing is ever handed to the worker. Only a change
  * the worker will deliver keeps the meeting and trace context it needs; and
  * a simulated delivery replaces the earlier ones to its participant (as
- * finishChange does for live ones), so the ledger keeps one delivery per
- * participant and a key per change. Returns one result per distinct change,
+ * finishChange does for live ones). Returns one result per distinct change,
  * in the order given.
  */
 export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Promise<RecordedChange[]> {
@@ -120,14 +130,15 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
      ),
      routed as (
        select g.*, case when exists (select 1 from calendar_connections c where c.user_id = g.organizer_user_id and c.provider = 'google' and c.status = 'active')
-                        then 'google' else 'email' end as channel
+                        then 'google' else 'email' end as channel,
+              g.mode = 'live' and jsonb_array_length(g.planned) > 0 as owed
          from given g
      ),
      change as (
        insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, state, trace_context)
        select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end,
               case when owed then 'pending' else 'done' end, case when owed then trace_context end
-         from (select *, mode = 'live' and jsonb_array_length(planned) > 0 as owed from routed) o
+         from routed
        on conflict (meeting_id, sequence) do nothing
        returning meeting_id, sequence
      ),
@@ -138,10 +149,7 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
        on conflict (meeting_id, sequence, email, kind) do nothing
        returning meeting_id, sequence, email, state
      ),
-     replaced as (
-       delete from deliveries d using delivery n
-        where n.state = 'simulated' and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state = 'simulated'
-     )
+     replaced as (${replaceEarlierDeliveries("delivery")})
      select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
        from routed r
        left join (select meeting_id, sequence, count(*) as added from delivery group by meeting_id, sequence) a using (meeting_id, sequence)
@@ -256,10 +264,9 @@ export async function noteAttemptFailed(db: Knex, change: Pick<ClaimedChange, "m
  * The change is settled (every delivery sent or failed): the worker is done
  * with it. Only the lease's holder settles it; false when another worker
  * has taken the change over. Nothing reads a settled change's meeting or
- * trace context again, so they go, and its sent deliveries replace the
- * meeting's earlier ones to the same participants: a meeting's ledger stays
- * one delivery per participant however often it changes, and a key per
- * change (what makes a redelivered event add nothing).
+ * trace context again, so they go; and once it is done, what it sent
+ * replaces the meeting's earlier deliveries to the same participants
+ * (replaceEarlierDeliveries).
  */
 export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, state: "done" | "failed", error?: string): Promise<boolean> {
   const sql = `with finished as (
@@ -267,11 +274,7 @@ export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetin
         where meeting_id = ? and sequence = ? and lease_owner = ?
        returning meeting_id, sequence, state
      ),
-     replaced as (
-       delete from deliveries d using finished f
-        where f.state = 'done' and d.meeting_id = f.meeting_id and d.sequence < f.sequence and d.state <> 'pending'
-          and exists (select 1 from deliveries n where n.meeting_id = f.meeting_id and n.sequence = f.sequence and n.email = d.email and n.state = 'sent')
-     )
+     replaced as (${replaceEarlierDeliveries("(select n.* from deliveries n join finished f using (meeting_id, sequence) where f.state = 'done')")})
      select count(*)::int as finished from finished`;
   const result = await db.raw(sql, [state, error ?? null, change.meetingId, change.sequence, owner]);
   return (result.rows[0] as { finished: number }).finished > 0;
