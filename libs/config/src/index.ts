@@ -57,3 +57,5 @@ export const env = {
       .regex(/^[A-Za-z0-9_-]{1,32}$/, "letters, digits, _ or -, at most 32")
       .default("sched"),
 };
+
+export { LOCAL_API_FILES, localApiFile } from "./localApi.js";

@@ -1,9 +1,9 @@
-import { loadConfigOrExit } from "@sched/config";
+import { loadConfigOrExit, localApiFile } from "@sched/config";
 import { randomBase62 } from "@sched/ids";
 import { createLogger } from "@sched/logging";
 import { onShutdown } from "@sched/runtime";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { standaloneConfigSchema } from "./config.js";
 import { createDemoUser } from "./demo.js";
 import { serviceModules } from "./services.js";
@@ -15,7 +15,7 @@ const dataDir = resolve(config.DATA_DIR);
 const firstStart = !existsSync(join(dataDir, "accounts"));
 mkdirSync(dataDir, { recursive: true });
 
-const tokenFile = join(dataDir, "admin-token");
+const tokenFile = localApiFile(dataDir, "adminToken");
 const adminToken = config.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : `adm_${randomBase62(32)}`);
 if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 
@@ -24,7 +24,9 @@ if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
 const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv }).start();
-const base = `http://localhost:${config.PORT}`;
+const base = system.url.replace("127.0.0.1", "localhost");
+// The admin command line finds this API through the data folder, on whatever port it listens.
+writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);
 const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`];
 if (firstStart) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -39,6 +41,8 @@ if (firstStart) {
   );
 }
 if (!config.ADMIN_TOKEN) lines.push("", `Admin token (kept in ${tokenFile}): ${adminToken}`);
+const dataDirArg = relative(process.cwd(), dataDir) === ".data" ? "" : `DATA_DIR=${dataDir} `;
+lines.push("", `Admin command line (finds this API by itself): ${dataDirArg}npm run admin -- help`);
 process.stdout.write(`${lines.join("\n")}\n`);
 
 onShutdown(logger, 10_000, () => system.stop());

@@ -20,8 +20,11 @@ Commands:
   help
 
 Environment:
-  API_URL      the gateway (default http://localhost:8080)
-  ADMIN_TOKEN  the gateway's admin token (required)
+  API_URL      the gateway (default: the one a local \`npm start\` wrote to
+               DATA_DIR/api-url, else http://localhost:8080)
+  ADMIN_TOKEN  the gateway's admin token (default: DATA_DIR/admin-token of a
+               local \`npm start\`)
+  DATA_DIR     the data folder of a local \`npm start\` (default .data)
 `;
 
 export type CliCommand =

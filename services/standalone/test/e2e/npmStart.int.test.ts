@@ -1,9 +1,10 @@
 import { eventually, freePort } from "@sched/testing";
-import { spawn } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { expect, it } from "vitest";
@@ -12,26 +13,42 @@ import { ADMIN_TOKEN, call, createUserWithKey } from "../harness.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
-// `npm start` as a newcomer runs it: the standalone entry point in a process of its own.
-it("npm start hands each service its settings from the environment: with OPENAI_API_KEY and AI_MODEL set, recommendations go through the language model", async () => {
-  const fake = await new FakeOpenAI().start();
+/** `npm start` as a newcomer runs it: the standalone entry point in a process of its own, on a free port. */
+async function startEntryPoint(env: Record<string, string>): Promise<{ url: string; dataDir: string; output: () => string; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "sched-start-"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/standalone/src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/standalone/src/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN, LOG_LEVEL: "warn", OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-model" },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await once(child, "exit");
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
-    await eventually(async () => {
+    // The banner is printed once the API answers and the data folder knows its address.
+    await eventually(() => {
       if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
-      return (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200;
+      return output.includes("Admin command line");
     }, 90_000, 200);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, dataDir, output: () => output, stop };
+}
 
+it("npm start hands each service its settings from the environment: with OPENAI_API_KEY and AI_MODEL set, recommendations go through the language model", async () => {
+  const fake = await new FakeOpenAI().start();
+  const started = await startEntryPoint({ ADMIN_TOKEN, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-model" });
+  const { url } = started;
+  try {
     const ana = await createUserWithKey(url, { name: "Ana", timezone: "UTC" });
     const bo = await createUserWithKey(url, { name: "Bo", timezone: "UTC" });
     expect((await call(url, "POST", "/v1/contacts", { key: ana.key, body: { email: bo.email } })).status).toBe(201);
@@ -43,9 +60,22 @@ it("npm start hands each service its settings from the environment: with OPENAI_
     expect(fake.bodies).toHaveLength(1);
     expect(JSON.parse(fake.bodies[0]!).model).toBe("fake-model");
   } finally {
-    child.kill("SIGTERM");
-    if (child.exitCode === null) await once(child, "exit");
+    await started.stop();
     await fake.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set", async () => {
+  const started = await startEntryPoint({});
+  try {
+    expect(readFileSync(join(started.dataDir, "api-url"), "utf8").trim()).toBe(started.url.replace("127.0.0.1", "localhost"));
+    const { API_URL: _url, ADMIN_TOKEN: _token, ...env } = process.env;
+    const admin = await promisify(execFile)(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/accounts/src/cli.ts", "user:create", "--email", "cli@example.com", "--name", "Cli"], {
+      cwd: ROOT,
+      env: { ...env, DATA_DIR: started.dataDir },
+    });
+    expect(JSON.parse(admin.stdout)).toMatchObject({ email: "cli@example.com", name: "Cli" });
+  } finally {
+    await started.stop();
   }
 }, 120_000);
