@@ -135,6 +135,14 @@ export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 
 export const MeetingIdParams = z.strictObject({ id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
+export const MeetingDeleteQuery = z.strictObject({
+  sendInvites: z
+    .enum(["true", "false"], { message: "must be true or false" })
+    .transform((v) => v === "true")
+    .optional()
+    .meta({ type: "boolean", default: true, description: "Whether participants of a confirmed meeting that has not ended get a cancellation (default true)." }),
+});
+
 // ---- public routes ---------------------------------------------------------
 
 export const meetingsList = endpoint(
@@ -158,11 +166,18 @@ export const meetingsUpdate = endpoint(
   HttpReply,
 );
 
+export const meetingsDelete = endpoint(
+  "meetings.v1.http.delete",
+  httpRequest({ params: MeetingIdParams, query: MeetingDeleteQuery, body: NoBody }),
+  HttpReply,
+);
+
 export const meetingsRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/meetings", endpoint: meetingsList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar", responses: [{ status: 200, description: "One page of the calendar, in the filter's order", body: MeetingList }] },
   { method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites", responses: [{ status: 201, description: "The meeting created (or, for a repeated Idempotency-Key, the first answer again)", body: Meeting }] },
   { method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting", responses: [{ status: 200, description: "The meeting", body: Meeting }] },
   { method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)", responses: [{ status: 200, description: "The whole meeting after the change", body: Meeting }], errors: ["forbidden", "meeting_ended", "meeting_cancelled"] },
+  { method: "DELETE", path: "/v1/meetings/:id", endpoint: meetingsDelete, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: false, summary: "Remove a meeting (organizer only), ended or not", responses: [{ status: 204, description: "Removed: it answers 404 from now on and leaves every list and busy time; participants of a confirmed meeting that had not ended get a cancellation" }], errors: ["forbidden"] },
 ];
 
 // ---- internal endpoints ----------------------------------------------------
@@ -244,5 +259,20 @@ export const meetingCancelled = eventDef(
   }),
 );
 
+/**
+ * A meeting removed by its organizer. `meeting` is its last state marked
+ * `cancelled`, so a consumer that keeps meetings stops counting it, and
+ * `sendInvites` says whether participants get a cancellation.
+ */
+export const meetingDeleted = eventDef(
+  MEETINGS_STREAM,
+  "meeting.deleted",
+  z.object({
+    ...MeetingEventBase,
+    previousStatus: MeetingStatus,
+    previousParticipants: z.array(z.string()),
+  }),
+);
+
 /** Every event of the MEETINGS stream, for consumers and the outbox relay. */
-export const meetingEvents = [meetingCreated, meetingUpdated, meetingCancelled] as const;
+export const meetingEvents = [meetingCreated, meetingUpdated, meetingCancelled, meetingDeleted] as const;

@@ -89,6 +89,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] },
     responses: { 200: { ...MEETING, startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] } },
   },
+  "DELETE /v1/meetings/:id": { responses: {} },
   "GET /v1/availability": {
     responses: {
       200: {

@@ -56,4 +56,10 @@ describe("plannedDeliveries", () => {
       { email: "b@example.com", kind: "cancel" },
     ]);
   });
+
+  it("cancels for every participant of a removed meeting, which arrives marked cancelled", () => {
+    const removed: MeetingEvent = { ...base, meeting: meeting(["a@example.com", "org@example.com"], "cancelled"), sequence: 3, sendInvites: true, previousStatus: "confirmed", previousParticipants: ["a@example.com", "org@example.com"] };
+    expect(plannedDeliveries(removed)).toEqual([{ email: "a@example.com", kind: "cancel" }]);
+    expect(plannedDeliveries({ ...removed, sendInvites: false })).toEqual([]);
+  });
 });

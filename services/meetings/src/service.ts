@@ -1,12 +1,13 @@
 import { bind } from "@sched/bus";
 import { startOutboxRelay } from "@sched/outbox";
-import { meetingEvents, meetingsBusy, meetingsCreate, meetingsGet, meetingsList, meetingsUpdate } from "@sched/proto";
+import { meetingEvents, meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsUpdate } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
 import { migrations } from "./db/migrations/index.js";
 import { busy } from "./handlers/busy.js";
 import { createMeeting } from "./handlers/createMeeting.js";
+import { deleteMeeting } from "./handlers/deleteMeeting.js";
 import type { MeetingsDeps } from "./handlers/deps.js";
 import { getMeeting } from "./handlers/getMeeting.js";
 import { listMeetings } from "./handlers/listMeetings.js";
@@ -42,6 +43,7 @@ export const meetingsService = defineService({
       bind(meetingsCreate, createMeeting(deps)),
       bind(meetingsGet, getMeeting(deps)),
       bind(meetingsUpdate, updateMeeting(deps)),
+      bind(meetingsDelete, deleteMeeting(deps)),
       bind(meetingsBusy, busy(deps)),
     ]);
     const sweeper = setInterval(() => {

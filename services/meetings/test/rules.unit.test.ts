@@ -2,9 +2,9 @@ import { thrown } from "@sched/testing";
 import { MEETING_FILTERS, MEETING_STATUSES, type MeetingFilter, type MeetingStatus } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import { applyPatch, changedFields, invitesOnCreate, invitesOnUpdate, isInviteWorthy, type MeetingState } from "../src/domain/changes.js";
-import { changeEvent, createdEvent, eventMsgId } from "../src/domain/events.js";
+import { changeEvent, createdEvent, deletedEvent, eventMsgId } from "../src/domain/events.js";
 import { compareForList, matchesPlan, planList } from "../src/domain/filters.js";
-import { checkStatusMove, checkUpdatable, isAllowedMove } from "../src/domain/lifecycle.js";
+import { cancelsOnDelete, checkStatusMove, checkUpdatable, isAllowedMove } from "../src/domain/lifecycle.js";
 import { accessOf, toMeeting, type MeetingRecord } from "../src/domain/meeting.js";
 import { endTimeOf, hasEnded } from "../src/domain/timing.js";
 
@@ -67,6 +67,24 @@ describe("status lifecycle", () => {
   it("lets a meeting in progress or in the future change", () => {
     expect(() => checkUpdatable({ status: "confirmed", startTime: at("2026-05-04T11:31:00Z"), duration: "30 mins" }, NOW)).not.toThrow();
     expect(() => checkUpdatable({ status: "draft", startTime: at("2027-01-01T00:00:00Z"), duration: "2 hours" }, NOW)).not.toThrow();
+  });
+});
+
+describe("removing a meeting", () => {
+  it("owes a cancellation only for a confirmed meeting that has not ended, unless told not to send", () => {
+    const ahead = { startTime: at("2026-05-04T11:45:00Z"), duration: "30 mins" } as const;
+    expect(cancelsOnDelete({ ...ahead, status: "confirmed" }, true, NOW)).toBe(true);
+    expect(cancelsOnDelete({ ...ahead, status: "confirmed" }, false, NOW)).toBe(false);
+    expect(cancelsOnDelete({ ...ahead, status: "draft" }, true, NOW)).toBe(false);
+    expect(cancelsOnDelete({ ...ahead, status: "cancelled" }, true, NOW)).toBe(false);
+    expect(cancelsOnDelete({ status: "confirmed", startTime: at("2026-05-04T11:30:00Z"), duration: "30 mins" }, true, NOW)).toBe(false);
+  });
+
+  it("announces the last state marked cancelled, one sequence on, with what it was before", () => {
+    const event = deletedEvent(record({ sequence: 4 }), true, "evt_x", NOW);
+    expect(event).toMatchObject({ meetingId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", sequence: 5, sendInvites: true, previousStatus: "confirmed", previousParticipants: ["a@example.com", "b@example.com"] });
+    expect(event.meeting).toMatchObject({ status: "cancelled", participants: ["a@example.com", "b@example.com"], title: "Planning" });
+    expect(eventMsgId(event.meetingId, event.sequence)).toBe("meetings.mtg_aaaaaaaaaaaaaaaaaaaaaaaa.5");
   });
 });
 

@@ -1,6 +1,7 @@
-import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingUpdated, Mode, PayloadOf } from "@sched/proto";
+import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingDeleted, meetingUpdated, Mode, PayloadOf } from "@sched/proto";
 
-export type MeetingEvent = PayloadOf<typeof meetingCreated> | PayloadOf<typeof meetingUpdated> | PayloadOf<typeof meetingCancelled>;
+/** A removed meeting comes marked cancelled: it is planned as a cancellation. */
+export type MeetingEvent = PayloadOf<typeof meetingCreated> | PayloadOf<typeof meetingUpdated> | PayloadOf<typeof meetingCancelled> | PayloadOf<typeof meetingDeleted>;
 
 /** One message owed to one participant for one change of a meeting. */
 export interface PlannedDelivery {

@@ -102,6 +102,11 @@ export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now
   await trx("meeting_participants").insert(participantRows(m));
 }
 
+/** Removes a meeting; its participant rows go with it (on delete cascade). */
+export async function deleteMeeting(trx: Knex.Transaction, id: string): Promise<void> {
+  await trx("meetings").where({ id }).delete();
+}
+
 // ---- the calendar list ---------------------------------------------------------
 
 export interface CalendarQuery {

@@ -1,4 +1,4 @@
-import { meetingCancelled, meetingUpdated, type meetingCreated, type MeetingField, type MeetingStatus, type PayloadOf } from "@sched/proto";
+import { meetingCancelled, meetingUpdated, type meetingCreated, type meetingDeleted, type MeetingField, type MeetingStatus, type PayloadOf } from "@sched/proto";
 import { randomBase62 } from "@sched/ids";
 import { toMeeting, type MeetingRecord } from "./meeting.js";
 import { formatTimestamp } from "./timing.js";
@@ -40,6 +40,16 @@ export function changeEvent(
 ): ChangeEvent {
   const payload = { ...base(after, sendInvites, eventId, now), changedFields: changed, previousStatus: before.status, previousParticipants: before.participants };
   return after.status === "cancelled" && before.status !== "cancelled" ? { def: meetingCancelled, payload } : { def: meetingUpdated, payload };
+}
+
+/**
+ * The event of a removal: the meeting's last state marked cancelled, one
+ * sequence on, so that consumers keeping meetings stop counting it and
+ * invites sends cancellations when `sendInvites` says so.
+ */
+export function deletedEvent(before: MeetingRecord, sendInvites: boolean, eventId: string, now: Date): PayloadOf<typeof meetingDeleted> {
+  const gone: MeetingRecord = { ...before, status: "cancelled", sequence: before.sequence + 1 };
+  return { ...base(gone, sendInvites, eventId, now), previousStatus: before.status, previousParticipants: before.participants };
 }
 
 /** A unique id for one event, for consumers' logs and de-duplication. */

@@ -25,3 +25,12 @@ export function checkUpdatable(meeting: { status: MeetingStatus; startTime: Date
   if (meeting.status === "cancelled") throw new AppError("meeting_cancelled", "This meeting has been cancelled and can no longer be updated.");
   if (hasEnded(meeting, now)) throw new AppError("meeting_ended", "This meeting has already ended and can no longer be updated.");
 }
+
+/**
+ * Whether removing a meeting owes its participants a cancellation: only a
+ * confirmed meeting that has not ended holds invitations worth taking back
+ * (a draft sent none; a cancelled one sent its cancellation already).
+ */
+export function cancelsOnDelete(meeting: { status: MeetingStatus; startTime: Date; duration: Duration }, sendInvites: boolean, now: Date): boolean {
+  return sendInvites && meeting.status === "confirmed" && !hasEnded(meeting, now);
+}

@@ -96,6 +96,24 @@ describe.each(WIRINGS)("invites end to end (%s)", async (wiring) => {
     expect(world.smtp.to("bob@example.com")).toHaveLength(2);
   });
 
+  it.runIf(available)("sends a cancellation to every participant when the organizer removes a meeting that has not ended", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live" });
+    const created = await call(world.url, "POST", "/v1/meetings", {
+      key: org.key,
+      body: { title: "Removed by mistake", duration: "30 mins", startTime: "2031-06-03T10:00:00Z", participants: ["dee@example.com", "eve@example.com"] },
+    });
+    const id = created.body.id as string;
+    await settledInvites(world, org.key, id, 2);
+    expect((await call(world.url, "DELETE", `/v1/meetings/${id}`, { key: org.key })).status).toBe(204);
+    for (const who of ["dee@example.com", "eve@example.com"]) {
+      const cancellation = await eventually(() => {
+        const mails = world.smtp.to(who);
+        return mails.length === 2 ? parseInvite(mails[1]!.ics!) : undefined;
+      });
+      expect(cancellation).toMatchObject({ method: "CANCEL", status: "CANCELLED", sequence: 2, uid: `${id}@sched.invalid` });
+    }
+  });
+
   it.runIf(available)("records test-mode invites as simulated and reaches neither server", async () => {
     const org = await createUserWithKey(world.url, { mode: "test" });
     await attachGoogle(world, org.userId, world.google.grant());

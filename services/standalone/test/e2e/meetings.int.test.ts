@@ -74,6 +74,41 @@ describe.each(WIRINGS)("meetings end to end (%s)", async (wiring) => {
     expectError(await call(url, "GET", "/v1/meetings/mtg_nope", { key: org.key }), 404, "not_found");
   });
 
+  it.runIf(available)("removes a meeting, ended or not, for its organizer only: then 404, out of every list and of busy time", async () => {
+    const org = await createUserWithKey(url, { timezone: "UTC" });
+    const guest = await createUserWithKey(url, { timezone: "UTC" });
+    const outsider = await createUserWithKey(url);
+    const create = async (title: string, startTime: string) => {
+      const res = await call(url, "POST", "/v1/meetings", { key: org.key, body: { title, duration: "1 hour", startTime, participants: [guest.email] } });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const ended = await create("Mistake in the past", inDays(-2));
+    const upcoming = await create("Mistake ahead", inDays(2, 13));
+    const kept = await create("Kept", inDays(2, 9));
+
+    expectError(await call(url, "DELETE", `/v1/meetings/${upcoming}`, { key: guest.key }), 403, "forbidden");
+    expectError(await call(url, "DELETE", `/v1/meetings/${upcoming}`, { key: outsider.key }), 404, "not_found");
+    expectError(await call(url, "DELETE", `/v1/meetings/${upcoming}?sendInvites=maybe`, { key: org.key }), 400, "invalid_request");
+    expectError(await call(url, "DELETE", "/v1/meetings/mtg_missing", { key: org.key }), 404, "not_found");
+
+    for (const id of [ended, upcoming]) {
+      const removed = await call(url, "DELETE", `/v1/meetings/${id}`, { key: org.key });
+      expect(removed.status).toBe(204);
+      expect(removed.body).toBeUndefined();
+      expectError(await call(url, "GET", `/v1/meetings/${id}`, { key: org.key }), 404, "not_found");
+      expectError(await call(url, "GET", `/v1/meetings/${id}`, { key: guest.key }), 404, "not_found");
+      expectError(await call(url, "DELETE", `/v1/meetings/${id}`, { key: org.key }), 404, "not_found");
+    }
+    for (const who of [org, guest]) {
+      const all = await call(url, "GET", "/v1/meetings?filter=all", { key: who.key });
+      expect(all.body.data.map((m: { id: string }) => m.id)).toEqual([kept]);
+    }
+    const day = DateTime.fromISO(inDays(2)).toISODate();
+    const view = await call(url, "GET", `/v1/availability?date=${day}`, { key: guest.key });
+    expect(view.body.slots.filter((s: { status: string }) => s.status === "busy")).toEqual([{ start: "09:00", end: "10:00", status: "busy" }]);
+  });
+
   it.runIf(available)("sends a list as compact UTF-8 JSON with its type and length, as every other answer, and HEAD the headers alone", async () => {
     const org = await createUserWithKey(url);
     const title = 'Q4 "plan" \\ back\\slash\ttab\nnew line \u2028 \u00e9t\u00e9 \ud83d\udcc5 </script>';
