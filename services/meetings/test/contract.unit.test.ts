@@ -83,12 +83,13 @@ describe("list query", () => {
 });
 
 describe("routes", () => {
-  it("declares the four routes with their scopes; POST is idempotent", () => {
+  it("declares the five routes with their scopes; POST is idempotent", () => {
     expect(meetingsRoutes.map((r) => [r.method, r.path, r.scope, r.bucket, r.hasBody, r.idempotent === true])).toEqual([
       ["GET", "/v1/meetings", "meetings:read", "standard", false, false],
       ["POST", "/v1/meetings", "meetings:write", "standard", true, true],
       ["GET", "/v1/meetings/:id", "meetings:read", "standard", false, false],
       ["PATCH", "/v1/meetings/:id", "meetings:write", "standard", true, false],
+      ["DELETE", "/v1/meetings/:id", "meetings:write", "standard", false, false],
     ]);
   });
 });
