@@ -5,7 +5,9 @@
 # Each CMD preloads the OpenTelemetry SDK (configured by the OTEL_* variables)
 # there rather than in NODE_OPTIONS, which the health check's node would inherit.
 
-ARG NODE_IMAGE=node:20-slim
+# The current Node.js LTS (26, LTS since 2026-10-28). Every dependency's
+# declared engines must accept it: deploy/test checks the lock file against it.
+ARG NODE_IMAGE=node:26-slim
 
 # The package manifests alone, at their paths, so the dependency layers below
 # are rebuilt only when a manifest or the lock file changes.

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { deployedProcesses, parseDockerfile, productionProcesses, readRepoFile, repoRoot, type DockerStage } from "./support.js";
 
@@ -55,7 +56,7 @@ describe("Dockerfile", () => {
 
   it.each(deployedProcesses)("builds %s's final image from a slim Node image with production dependencies only", (name) => {
     const chain = lineage(name);
-    expect(baseImage(chain[0]!)).toMatch(/^node:(20|22)(\.\d+)*-slim$/);
+    expect(baseImage(chain[0]!)).toMatch(/^node:\d+(\.\d+)*-slim$/);
     const instructions = chain.flatMap((s) => s.instructions);
     expect(instructions.some((i) => i.keyword === "RUN" && /\bnpm ci\b.*--omit=dev/.test(i.args))).toBe(true);
     // Sources and dev tools stay behind: only other stages' output is copied in.
@@ -71,6 +72,19 @@ describe("Dockerfile", () => {
     const user = users.at(-1)?.args ?? "root";
     expect(user).toMatch(/^\d+(:\d+)?$/);
     expect(Number(user.split(":")[0])).toBeGreaterThan(0);
+  });
+
+  it("runs a Node.js that every installed package's declared engines accept", () => {
+    const [, major = ""] = /^node:(\d+)/.exec(dockerfile.args.NODE_IMAGE ?? "") ?? [];
+    expect(Number(major), "NODE_IMAGE names a Node.js major").toBeGreaterThanOrEqual(20);
+    const lock = JSON.parse(readRepoFile("package-lock.json")) as { packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean }> };
+    // The image's Node is the newest of its major; an engines range that excludes every release of that major is the problem.
+    const image = `${major}.99.99`;
+    const refused = Object.entries(lock.packages)
+      .filter(([path, p]) => path !== "" && !p.dev && p.engines && !Array.isArray(p.engines) && typeof p.engines.node === "string")
+      .filter(([, p]) => !semver.satisfies(image, (p.engines as { node: string }).node, { includePrerelease: true }) && !semver.satisfies(`${major}.0.0`, (p.engines as { node: string }).node))
+      .map(([path, p]) => `${path}: node ${(p.engines as { node: string }).node}`);
+    expect(refused).toEqual([]);
   });
 
   it("keeps local modules, builds, data and secrets out of the build context", () => {

@@ -65,8 +65,9 @@ interface NetworkPolicy extends KubeObject {
 }
 
 /** Renders an overlay as the cluster would receive it. */
+/** Renders a kustomization under k8s/ (an overlay's name, or a path such as "dependencies"). */
 function render(overlay: string): KubeObject[] {
-  const dir = `${repoRoot}/k8s/overlays/${overlay}`;
+  const dir = `${repoRoot}/k8s/${overlay.includes("/") || overlay === "dependencies" ? overlay : `overlays/${overlay}`}`;
   const attempts: [string, string[]][] = [
     ["kubectl", ["kustomize", dir]],
     ["kustomize", ["build", dir]],
@@ -126,6 +127,8 @@ const dockerUser = (() => {
 })();
 
 const chartPod = (name: string): Peer => ({ pod: { "app.kubernetes.io/name": name }, namespace: { "kubernetes.io/metadata.name": "sched-data" } });
+/** The pods CloudNativePG runs for the cluster of k8s/dependencies carry its name in this label. */
+const POSTGRES: Peer = { pod: { "cnpg.io/cluster": "sched-postgres", "cnpg.io/instanceRole": "primary" }, namespace: { "kubernetes.io/metadata.name": "sched-data" } };
 const DNS: Peer = { pod: { "k8s-app": "kube-dns" }, namespace: { "kubernetes.io/metadata.name": "kube-system" } };
 const ANY_POD: Peer = { pod: {}, namespace: { "kubernetes.io/metadata.name": "elsewhere" } };
 const PROMETHEUS: Peer = { pod: { "app.kubernetes.io/name": "prometheus" }, namespace: { "kubernetes.io/metadata.name": "monitoring" } };
@@ -148,7 +151,11 @@ function rendererAvailable(): boolean {
 const canRender = rendererAvailable();
 
 describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) => {
-  const objects = canRender ? render(overlay) : [];
+  const rendered = canRender ? render(overlay) : [];
+  // Custom resources (CloudNativePG's Cluster) have no schema among Kubernetes's own: checked by hand below.
+  const isCustom = (o: KubeObject) => o.apiVersion.startsWith("postgresql.cnpg.io/");
+  const objects = rendered.filter((o) => !isCustom(o));
+  const customResources = rendered.filter(isCustom);
   const ofKind = <T extends KubeObject>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
   const named = <T extends KubeObject>(kind: string, name: string) => ofKind<T>(kind).find((o) => o.metadata.name === name);
   const deployments = ofKind<Deployment>("Deployment");
@@ -258,7 +265,7 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
   }
 
   it("isolates every pod of the product in both directions by default", () => {
-    for (const deployment of deployments) {
+    for (const deployment of deployments.filter((d) => d.spec.template.metadata.labels["app.kubernetes.io/part-of"] === "scheduling-api")) {
       const labels = deployment.spec.template.metadata.labels;
       const denyAll = policies.find((p) => selects(p.spec.podSelector, labels) && !p.spec.ingress?.length && !p.spec.egress?.length);
       expect(denyAll?.spec.policyTypes.sort(), deployment.metadata.name).toEqual(["Egress", "Ingress"]);
@@ -280,18 +287,84 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
     }
   });
 
-  it("lets each pod reach only what it uses: DNS, NATS and the collector; Postgres for services, Redis for the gateway", () => {
+  it("lets each pod reach only what it uses: DNS, NATS and the collector; Postgres for services, Valkey for the gateway", () => {
     for (const name of deployedProcesses) {
       const pod = podLabels(name);
       expect(allowed(policies, "Egress", pod, DNS, 53), `${name} → DNS`).toBe(true);
       expect(allowed(policies, "Egress", pod, chartPod("nats"), 4222), `${name} → NATS`).toBe(true);
       expect(allowed(policies, "Egress", pod, chartPod("opentelemetry-collector"), 4318), `${name} → collector`).toBe(true);
-      expect(allowed(policies, "Egress", pod, chartPod("postgresql"), 5432), `${name} → Postgres`).toBe(name !== "gateway");
-      expect(allowed(policies, "Egress", pod, chartPod("redis"), 6379), `${name} → Redis`).toBe(name === "gateway");
+      expect(allowed(policies, "Egress", pod, POSTGRES, 5432), `${name} → Postgres`).toBe(name !== "gateway");
+      expect(allowed(policies, "Egress", pod, chartPod("valkey"), 6379), `${name} → Valkey`).toBe(name === "gateway");
       expect(allowed(policies, "Egress", pod, chartPod("nats"), 5432), `${name} → NATS on another port`).toBe(false);
       expect(allowed(policies, "Egress", pod, ANY_POD, 443), `${name} → any pod`).toBe(false);
       expect(allowed(policies, "Egress", pod, "internet", 443), `${name} → internet`).toBe(name === "ai-ranking" || name === "invites");
       expect(allowed(policies, "Egress", pod, "internet", 587), `${name} → SMTP`).toBe(name === "invites");
     }
+  });
+
+  it(overlay === "dev" ? "lets invites, and only invites, hand e-mail to the overlay's own Mailpit" : "runs no Mailpit", () => {
+    const mailpit = named<Deployment>("Deployment", "mailpit");
+    if (overlay !== "dev") {
+      expect(mailpit).toBeUndefined();
+      return;
+    }
+    const namespace = mailpit!.metadata.namespace!;
+    const peer: Peer = { pod: mailpit!.spec.template.metadata.labels, namespace: { "kubernetes.io/metadata.name": namespace } };
+    const secret = ofKind<KubeObject & { data: Labels }>("Secret").find((o) => o.metadata.name.startsWith("sched-secrets"))!;
+    const smtpUrl = secret.data.SMTP_URL!;
+    expect(Buffer.from(smtpUrl, "base64").toString()).toBe(`smtp://mailpit.${namespace}.svc.cluster.local:1025`);
+    for (const name of deployedProcesses) expect(allowed(policies, "Egress", podLabels(name), peer, 1025), `${name} → Mailpit`).toBe(name === "invites");
+    expect(allowed(policies, "Egress", podLabels("invites"), peer, 8025), "invites → Mailpit's web UI").toBe(false);
+    const pod = mailpit!.spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+    expect(pod.containers[0]!.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+  });
+
+  if (overlay === "dev") {
+    it("brings its own Postgres (one CloudNativePG instance, the owner's password known) and Valkey, reachable at the Secret's addresses", () => {
+      const [cluster, ...others] = customResources as (KubeObject & { spec: { instances: number; bootstrap: { initdb: { database: string; owner: string; secret?: { name: string } } } } })[];
+      expect(others).toEqual([]);
+      expect(cluster).toMatchObject({ apiVersion: "postgresql.cnpg.io/v1", kind: "Cluster", metadata: { name: "sched-postgres" } });
+      expect(cluster!.spec.instances).toBe(1);
+      const { database, owner, secret } = cluster!.spec.bootstrap.initdb;
+      const credentials = named<KubeObject & { type: string; data: Labels }>("Secret", secret!.name)!;
+      expect(credentials.type).toBe("kubernetes.io/basic-auth");
+      const namespace = cluster!.metadata.namespace!;
+      const secrets = ofKind<KubeObject & { data: Labels }>("Secret").find((o) => o.metadata.name.startsWith("sched-secrets"))!;
+      const decoded = (value: string | undefined) => Buffer.from(value ?? "", "base64").toString();
+      const databaseUrl = new URL(decoded(secrets.data.DATABASE_URL));
+      expect([databaseUrl.hostname, databaseUrl.pathname, databaseUrl.username, databaseUrl.password]).toEqual([
+        `sched-postgres-rw.${namespace}.svc.cluster.local`,
+        `/${database}`,
+        owner,
+        decoded(credentials.data.password),
+      ]);
+      const valkey = named<Deployment>("Deployment", "valkey")!;
+      const redisUrl = new URL(decoded(secrets.data.REDIS_URL));
+      expect(redisUrl.hostname).toBe(`valkey.${namespace}.svc.cluster.local`);
+      const valkeySecret = ofKind<KubeObject & { data: Labels }>("Secret").find((o) => o.metadata.name.startsWith("sched-valkey"))!;
+      expect(redisUrl.password).toBe(decoded(valkeySecret.data.password));
+      expect(valkey.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+      const peer = (labels: Labels): Peer => ({ pod: labels, namespace: { "kubernetes.io/metadata.name": namespace } });
+      expect(allowed(policies, "Egress", podLabels("gateway"), peer(valkey.spec.template.metadata.labels), 6379)).toBe(true);
+      expect(allowed(policies, "Egress", podLabels("meetings"), peer({ "cnpg.io/cluster": cluster!.metadata.name }), 5432)).toBe(true);
+    });
+  }
+});
+
+describe.skipIf(!canRender)("k8s/dependencies", () => {
+  const objects = canRender ? render("dependencies") : [];
+
+  it("runs Postgres as a CloudNativePG cluster of three instances and Valkey, in the namespace the base's addresses use", () => {
+    expect(objects.map((o) => [o.kind, o.metadata.name, o.metadata.namespace]).sort()).toEqual([
+      ["Cluster", "sched-postgres", "sched-data"],
+      ["Deployment", "valkey", "sched-data"],
+      ["Service", "valkey", "sched-data"],
+    ]);
+    const cluster = objects.find((o) => o.kind === "Cluster") as KubeObject & { spec: { instances: number; bootstrap: { initdb: { database: string; owner: string } } } };
+    expect(cluster.apiVersion).toBe("postgresql.cnpg.io/v1");
+    expect(cluster.spec.instances).toBe(3);
+    expect(cluster.spec.bootstrap.initdb).toEqual({ database: "sched", owner: "sched" });
+    expect(objects.filter((o) => o.kind !== "Cluster").map(schemaError).filter(Boolean)).toEqual([]);
   });
 });

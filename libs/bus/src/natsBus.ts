@@ -43,6 +43,8 @@ export interface NatsBusOptions {
   logger: Logger;
   /** How long a delivered event may stay unacknowledged before JetStream redelivers it. */
   ackWaitMs?: number;
+  /** Copies of each stream this bus creates (a clustered JetStream keeps 3); an existing stream keeps its own. */
+  streamReplicas?: number;
 }
 
 /** JetStream's "wrong last msg ID": the stream's last event is not the expected one. */
@@ -235,7 +237,7 @@ class NatsBus implements Bus {
     });
     if (!current) {
       try {
-        await this.jsm.streams.add({ name, storage: StorageType.File, ...wanted });
+        await this.jsm.streams.add({ name, storage: StorageType.File, num_replicas: this.options.streamReplicas ?? 1, ...wanted });
       } catch (err) {
         // Another replica may have created it first.
         await this.jsm.streams.info(name).catch(() => {

@@ -488,4 +488,21 @@ describe.runIf(natsAvailable)("streams (NATS)", () => {
       await nc.close();
     }
   });
+
+  it("creates a stream with the replicas it is given, so a clustered JetStream keeps copies (a single server refuses more than one)", async () => {
+    const single = freshStream();
+    await (await connectNats()).publish(single.placed, { n: 1 }, { msgId: `${single.tag}-1` });
+    const replicated = freshStream();
+    const wantsThree = await connectNatsBus({ servers: NATS_URL, namespace, name: "replicas", logger, streamReplicas: 3 });
+    const refused = await wantsThree.publish(replicated.placed, { n: 1 }, { msgId: `${replicated.tag}-1` }).then(() => undefined, (err: unknown) => err as Error);
+    await wantsThree.close();
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const jsm = await jetstreamManager(nc);
+      expect((await jsm.streams.info(`${namespace}_${single.placed.stream.name}`)).config.num_replicas).toBe(1);
+      expect(String((refused as { cause?: unknown } | undefined)?.cause)).toMatch(/replicas/i);
+    } finally {
+      await nc.close();
+    }
+  });
 });

@@ -7,6 +7,8 @@ export const commonConfigSchema = z.object({
   DATABASE_URL: z.string().min(1).default("postgres://postgres@127.0.0.1:5432/postgres"),
   DB_POOL_MAX: env.positiveInt(10),
   BUS_NAMESPACE: env.busNamespace(),
+  /** Copies JetStream keeps of each stream a service creates: 3 on a clustered NATS, 1 on a single server. */
+  BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   LOG_LEVEL: env.logLevel(),
   /** Port of /livez, /readyz and /metrics (9464 is Prometheus's registered exporter port). */
   HEALTH_PORT: env.port(9464),

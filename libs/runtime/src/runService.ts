@@ -45,7 +45,7 @@ export async function runService<S extends z.ZodObject>(module: ServiceModule<S>
   const db = await openSchema({ kind: "postgres", url: common.DATABASE_URL, poolMax: common.DB_POOL_MAX }, module.schema, module.migrations);
   parts.db = db;
   parts.migrated = true;
-  const bus = new TrackedBus(await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: module.name, logger }));
+  const bus = new TrackedBus(await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: module.name, logger, streamReplicas: common.BUS_STREAM_REPLICAS }));
   parts.bus = bus;
   parts.service = await module.start({ bus, db, logger, config });
   logger.info("service started");
