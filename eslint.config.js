@@ -21,7 +21,7 @@ export default tseslint.config(
   },
   {
     // Config parsing, the test helpers and the CLI entry are where the environment is read.
-    files: ["libs/config/**", "libs/testing/**", "libs/logging/**", "**/test/**", "**/cli.ts", "**/main.ts", "**/runService.ts", "**/cluster.ts", "vitest.config.ts"],
+    files: ["libs/config/**", "libs/testing/**", "libs/logging/**", "**/test/**", "**/cli.ts", "**/main.ts", "**/runService.ts", "**/cluster.ts", "**/examples/**", "vitest.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
 );

@@ -10,4 +10,5 @@ export * from "./availability.js";
 export * from "./invites.js";
 export * from "./aiRanking.js";
 export * from "./routes.js";
+export * from "./version.js";
 export * from "./openapi/schemas.js";

@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import { API_VERSION, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
 import type { z } from "zod";
 import { errorComponentName, errorComponents, nameComponents } from "./components.js";
 import { byStatus, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
@@ -185,7 +185,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[] = publicRoutes)
 
   const document = new OpenApiGeneratorV31([...registry.definitions, ...errorComponents(usedCodes)]).generateDocument({
     openapi: "3.1.0",
-    info: { title: "Scheduling API", version: "1.0.0", description: DESCRIPTION },
+    info: { title: "Scheduling API", version: API_VERSION, description: DESCRIPTION },
     servers: [{ url: "/", description: "The gateway serving this document" }],
     security: [{ apiKey: [] }],
     tags: TAGS,

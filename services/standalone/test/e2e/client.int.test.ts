@@ -1,4 +1,7 @@
 import { createSchedulingClient, type components } from "@sched/client";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUserWithKey, documentedFetch, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
 
@@ -41,6 +44,19 @@ describe.each(WIRINGS)("the typed client generated from the OpenAPI document (%s
 
     const read = await client.GET("/v1/meetings/{id}", { params: { path: { id: meeting.id } } });
     expect(read.data).toEqual(updated.data);
+  });
+
+  it.runIf(available)("runs the package's quickstart example as written", async () => {
+    const { key } = await createUserWithKey(sys.url, { timezone: "UTC" });
+    const clientDir = fileURLToPath(new URL("../../../../libs/client/", import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "examples/quickstart.ts"], {
+      cwd: clientDir,
+      env: { ...process.env, SCHED_API_URL: sys.url, SCHED_API_KEY: key },
+    });
+    const tomorrow = new Date(Date.now() + 24 * 3_600_000).toISOString().slice(0, 10);
+    expect(stdout).toMatch(new RegExp(`^created mtg_\\w{24} ${tomorrow}T10:00:00Z$`, "m"));
+    expect(stdout).toContain(`upcoming [ '${tomorrow}T10:00:00Z Quickstart' ]`);
+    expect(stdout).toMatch(/^tomorrow .*10:00-10:30 busy/m);
   });
 
   it.runIf(available)("gives the documented error envelope as a typed error", async () => {
