@@ -108,6 +108,12 @@ export const userUpdated = eventDef(ACCOUNTS_STREAM, "user.updated", UserEventPa
 export const keyRevoked = noticeDef("accounts.v1.notice.key-revoked", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
 /** Tells every gateway replica to read a key's settings (its limits) again at once. */
 export const keyChanged = noticeDef("accounts.v1.notice.key-changed", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
+/**
+ * Tells every gateway replica to forget the cached callers of a user whose
+ * account changed in what a caller carries (the time zone), before the
+ * change is answered: a naive time is then read in the new zone everywhere.
+ */
+export const callerChanged = noticeDef("accounts.v1.notice.caller-changed", z.object({ userId: z.string() }));
 
 // ---- public routes ------------------------------------------------------
 

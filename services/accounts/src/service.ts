@@ -17,7 +17,7 @@ export const accountsService = defineService({
     const relay = startOutboxRelay({ db, bus, logger, events: [userCreated, userUpdated] });
     const served = await bus.serve({ name: "accounts", version: "1.0.0", description: "Users, API keys and authentication" }, [
       ...internalBindings(db),
-      ...meBindings(db, relay),
+      ...meBindings(db, bus, relay),
       ...adminBindings(db, bus, relay),
     ]);
     return {

@@ -1,5 +1,5 @@
 import { hashApiKey } from "@sched/ids";
-import { accountsAuthenticate, accountsGetMe, accountsLookupUsers, accountsUpdateMe, NO_PREFERENCES, userUpdated, type Caller, type PreferencesPatch, type WorkingHoursEntry } from "@sched/proto";
+import { accountsAuthenticate, accountsGetMe, accountsLookupUsers, accountsUpdateMe, callerChanged, NO_PREFERENCES, userUpdated, type Caller, type PreferencesPatch, type WorkingHoursEntry } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAccounts, type AccountsHarness } from "./harness.js";
@@ -84,6 +84,22 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
       await patchMe(caller, { timezone: "australia/sydney" });
       expect((await h.call(accountsAuthenticate, { keyHash: hashApiKey(key) })).caller.timezone).toBe("Australia/Sydney");
       expect((await h.call(accountsLookupUsers, { ids: [caller.userId] })).users[0]?.timezone).toBe("Australia/Sydney");
+    });
+
+    it("when a zone is sent, then gateways are told to forget the user's callers before the answer, again on a repeat, and not for other fields", async () => {
+      const { caller } = await h.userWithKey({ timezone: "Europe/Paris" });
+      const told: string[] = [];
+      const listening = await h.bus.onNotice(callerChanged, ({ userId }) => void told.push(userId));
+      try {
+        await patchMe(caller, { timezone: "Asia/Tokyo" });
+        expect(told).toEqual([caller.userId]);
+        await patchMe(caller, { timezone: "Asia/Tokyo" });
+        expect(told).toEqual([caller.userId, caller.userId]);
+        await patchMe(caller, { name: "Renamed", workingHours: [] });
+        expect(told).toHaveLength(2);
+      } finally {
+        await listening.stop();
+      }
     });
 
     it.each(["UTC+2", "+02:00", "GMT-5", "Mars/Olympus", "Europe/Berlin "])("when the zone is %j, then 400 naming timezone and nothing changes", async (timezone) => {

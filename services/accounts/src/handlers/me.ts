@@ -1,7 +1,7 @@
-import { bind, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
-import { accountsGetMe, accountsUpdateMe, userUpdated } from "@sched/proto";
+import { accountsGetMe, accountsUpdateMe, callerChanged, userUpdated } from "@sched/proto";
 import { requireTimeZone } from "../domain/timeZone.js";
 import { effectiveChanges, profileView, type ProfileChanges } from "../domain/users.js";
 import { checkWorkingHours } from "../domain/workingHours.js";
@@ -12,7 +12,7 @@ import type { OutboxRelay } from "@sched/outbox";
 import { requireCaller } from "./caller.js";
 
 /** GET and PATCH /v1/me (api-decisions 4). */
-export function meBindings(db: Knex, relay: Pick<OutboxRelay, "wake">): EndpointBinding[] {
+export function meBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake">): EndpointBinding[] {
   return [
     bind(accountsGetMe, async (_request, ctx) => {
       const user = await findUser(db, requireCaller(ctx).userId);
@@ -33,6 +33,10 @@ export function meBindings(db: Knex, relay: Pick<OutboxRelay, "wake">): Endpoint
       );
       if (!result) throw notFound("user");
       if (result.changed) relay.wake();
+      // Gateways cache the caller, zone included, and services read naive times in that zone:
+      // every replica must forget it before the 200 can reach the client (see docs/architecture.md,
+      // "Identity"). Sent whenever a zone is given, so a retry after a failed notice sends it again.
+      if (body.timezone !== undefined) await bus.notify(callerChanged, { userId: caller.userId });
       return { status: 200, body: profileView(result.user) };
     }),
   ];

@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { apiKeyMode, hashApiKey } from "@sched/ids";
-import { accountsAuthenticate, keyChanged, keyRevoked, type Caller } from "@sched/proto";
+import { accountsAuthenticate, callerChanged, keyChanged, keyRevoked, type Caller } from "@sched/proto";
 import { bearerToken } from "../domain/bearer.js";
 import { KeyCache } from "./keyCache.js";
 
@@ -17,11 +17,15 @@ export class Authenticator {
     this.timeoutMs = options.timeoutMs;
   }
 
-  /** Listens for revocations and changed limits so every replica forgets the cached key at once. */
+  /**
+   * Listens for revocations, changed limits and changed accounts (a new zone)
+   * so every replica forgets the cached callers at once.
+   */
   async listen(): Promise<{ stop(): Promise<void> }> {
     const subscriptions = await Promise.all([
       this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash)),
       this.bus.onNotice(keyChanged, ({ keyHash }) => this.cache.drop(keyHash)),
+      this.bus.onNotice(callerChanged, ({ userId }) => this.cache.dropUser(userId)),
     ]);
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }

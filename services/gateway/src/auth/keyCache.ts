@@ -2,7 +2,8 @@ import type { Caller } from "@sched/proto";
 
 /**
  * Resolved API keys, by hash, for a short time. Entries are dropped at once
- * when a key-revoked notice arrives; the TTL bounds staleness if one is missed.
+ * when a key-revoked, key-changed or caller-changed notice arrives; the TTL
+ * bounds staleness if one is missed.
  */
 export class KeyCache {
   private readonly entries = new Map<string, { caller: Caller; expiresAt: number }>();
@@ -29,5 +30,13 @@ export class KeyCache {
 
   drop(keyHash: string): void {
     this.entries.delete(keyHash);
+  }
+
+  /**
+   * Drops every key of one user. A scan: a user's account changes rarely, and
+   * at most maxEntries are looked at, in well under a millisecond.
+   */
+  dropUser(userId: string): void {
+    for (const [keyHash, entry] of this.entries) if (entry.caller.userId === userId) this.entries.delete(keyHash);
   }
 }

@@ -1,0 +1,31 @@
+import { createServer } from "node:net";
+
+/** Listens on `port` as the processes do (every interface) and reports the port it got, or undefined when it is taken. */
+function claim(port: number): Promise<number | undefined> {
+  const server = createServer();
+  return new Promise((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => (err.code === "EADDRINUSE" ? resolve(undefined) : reject(err)));
+    server.listen(port, () => {
+      const { port: got } = server.address() as { port: number };
+      server.close(() => resolve(got));
+    });
+  });
+}
+
+/** Whether something listens on the port already. */
+export async function portTaken(port: number): Promise<boolean> {
+  return (await claim(port)) === undefined;
+}
+
+/** `count` distinct ports nothing listens on right now (the system picks them). */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add((await claim(0))!);
+  return [...ports];
+}
+
+/** Of these ports, each named by what it is for, those something listens on already. */
+export async function takenPorts(wanted: { name: string; port: number }[]): Promise<{ name: string; port: number }[]> {
+  const taken = await Promise.all(wanted.map((w) => portTaken(w.port)));
+  return wanted.filter((_, i) => taken[i]);
+}
