@@ -3,6 +3,7 @@ import { createLogger } from "@sched/logging";
 import type { Meeting } from "@sched/proto";
 import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { refuseFirstSentRecord } from "../../standalone/test/fakes/databaseFaults.js";
 import { SmtpFake } from "../../standalone/test/fakes/smtpFake.js";
 import { beginSending, claimDueChanges, latestDeliveries, recordChanges, SENDING_PRESUMED_LOST_SECONDS } from "../src/db/deliveries.js";
 import { EmailSender } from "../src/delivery/email.js";
@@ -61,27 +62,19 @@ describe("the delivery worker (Postgres, SMTP)", () => {
 
   it("sends an invite once when recording that it went out fails, and records it sent once the database answers again", async () => {
     // The database refuses the first statement that records a sent delivery, as one restarting would.
-    await db.raw("create sequence refusals");
-    await db.raw(`create function refuse_first_sent() returns trigger language plpgsql as $$
-      begin
-        if nextval('refusals') = 1 then raise exception 'the database system is shutting down' using errcode = '57P03'; end if;
-        return new;
-      end $$`);
-    await db.raw("create trigger refuse_first_sent before update on deliveries for each row when (new.state = 'sent' and old.state = 'pending') execute function refuse_first_sent()");
+    const refusal = await refuseFirstSentRecord(db);
     try {
       const guest = `blip-${uniqueSuffix()}@example.com`;
       const meetingId = await owe(guest);
       startWorker();
       const outcome = await eventually(() => settled(meetingId), 20_000);
       // Refused once, then taken.
-      expect((await db.raw("select last_value from refusals")).rows[0].last_value).toBeGreaterThanOrEqual(2);
+      expect(await refusal.tries()).toBeGreaterThanOrEqual(2);
       await new Promise((r) => setTimeout(r, 300));
       expect(smtp.to(guest)).toHaveLength(1);
       expect(outcome).toEqual({ change: "done", deliveries: [["sent", 1]] });
     } finally {
-      await db.raw("drop trigger refuse_first_sent on deliveries");
-      await db.raw("drop function refuse_first_sent");
-      await db.raw("drop sequence refusals");
+      await refusal.undo();
     }
   });
 
