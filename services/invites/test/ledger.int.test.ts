@@ -3,6 +3,7 @@ import type { Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  beginSending,
   claimDueChanges,
   finishChange,
   latestDeliveries,
@@ -12,7 +13,7 @@ import {
   recordChanges,
   renewLease,
   scheduleRetry,
-  settleDelivery,
+  settleDeliveries,
 } from "../src/db/deliveries.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
@@ -116,6 +117,26 @@ describe("the delivery ledger (Postgres)", () => {
     expect(await finishChange(db, c, "worker-b", "done")).toBe(true);
   });
 
+  it("marks a delivery as being sent only under the lease and only as it was read, and records the outcome only for the attempt that marked it", async () => {
+    const c = change(1);
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }]);
+    expect((await claimDueChanges(db, "worker-a", 100, 60_000)).filter((x) => x.meetingId === c.meetingId)).toHaveLength(1);
+    const [read] = await pendingDeliveries(db, c);
+    expect(read).toMatchObject({ sendingAttempt: null, sendingPresumedLost: false });
+    expect(await beginSending(db, c, "worker-b", 60_000, [read!], "attempt-b")).toEqual({ leased: false, marked: 0 });
+    expect(await beginSending(db, c, "worker-a", 60_000, [read!], "attempt-1")).toEqual({ leased: true, marked: 1 });
+    // Read before the mark: a second attempt cannot take it.
+    expect(await beginSending(db, c, "worker-a", 60_000, [read!], "attempt-2")).toEqual({ leased: true, marked: 0 });
+    expect(await pendingDeliveries(db, c)).toEqual([expect.objectContaining({ sendingAttempt: "attempt-1", sendingPresumedLost: false })]);
+
+    await settleDeliveries(db, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-2");
+    expect(await pendingDeliveries(db, c)).toHaveLength(1);
+    await settleDeliveries(db, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-1");
+    expect(await pendingDeliveries(db, c)).toEqual([]);
+    expect(await db("deliveries").where({ meeting_id: c.meetingId }).first()).toMatchObject({ state: "sent", sending_attempt: null, sending_since: null });
+    expect(await finishChange(db, c, "worker-a", "done")).toBe(true);
+  });
+
   it("records a batch of changes in one statement: each its own channel, mode, trace context and count, in the order given", async () => {
     const connection = { id: "cal_ledgerbatch00000000000", user_id: "usr_google", provider: "google", sealed_tokens: "sealed", status: "active" };
     await db("calendar_connections").insert(connection);
@@ -177,7 +198,7 @@ describe("the delivery ledger (Postgres)", () => {
   const deliver = async (c: MeetingChange, outcome: Record<string, "sent" | "failed">) => {
     const [claimed] = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === c.meetingId && x.sequence === c.sequence);
     expect(claimed).toBeDefined();
-    for (const row of await pendingDeliveries(db, c)) await settleDelivery(db, row, { state: outcome[row.email]!, channel: "email", attempts: 1 });
+    for (const row of await pendingDeliveries(db, c)) await settleDeliveries(db, [row], { state: outcome[row.email]!, channel: "email", attempts: 1 });
     const failed = Object.values(outcome).includes("failed");
     expect(await finishChange(db, c, "w", failed ? "failed" : "done", failed ? "refused" : undefined)).toBe(true);
   };

@@ -208,17 +208,62 @@ export async function claimDueChanges(db: Knex, owner: string, limit: number, le
   return (result.rows as ChangeRow[]).map(toChange);
 }
 
+/** Extends the lease of a change still pending, when `owner` holds it and it has not run out: a relation of the change's key. */
+const RENEWED_LEASE = `update meeting_changes set lease_until = clock_timestamp() + (? * interval '1 millisecond')
+    where meeting_id = ? and sequence = ? and state = 'pending' and lease_owner = ? and lease_until > clock_timestamp()
+   returning meeting_id, sequence`;
+
 /**
  * Extends this worker's lease on a change it is still delivering; false when
  * the lease was lost (it ran out and another replica took the change), and
  * the worker must then send nothing more for it.
  */
 export async function renewLease(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, leaseMs: number): Promise<boolean> {
-  const updated = await db("meeting_changes")
-    .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending", lease_owner: owner })
-    .andWhere("lease_until", ">", db.raw("clock_timestamp()"))
-    .update({ lease_until: db.raw("clock_timestamp() + (? * interval '1 millisecond')", [leaseMs]) });
-  return updated > 0;
+  const result = await db.raw(RENEWED_LEASE, [leaseMs, change.meetingId, change.sequence, owner]);
+  return result.rows.length > 0;
+}
+
+/**
+ * How long a delivery marked as being sent may stay so before the send is
+ * presumed lost and the delivery is sent again. The attempt that marked it
+ * records what the provider answered, retrying until the database takes it,
+ * so a mark this old means its worker died between marking and recording.
+ * Far longer than any send (each SMTP step and Google request gives up after
+ * INVITE_TIMEOUT_MS) and than a database restart.
+ */
+export const SENDING_PRESUMED_LOST_SECONDS = 15 * 60;
+
+/**
+ * Marks deliveries as being sent by `attempt`, and extends the change's
+ * lease, in one committed statement before the provider is called: only
+ * while `owner` holds the lease, and only rows still marked as the worker
+ * read them (`sendingAttempt`: none, or a send presumed lost), so two
+ * workers never mark the same row. `leased` false: the lease is lost and
+ * nothing was marked.
+ */
+export async function beginSending(
+  db: Knex,
+  change: Pick<MeetingChange, "meetingId" | "sequence">,
+  owner: string,
+  leaseMs: number,
+  rows: ReadonlyArray<Pick<PendingDelivery, "email" | "kind" | "sendingAttempt">>,
+  attempt: string,
+): Promise<{ leased: boolean; marked: number }> {
+  const keys = rows.map((r) => ({ email: r.email, kind: r.kind, sending_attempt: r.sendingAttempt }));
+  const result = await db.raw(
+    `with lease as (${RENEWED_LEASE}),
+     marked as (
+       update deliveries d set sending_attempt = ?, sending_since = clock_timestamp()
+         from lease l, jsonb_to_recordset(?::jsonb) as k(email text, kind text, sending_attempt text)
+        where d.meeting_id = l.meeting_id and d.sequence = l.sequence and d.email = k.email and d.kind = k.kind
+          and d.state = 'pending' and d.sending_attempt is not distinct from k.sending_attempt
+       returning 1
+     )
+     select (select count(*) from lease)::int as leased, (select count(*) from marked)::int as marked`,
+    [leaseMs, change.meetingId, change.sequence, owner, attempt, JSON.stringify(keys)],
+  );
+  const row = result.rows[0] as { leased: number; marked: number };
+  return { leased: row.leased > 0, marked: row.marked };
 }
 
 /**
@@ -239,25 +284,89 @@ export async function nextDueAt(db: Knex): Promise<Date | undefined> {
   return at ? new Date(at) : undefined;
 }
 
-export async function pendingDeliveries(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">): Promise<DeliveryRecord[]> {
-  const rows = (await db("deliveries").where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending" }).orderBy("email")) as DeliveryRow[];
-  return rows.map(toDelivery);
+/** A pending delivery as the worker reads it: with the attempt sending it, if one is. */
+export interface PendingDelivery extends DeliveryRecord {
+  /** The attempt that marked it as being sent and has not recorded the outcome yet. */
+  sendingAttempt: string | null;
+  /** Marked longer than SENDING_PRESUMED_LOST_SECONDS ago. */
+  sendingPresumedLost: boolean;
+}
+
+export async function pendingDeliveries(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">): Promise<PendingDelivery[]> {
+  const rows = (await db("deliveries")
+    .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending" })
+    .select("*", db.raw(`coalesce(sending_since < clock_timestamp() - interval '${SENDING_PRESUMED_LOST_SECONDS} seconds', false) as sending_presumed_lost`))
+    .orderBy("email")) as Array<DeliveryRow & { sending_attempt: string | null; sending_presumed_lost: boolean }>;
+  return rows.map((row) => ({ ...toDelivery(row), sendingAttempt: row.sending_attempt, sendingPresumedLost: row.sending_presumed_lost }));
 }
 
 type DeliveryKey = Pick<DeliveryRecord, "meetingId" | "sequence" | "email" | "kind">;
 
-/** Settles one delivery; only a pending row moves, so a settled one is never overwritten. */
-export async function settleDelivery(db: Knex, key: DeliveryKey, outcome: { state: "sent" | "failed"; channel: InviteChannel; attempts: number; error?: string }): Promise<void> {
-  await db("deliveries")
-    .where({ meeting_id: key.meetingId, sequence: key.sequence, email: key.email, kind: key.kind, state: "pending" })
-    .update({ state: outcome.state, channel: outcome.channel, attempts: outcome.attempts, last_error: outcome.error ?? null, updated_at: db.fn.now() });
+/** What an attempt leaves a delivery with: settled, or pending for the next try. */
+export interface DeliveryOutcome {
+  state: "sent" | "failed" | "pending";
+  channel: InviteChannel;
+  attempts: number;
+  error?: string;
 }
 
-/** Notes a failed attempt on the change's pending deliveries, which stay pending. */
-export async function noteAttemptFailed(db: Knex, change: Pick<ClaimedChange, "meetingId" | "sequence" | "attempts">, channel: InviteChannel, error: string): Promise<void> {
+const outcomeColumns = (db: Knex, outcome: DeliveryOutcome) => ({
+  state: outcome.state,
+  channel: outcome.channel,
+  attempts: outcome.attempts,
+  last_error: outcome.error ?? null,
+  sending_attempt: null,
+  sending_since: null,
+  updated_at: db.fn.now(),
+});
+
+/**
+ * Records what the provider did with deliveries `attempt` marked as being
+ * sent (null: deliveries no attempt marked); only a pending row so marked
+ * moves, so a settled one is never overwritten. Its mark goes with it.
+ */
+export async function settleDeliveries(db: Knex, keys: readonly DeliveryKey[], outcome: DeliveryOutcome, attempt: string | null = null): Promise<void> {
+  if (keys.length === 0) return;
   await db("deliveries")
+    .whereIn(
+      ["meeting_id", "sequence", "email", "kind"],
+      keys.map((k) => [k.meetingId, k.sequence, k.email, k.kind]),
+    )
+    .andWhere({ state: "pending" })
+    .andWhereRaw("sending_attempt is not distinct from ?", [attempt])
+    .update(outcomeColumns(db, outcome));
+}
+
+/**
+ * The outcome of a failed attempt for the change's deliveries it did not
+ * send: those no attempt is sending, and those it marked itself (which it
+ * never handed to the provider, or the provider refused). Returns how many.
+ */
+export async function settleUnsent(db: Knex, change: Pick<ClaimedChange, "meetingId" | "sequence">, attempt: string, outcome: DeliveryOutcome): Promise<number> {
+  return db("deliveries")
     .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending" })
-    .update({ channel, attempts: change.attempts, last_error: error, updated_at: db.fn.now() });
+    .andWhere((q) => q.whereNull("sending_attempt").orWhere("sending_attempt", attempt))
+    .update(outcomeColumns(db, outcome));
+}
+
+/**
+ * Gives the change back untouched while another attempt is sending some of
+ * its deliveries: not counted as an attempt, due again when that send would
+ * be presumed lost or after `recheckMs`, whichever comes first (its outcome
+ * is then recorded, and the change is finished). Only by the lease's holder.
+ */
+export async function awaitSendInFlight(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, recheckMs: number): Promise<boolean> {
+  const result = await db.raw(
+    `update meeting_changes c
+        set lease_until = null, attempts = c.attempts - 1,
+            next_attempt_at = least(clock_timestamp() + (? * interval '1 millisecond'),
+              (select min(d.sending_since) from deliveries d
+                where d.meeting_id = c.meeting_id and d.sequence = c.sequence and d.state = 'pending') + interval '${SENDING_PRESUMED_LOST_SECONDS} seconds')
+      where c.meeting_id = ? and c.sequence = ? and c.lease_owner = ?
+      returning 1`,
+    [recheckMs, change.meetingId, change.sequence, owner],
+  );
+  return result.rows.length > 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { ConnectionRecord } from "../db/connections.js";
-import { findProviderEvent, saveProviderEvent, type ClaimedChange } from "../db/deliveries.js";
+import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
 import { googleEventBody, googleEventId, googleFailure, statusOf } from "./google.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -13,9 +13,11 @@ export const NOT_ON_PROVIDER = "not-on-provider";
  * (`sendUpdates: "all"`); removed attendees are told by the patch that
  * drops them. Every call is safe to repeat: the event id is derived from
  * the meeting, so an insert that succeeded before a crash answers 409 and
- * becomes a patch.
+ * becomes a patch. An event it inserted comes back as `inserted`, for the
+ * caller to store with the outcome (after Google took it, a failing
+ * database must not look like a failed delivery).
  */
-export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, connection: ConnectionRecord, change: ClaimedChange): Promise<"sent" | typeof NOT_ON_PROVIDER> {
+export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, connection: ConnectionRecord, change: ClaimedChange): Promise<"sent" | { inserted: string } | typeof NOT_ON_PROVIDER> {
   const { calendar } = vault.session(connection);
   const known = await findProviderEvent(db, change.meetingId);
   const body = googleEventBody(change.meeting, change.sequence, change.organizer.email);
@@ -32,8 +34,7 @@ export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, con
     const eventId = googleEventId(change.meetingId);
     const inserted = await calendar.events.insert({ calendarId: "primary", sendUpdates: "all", requestBody: { ...body, id: eventId } }).catch(ignoreStatus(409));
     if (!inserted) await calendar.events.patch({ calendarId: "primary", eventId, sendUpdates: "all", requestBody: body });
-    await saveProviderEvent(db, change.meetingId, connection.id, eventId);
-    return "sent";
+    return { inserted: eventId };
   } catch (err) {
     throw googleFailure(err);
   }

@@ -1,32 +1,37 @@
 import type { Knex } from "@sched/db";
 import { randomUUID } from "node:crypto";
+import { setTimeout as pause } from "node:timers/promises";
 import type { Logger } from "@sched/logging";
 import type { InviteChannel } from "@sched/proto";
 import { extractTraceContext, inSpan, markSpanFailed, recordInviteDelivery, SpanKind } from "@sched/telemetry";
 import { activeConnection, type ConnectionRecord } from "../db/connections.js";
 import {
+  awaitSendInFlight,
+  beginSending,
   claimDueChanges,
   earlierChannel,
   finishChange,
   nextDueAt,
-  noteAttemptFailed,
   pendingDeliveries,
   renewLease,
+  saveProviderEvent,
   scheduleRetry,
-  settleDelivery,
+  settleDeliveries,
+  settleUnsent,
   type ClaimedChange,
-  type DeliveryRecord,
+  type PendingDelivery,
 } from "../db/deliveries.js";
-import { DeliveryFailure, isLastAttempt, retryDelayMs } from "../domain/retry.js";
+import { asDeliveryFailure, isLastAttempt, retryDelayMs, type DeliveryFailure } from "../domain/retry.js";
 import type { EmailSender } from "./email.js";
 import type { GoogleCalendar } from "./google.js";
 import { deliverThroughGoogle, NOT_ON_PROVIDER } from "./googleDelivery.js";
+import { LeaseHeartbeat } from "./leaseHeartbeat.js";
 import type { ConnectionVault } from "./vault.js";
 
 export interface WorkerSettings {
   maxAttempts: number;
   retryBaseMs: number;
-  /** How long a claimed change is this replica's; past it another replica may take it over. */
+  /** How long a claimed change is this replica's; renewed while it delivers; past it another replica may take it over. */
   leaseMs: number;
   /** Changes delivered side by side. */
   batch: number;
@@ -48,6 +53,13 @@ export interface WorkerDeps {
  * writes rows, so a provider that is down or rate-limits one organizer
  * holds up that organizer's changes (retried with back-off), never the
  * event stream or anyone else's invites.
+ *
+ * Each invite is handed to the provider once: it is marked as being sent
+ * (committed) before the call, and what the provider answered is recorded
+ * however long the database takes to come back. A delivery another attempt
+ * marked is left to that attempt, until the mark is so old that its worker
+ * must have died (SENDING_PRESUMED_LOST_SECONDS): then it is sent again, as
+ * a duplicate is better than an invite never sent.
  */
 export class DeliveryWorker {
   /** Names this worker's leases, so it extends only its own. */
@@ -108,57 +120,101 @@ export class DeliveryWorker {
     return inSpan("invites.deliver", { kind: SpanKind.INTERNAL, parent: extractTraceContext(change.traceContext), attributes }, async (span) => {
       const outcome = await this.deliver(change);
       span.setAttribute("sched.invites.outcome", outcome);
-      if (outcome !== "done") markSpanFailed(span, outcome);
+      if (outcome === "retrying" || outcome === "failed") markSpanFailed(span, outcome);
     });
   }
 
-  /** One attempt at one change; whatever happens, the change ends settled or scheduled again. */
-  private async deliver(change: ClaimedChange): Promise<"done" | "retrying" | "failed"> {
-    const { db, logger } = this.deps;
+  /**
+   * One attempt at one change; whatever happens, the change ends settled,
+   * scheduled again, or waiting for another attempt's send. The lease is
+   * renewed all along, so a slow send does not outlast it.
+   */
+  private async deliver(change: ClaimedChange): Promise<"done" | "waiting" | "retrying" | "failed"> {
+    const { db, logger, settings } = this.deps;
+    const attempt = randomUUID();
+    const heartbeat = new LeaseHeartbeat(
+      () => renewLease(db, change, this.owner, settings.leaseMs),
+      settings.leaseMs / 3,
+      (err) => logger.warn({ err, meetingId: change.meetingId, sequence: change.sequence }, "could not renew an invite lease; trying again"),
+    );
     let channel: InviteChannel = "email";
     try {
       const rows = await pendingDeliveries(db, change);
+      if (rows.some((row) => row.sendingAttempt !== null && !row.sendingPresumedLost)) return await this.waitForOtherAttempt(change);
       const connection = rows.length > 0 ? await this.googleConnectionFor(change) : undefined;
       if (connection) channel = "google";
-      if (!connection || !(await this.tryGoogle(connection, change, rows))) {
+      if (!connection || !(await this.tryGoogle(connection, change, rows, attempt))) {
         channel = "email";
-        await this.deliverByEmail(change, rows);
+        await this.deliverByEmail(change, connection ? await pendingDeliveries(db, change) : rows, attempt);
       }
       if (!(await finishChange(db, change, this.owner, "done"))) throw new LeaseLost();
       return "done";
     } catch (err) {
       if (err instanceof LeaseLost) return this.leaseLost(change);
-      const failure = err instanceof DeliveryFailure ? err : new DeliveryFailure("transient", err instanceof Error ? err.message : String(err));
-      return this.failed(change, channel, failure).catch((settleErr: unknown) => {
+      return this.failed(change, attempt, channel, asDeliveryFailure(err)).catch((settleErr: unknown) => {
         // The lease runs out and the change is tried again: nothing is lost.
         logger.error({ err: settleErr, meetingId: change.meetingId, sequence: change.sequence }, "could not record a failed invite attempt");
         return "retrying" as const;
       });
+    } finally {
+      heartbeat.stop();
     }
   }
 
-  private async failed(change: ClaimedChange, channel: InviteChannel, failure: DeliveryFailure): Promise<"retrying" | "failed"> {
+  /** What this attempt did not send is given up after the last try, or waits for the next. */
+  private async failed(change: ClaimedChange, attempt: string, channel: InviteChannel, failure: DeliveryFailure): Promise<"retrying" | "failed"> {
     const { db, logger, settings } = this.deps;
+    const outcome = { channel, attempts: change.attempts, error: failure.message };
     if (isLastAttempt(failure.kind, change.attempts, settings.maxAttempts)) {
-      for (const row of await pendingDeliveries(db, change)) {
-        await settleDelivery(db, row, { state: "failed", channel, attempts: change.attempts, error: failure.message });
-        recordInviteDelivery("failed", channel);
-      }
+      const given = await settleUnsent(db, change, attempt, { ...outcome, state: "failed" });
+      for (let i = 0; i < given; i++) recordInviteDelivery("failed", channel);
       if (!(await finishChange(db, change, this.owner, "failed", failure.message))) return this.leaseLost(change);
       logger.error({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, error: failure.message }, "invites given up");
       return "failed";
     }
     const delay = retryDelayMs(change.attempts, settings.retryBaseMs);
-    await noteAttemptFailed(db, change, channel, failure.message);
+    await settleUnsent(db, change, attempt, { ...outcome, state: "pending" });
     if (!(await scheduleRetry(db, change, this.owner, delay, failure.message))) return this.leaseLost(change);
     recordInviteDelivery("retrying", channel);
     logger.warn({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, delayMs: delay, error: failure.message }, "invite delivery failed; retrying");
     return "retrying";
   }
 
+  /**
+   * Another attempt (a worker whose lease ran out) may have handed some of
+   * the change's deliveries to the provider: that attempt records what the
+   * provider said, so nothing is sent now; the change comes back later.
+   */
+  private async waitForOtherAttempt(change: ClaimedChange): Promise<"waiting" | "retrying"> {
+    const { db, logger, settings } = this.deps;
+    if (!(await awaitSendInFlight(db, change, this.owner, settings.leaseMs))) return this.leaseLost(change);
+    logger.info({ meetingId: change.meetingId, sequence: change.sequence }, "invites being sent by another attempt; waiting for its outcome");
+    return "waiting";
+  }
+
   private leaseLost(change: ClaimedChange): "retrying" {
     this.deps.logger.warn({ meetingId: change.meetingId, sequence: change.sequence }, "invite lease lost; another replica carries on");
     return "retrying";
+  }
+
+  /**
+   * Records what a provider did with a send, retrying the statement (never
+   * the send) until the database takes it or the process ends: an invite
+   * the provider accepted is not sent again because a database was
+   * restarting when it went out.
+   */
+  private async store(change: ClaimedChange, write: () => Promise<unknown>): Promise<void> {
+    const { logger } = this.deps;
+    for (let tries = 1; ; tries++) {
+      try {
+        await write();
+        if (tries > 1) logger.info({ meetingId: change.meetingId, sequence: change.sequence, tries }, "invite outcome recorded");
+        return;
+      } catch (err) {
+        if (tries === 1) logger.error({ err, meetingId: change.meetingId, sequence: change.sequence }, "could not record an invite outcome; retrying until it is stored");
+        await pause(Math.min(STORE_RETRY_MAX_MS, 50 * 2 ** tries));
+      }
+    }
   }
 
   /**
@@ -173,45 +229,66 @@ export class DeliveryWorker {
     return connection && (await earlierChannel(db, change)) !== "email" ? connection : undefined;
   }
 
-  /** True when Google took the change; false when e-mail must carry it (revoked grant, or Google never had the meeting). */
-  private async tryGoogle(connection: ConnectionRecord, change: ClaimedChange, rows: DeliveryRecord[]): Promise<boolean> {
-    const { db, vault } = this.deps;
+  /**
+   * True when Google took the change; false when e-mail must carry it
+   * (revoked grant, or Google never had the meeting). One call carries every
+   * delivery of the change, so all are marked as being sent before it.
+   */
+  private async tryGoogle(connection: ConnectionRecord, change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<boolean> {
+    const { db, vault, settings } = this.deps;
+    if (!(await beginSending(db, change, this.owner, settings.leaseMs, rows, attempt)).leased) throw new LeaseLost();
+    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, rows, { state: "pending", channel: "google", attempts: change.attempts, error }, attempt));
+    let result: Awaited<ReturnType<typeof deliverThroughGoogle>>;
     try {
-      if ((await deliverThroughGoogle(db, vault, connection, change)) === NOT_ON_PROVIDER) return false;
+      result = await deliverThroughGoogle(db, vault, connection, change);
     } catch (err) {
-      if (!(err instanceof DeliveryFailure && err.kind === "revoked")) throw err;
-      await vault.markBroken(connection, err.message);
+      const failure = asDeliveryFailure(err);
+      await notTaken(failure.message);
+      if (failure.kind !== "revoked") throw failure;
+      await vault.markBroken(connection, failure.message);
       return false;
     }
-    for (const row of rows) {
-      await settleDelivery(db, row, { state: "sent", channel: "google", attempts: change.attempts });
-      recordInviteDelivery("sent", "google");
+    if (result === NOT_ON_PROVIDER) {
+      await notTaken();
+      return false;
     }
+    await this.store(change, async () => {
+      if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
+      await settleDeliveries(db, rows, { state: "sent", channel: "google", attempts: change.attempts }, attempt);
+    });
+    for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", "google");
     return true;
   }
 
-  /** One message per participant; each sent one is settled at once, so a retry sends only the rest. */
-  private async deliverByEmail(change: ClaimedChange, rows: DeliveryRecord[]): Promise<void> {
-    const { db, email } = this.deps;
+  /**
+   * One message per participant, each marked as being sent before it goes
+   * and settled as soon as the relay answers, so a retry sends only the rest.
+   */
+  private async deliverByEmail(change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<void> {
+    const { db, email, settings } = this.deps;
     let retry: DeliveryFailure | undefined;
     for (const row of rows) {
-      // A slow relay must not outlast the lease: another replica would then send the same e-mails.
-      if (!(await renewLease(db, change, this.owner, this.deps.settings.leaseMs))) throw new LeaseLost();
+      const { leased, marked } = await beginSending(db, change, this.owner, settings.leaseMs, [row], attempt);
+      if (!leased) throw new LeaseLost();
+      // The attempt that marked it before recorded it meanwhile.
+      if (marked === 0) continue;
+      let failure: DeliveryFailure | undefined;
       try {
         await email.send({ meeting: change.meeting, sequence: change.sequence, kind: row.kind, recipient: row.email, organizerEmail: change.organizer.email });
-        await settleDelivery(db, row, { state: "sent", channel: "email", attempts: change.attempts });
-        recordInviteDelivery("sent", "email");
       } catch (err) {
-        if (!(err instanceof DeliveryFailure)) throw err;
-        if (err.kind === "permanent") {
-          await settleDelivery(db, row, { state: "failed", channel: "email", attempts: change.attempts, error: err.message });
-          recordInviteDelivery("failed", "email");
-        } else retry ??= err;
+        failure = asDeliveryFailure(err);
       }
+      const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
+      await this.store(change, () => settleDeliveries(db, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
+      if (state === "pending") retry ??= failure;
+      else recordInviteDelivery(state, "email");
     }
     if (retry) throw retry;
   }
 }
+
+/** The longest wait between two tries at recording an outcome. */
+const STORE_RETRY_MAX_MS = 2_000;
 
 /** The change's lease ran out under this worker: it is another replica's now. */
 class LeaseLost extends Error {

@@ -18,6 +18,11 @@ export class DeliveryFailure extends Error {
   }
 }
 
+/** Any error of an attempt as the worker acts on it: one it has no verdict on is worth another try. */
+export function asDeliveryFailure(err: unknown): DeliveryFailure {
+  return err instanceof DeliveryFailure ? err : new DeliveryFailure("transient", err instanceof Error ? err.message : String(err));
+}
+
 /** Caps a single wait: a provider down for hours is still tried every few minutes. */
 const MAX_DELAY_MS = 5 * 60_000;
 

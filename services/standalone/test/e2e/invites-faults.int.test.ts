@@ -1,6 +1,9 @@
+import { openSchema } from "@sched/db";
+import { invitesService } from "@sched/invites";
 import { meetingCreated } from "@sched/proto";
 import { eventually, uniqueSuffix } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refuseFirstSentRecord } from "../fakes/databaseFaults.js";
 import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
 import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
@@ -78,5 +81,29 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
     expect(world.smtp.to(guest)).toHaveLength(1);
     const invites = await call(world.url, "GET", `/v1/meetings/${created.body.id}/invites`, { key: org.key });
     expect(invites.body.data).toEqual([expect.objectContaining({ email: guest, state: "sent", attempts: 1 })]);
+  });
+
+  // The cluster wiring's database can be reached from outside the system, to make it refuse a statement.
+  it.runIf(available && wiring === "cluster")("sends an invite once when the database refuses to record it sent for a moment, and shows it sent", async () => {
+    const db = await openSchema({ kind: "postgres", url: world.sys.databaseUrl!, poolMax: 1 }, invitesService.schema, invitesService.migrations);
+    const refusal = await refuseFirstSentRecord(db);
+    try {
+      const org = await createUserWithKey(world.url, { mode: "live" });
+      const guest = `blip-${uniqueSuffix()}@example.com`;
+      const created = await call(world.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Blip", duration: "30 mins", startTime: "2032-02-02T10:00:00Z", participants: [guest] } });
+      expect(created.status).toBe(201);
+      const invites = await eventually(async () => {
+        const res = await call(world.url, "GET", `/v1/meetings/${created.body.id}/invites`, { key: org.key });
+        return res.body.data?.[0]?.state === "sent" ? res.body.data : undefined;
+      }, 20_000);
+      expect(await refusal.tries()).toBeGreaterThanOrEqual(2);
+      // Give a second copy the chance to show up before counting.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(world.smtp.to(guest)).toHaveLength(1);
+      expect(invites).toEqual([expect.objectContaining({ email: guest, state: "sent", attempts: 1 })]);
+    } finally {
+      await refusal.undo();
+      await db.destroy();
+    }
   });
 });

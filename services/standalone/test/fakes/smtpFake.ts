@@ -11,10 +11,12 @@ export interface CapturedMail {
 
 /**
  * A real SMTP server on loopback that keeps every message. `refuse` makes it
- * answer RCPT TO for an address with the given code (450: try later, 550: never).
+ * answer RCPT TO for an address with the given code (450: try later, 550: never);
+ * `answerDelayMs` holds back its answer to a message it has taken (a slow relay).
  */
 export class SmtpFake {
   readonly messages: CapturedMail[] = [];
+  answerDelayMs = 0;
   private readonly refusals = new Map<string, number>();
   private readonly server: SMTPServer;
 
@@ -35,7 +37,7 @@ export class SmtpFake {
             const calendar = mail.attachments.find((a) => a.contentType.startsWith("text/calendar"));
             const ics = calendar ? calendar.content.toString("utf8") : undefined;
             this.messages.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), mail, ics: ics ?? textCalendar(mail) });
-            callback();
+            setTimeout(callback, this.answerDelayMs);
           })
           .catch((err: Error) => callback(err));
       },
