@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { callApi } from "../lib/api.js";
 import type { Attempt } from "./domain/attempts.js";
 import { UPDATED_SUFFIX, type CreateRecord, type UpdateRecord } from "./domain/writes.js";
@@ -15,6 +16,8 @@ export interface PhaseRun {
   /** When the fault began (epoch ms), and how long breaking and restarting took. */
   faultAt: number;
   faultMs: number;
+  /** The machine's one-minute load average when the fault began: the figures of a busy machine read differently. */
+  loadAverage: number;
 }
 
 export interface PhasePlan {
@@ -54,12 +57,14 @@ export async function runPhase(plan: PhasePlan): Promise<PhaseRun> {
   let fault: Promise<void> = Promise.resolve();
   let faultAt = start;
   let faultMs = 0;
+  let loadAverage = 0;
   // A week ahead, one meeting a quarter hour apart: never in the past, so every update is allowed.
   const firstStart = Math.ceil((start + 7 * DAY_MS) / 900_000) * 900_000;
   for (let i = 0; i < total; i++) {
     await sleepUntil(start + (i * 1_000) / plan.rate);
     if (i === faultIndex) {
       faultAt = Date.now();
+      loadAverage = loadavg()[0]!;
       fault = plan.inject().then(() => void (faultMs = Date.now() - faultAt));
     }
     const target = i % UPDATE_EVERY === UPDATE_EVERY - 1 ? updatable.shift() : undefined;
@@ -77,7 +82,7 @@ export async function runPhase(plan: PhasePlan): Promise<PhaseRun> {
     );
   }
   await Promise.all([...writes, fault]);
-  return { fault: plan.fault, apiKey, participants, creates, updates, attempts: client.attempts, faultAt, faultMs };
+  return { fault: plan.fault, apiKey, participants, creates, updates, attempts: client.attempts, faultAt, faultMs, loadAverage };
 }
 
 /** A user with a live-mode key holding every scope, its limits out of the way of the suite's rate. */

@@ -8,9 +8,10 @@ const seconds = (ms: number) => `${(ms / 1_000).toFixed(1)} s`;
 export function printReport(results: readonly FaultResult[], hangBoundMs: number): void {
   printTable(
     `requests during each fault (a hang: no answer within ${seconds(hangBoundMs)}; "failing for": from the fault to the last failed answer)`,
-    ["fault", "restart took", "requests", "answers", "longest", "hangs", "5xx≠503", "503 w/o Retry-After", "failing for"],
+    ["fault", "load avg.", "restart took", "requests", "answers", "longest", "hangs", "5xx≠503", "503 w/o Retry-After", "failing for"],
     results.map((r) => [
       r.fault,
+      r.loadAverage.toFixed(1),
       seconds(r.faultMs),
       r.requests.requests,
       statusText(r.requests.answers),

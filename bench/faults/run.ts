@@ -178,6 +178,7 @@ async function checkAll(runs: readonly PhaseRun[], gatewayUrl: string): Promise<
     results.push({
       fault: run.fault,
       faultMs: run.faultMs,
+      loadAverage: run.loadAverage,
       requests: attemptStats(run.attempts, { faultAt: run.faultAt, hangBoundMs: HANG_BOUND_MS }),
       writes: checkWrites(run.creates, run.updates, existing),
       invites: checkInvites(owingMeetings(existing, UID_DOMAIN), mailsTo(smtp.messages, run.participants)),

@@ -22,6 +22,8 @@ export interface AttemptStats {
   longestMs: number;
   /** Attempts not answered within the bound (the client's own timeout included). */
   hangs: number;
+  /** What those late attempts were answered in the end, by status. */
+  hangAnswers: Record<string, number>;
   /** 5xx other than 503: a failure the client cannot tell from a bug (500) or a broken edge. */
   serverErrors: number;
   /** 503 without Retry-After: the client is not told when to come back. */
@@ -36,6 +38,7 @@ export function attemptStats(attempts: readonly Attempt[], window: { faultAt: nu
   const answers: Record<string, number> = {};
   let longestMs = 0;
   let hangs = 0;
+  const hangAnswers: Record<string, number> = {};
   let serverErrors = 0;
   let unavailableWithoutRetryAfter = 0;
   let lastFailureAt = window.faultAt;
@@ -44,10 +47,13 @@ export function attemptStats(attempts: readonly Attempt[], window: { faultAt: nu
     answers[key] = (answers[key] ?? 0) + 1;
     const tookMs = a.answeredAt - a.sentAt;
     longestMs = Math.max(longestMs, tookMs);
-    if (a.answer === "timeout" || tookMs > window.hangBoundMs) hangs++;
+    if (a.answer === "timeout" || tookMs > window.hangBoundMs) {
+      hangs++;
+      hangAnswers[key] = (hangAnswers[key] ?? 0) + 1;
+    }
     if (typeof a.answer === "number" && a.answer >= 500 && a.answer !== 503) serverErrors++;
     if (a.answer === 503 && !a.retryAfter) unavailableWithoutRetryAfter++;
     if (!isSuccess(a.answer)) lastFailureAt = Math.max(lastFailureAt, a.answeredAt);
   }
-  return { requests: attempts.length, answers, longestMs, hangs, serverErrors, unavailableWithoutRetryAfter, recoveryMs: lastFailureAt - window.faultAt };
+  return { requests: attempts.length, answers, longestMs, hangs, hangAnswers, serverErrors, unavailableWithoutRetryAfter, recoveryMs: lastFailureAt - window.faultAt };
 }

@@ -1,3 +1,4 @@
+import { statusText } from "../../lib/load.js";
 import type { AttemptStats } from "./attempts.js";
 import type { InviteCheck } from "./invites.js";
 import type { WriteCheck } from "./writes.js";
@@ -7,6 +8,8 @@ export interface FaultResult {
   fault: string;
   /** How long breaking and restarting took. */
   faultMs: number;
+  /** The machine's one-minute load average when the fault began. */
+  loadAverage: number;
   requests: AttemptStats;
   writes: WriteCheck;
   invites: InviteCheck;
@@ -21,7 +24,7 @@ export interface FaultResult {
 export function findings(r: FaultResult): string[] {
   const counted: Array<[number, string]> = [
     [r.requests.serverErrors, "5xx other than 503"],
-    [r.requests.hangs, "hung requests"],
+    [r.requests.hangs, `hung requests (${statusText(r.requests.hangAnswers)})`],
     [r.requests.unavailableWithoutRetryAfter, "503 without Retry-After"],
     [r.writes.lost.length, "lost creates"],
     [r.writes.doubled.length, "doubled creates"],

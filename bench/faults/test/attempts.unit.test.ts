@@ -16,6 +16,7 @@ describe("attemptStats", () => {
   it("counts as hangs the answers past the bound and the client's own timeouts", () => {
     const s = stats([at(10_000, 7_000, 503, "1"), at(10_000, 7_001, 201), at(10_000, 17_000, "timeout")]);
     expect(s.hangs).toBe(2);
+    expect(s.hangAnswers).toEqual({ "201": 1, timeout: 1 });
   });
 
   it("counts 5xx other than 503, and 503s that do not say when to come back", () => {
