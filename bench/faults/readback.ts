@@ -1,4 +1,3 @@
-import type { CapturedMail } from "../../services/standalone/test/fakes/smtpFake.js";
 import type { CaughtMail, OwingMeeting } from "./domain/invites.js";
 import { UPDATED_SUFFIX } from "./domain/writes.js";
 
@@ -29,8 +28,6 @@ export function owingMeetings(meetings: readonly ListedMeeting[], uidDomain: str
 }
 
 /** The e-mails the catcher received for any of `recipients`. */
-export function mailsTo(mails: readonly CapturedMail[], recipients: readonly string[]): CaughtMail[] {
-  return mails
-    .filter((m) => m.envelopeTo.some((r) => recipients.includes(r)))
-    .map((m) => ({ recipients: m.envelopeTo, ...(m.mail.messageId ? { messageId: m.mail.messageId } : {}), ...(m.ics !== undefined ? { ics: m.ics } : {}) }));
+export function mailsTo(mails: readonly CaughtMail[], recipients: readonly string[]): CaughtMail[] {
+  return mails.filter((m) => m.recipients.some((r) => recipients.includes(r)));
 }

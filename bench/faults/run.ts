@@ -17,12 +17,12 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { arch, cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { SmtpFake } from "../../services/standalone/test/fakes/smtpFake.js";
 import { allReady, PROCESS_NAMES, startProducts, type Products } from "./cluster.js";
 import { attemptStats } from "./domain/attempts.js";
 import { findings, type FaultResult } from "./domain/findings.js";
 import { checkInvites } from "./domain/invites.js";
 import { checkWrites } from "./domain/writes.js";
+import { MailCatcher } from "./mailCatcher.js";
 import { parseOptions, USAGE, type FaultOptions } from "./options.js";
 import { runPhase, type PhaseRun } from "./phase.js";
 import { listMeetings, mailsTo, owingMeetings } from "./readback.js";
@@ -62,7 +62,7 @@ console.log(
 const dir = mkdtempSync(join(tmpdir(), "sched-faults-"));
 const logs = options.logs ?? join(dir, "logs");
 mkdirSync(logs, { recursive: true });
-const smtp = new SmtpFake();
+const smtp = new MailCatcher();
 let servers: Servers | undefined;
 let products: Products | undefined;
 
@@ -83,6 +83,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     void cleanUp().finally(() => process.exit(130));
   });
 }
+// Whatever goes wrong, nothing the suite started outlives it.
+process.once("uncaughtException", (err) => {
+  console.error(err);
+  void cleanUp().finally(() => process.exit(2));
+});
 
 try {
   const smtpUrl = await smtp.start();
@@ -164,7 +169,7 @@ async function settle(runs: readonly PhaseRun[], gatewayUrl: string, quietMs: nu
       await new Promise((r) => setTimeout(r, 1_000));
       continue;
     }
-    if (smtp.messages.length !== seen) [seen, quietSince] = [smtp.messages.length, Date.now()];
+    if (smtp.mails.length !== seen) [seen, quietSince] = [smtp.mails.length, Date.now()];
     const waiting = results.reduce((n, r) => n + r.invites.lost, 0);
     if ((waiting === 0 && Date.now() - quietSince >= quietMs) || Date.now() > end) return results;
     await new Promise((r) => setTimeout(r, 1_000));
@@ -181,7 +186,7 @@ async function checkAll(runs: readonly PhaseRun[], gatewayUrl: string): Promise<
       loadAverage: run.loadAverage,
       requests: attemptStats(run.attempts, { faultAt: run.faultAt, hangBoundMs: HANG_BOUND_MS }),
       writes: checkWrites(run.creates, run.updates, existing),
-      invites: checkInvites(owingMeetings(existing, UID_DOMAIN), mailsTo(smtp.messages, run.participants)),
+      invites: checkInvites(owingMeetings(existing, UID_DOMAIN), mailsTo(smtp.mails, run.participants)),
     });
   }
   return results;

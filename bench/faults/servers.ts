@@ -5,6 +5,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { Daemon, startOnFreePorts } from "./daemon.js";
 
+type Started = Awaited<ReturnType<typeof startOnFreePorts>>;
+
 const NATS_SERVER = "/usr/sbin/nats-server";
 const POSTGRES_BIN = "/usr/lib/postgresql/15/bin";
 
@@ -22,7 +24,7 @@ export async function startServers(dir: string, logs: string): Promise<Servers> 
   const natsStore = join(dir, "nats");
   mkdirSync(natsStore);
   const pgData = initdb(dir);
-  const [nats, redis, postgres] = await Promise.all([
+  const started = await Promise.allSettled([
     startOnFreePorts(1, ([port]) => {
       const url = `nats://127.0.0.1:${port}`;
       const args = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", natsStore];
@@ -40,6 +42,13 @@ export async function startServers(dir: string, logs: string): Promise<Servers> 
       return new Daemon({ name: "postgres", command: join(POSTGRES_BIN, "postgres"), args, options: pgData.owner, ready: () => answers(url), startTimeoutMs: 60_000 }, join(logs, "postgres.log"));
     }),
   ]);
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed) {
+    // What did start is stopped, so a failed start leaves nothing running.
+    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.daemon.stop("SIGKILL") : undefined)));
+    throw failed.reason;
+  }
+  const [nats, redis, postgres] = started.map((s) => (s as PromiseFulfilledResult<Started>).value) as [Started, Started, Started];
   return {
     natsUrl: `nats://127.0.0.1:${nats.ports[0]}`,
     redisUrl: `redis://127.0.0.1:${redis.ports[0]}`,

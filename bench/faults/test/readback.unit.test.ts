@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { CapturedMail } from "../../../services/standalone/test/fakes/smtpFake.js";
 import { UPDATED_SUFFIX } from "../domain/writes.js";
 import { mailsTo, owingMeetings } from "../readback.js";
 
@@ -17,10 +16,8 @@ describe("owingMeetings", () => {
 });
 
 describe("mailsTo", () => {
-  const caught = (to: string, messageId?: string, ics?: string) => ({ envelopeTo: [to], mail: { messageId }, ics }) as unknown as CapturedMail;
-
-  it("keeps the mails of the recipients given, with what the count needs", () => {
-    const mails = [caught("a@x.example", "<1@x>", "BEGIN:VCALENDAR"), caught("z@x.example", "<2@x>", "BEGIN:VCALENDAR"), caught("b@x.example")];
-    expect(mailsTo(mails, ["a@x.example", "b@x.example"])).toEqual([{ recipients: ["a@x.example"], messageId: "<1@x>", ics: "BEGIN:VCALENDAR" }, { recipients: ["b@x.example"] }]);
+  it("keeps the mails to any of the recipients given", () => {
+    const mails = [{ recipients: ["a@x.example"], messageId: "<1@x>" }, { recipients: ["z@x.example"] }, { recipients: ["y@x.example", "b@x.example"] }];
+    expect(mailsTo(mails, ["a@x.example", "b@x.example"])).toEqual([mails[0], mails[2]]);
   });
 });
