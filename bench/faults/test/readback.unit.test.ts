@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { UPDATED_SUFFIX } from "../domain/writes.js";
+import { mailsTo, owingMeetings } from "../readback.js";
+
+describe("owingMeetings", () => {
+  it("owes a meeting's creation, and its update when the title carries it, under the meeting's UID", () => {
+    const listed = [
+      { id: "mtg_1", title: "k1", participants: ["a@x.example"] },
+      { id: "mtg_2", title: `k2${UPDATED_SUFFIX}`, participants: ["a@x.example", "b@x.example"] },
+    ];
+    expect(owingMeetings(listed, "faults.invalid")).toEqual([
+      { uid: "mtg_1@faults.invalid", changes: 1, participants: ["a@x.example"] },
+      { uid: "mtg_2@faults.invalid", changes: 2, participants: ["a@x.example", "b@x.example"] },
+    ]);
+  });
+});
+
+describe("mailsTo", () => {
+  it("keeps the mails to any of the recipients given", () => {
+    const mails = [{ recipients: ["a@x.example"], messageId: "<1@x>" }, { recipients: ["z@x.example"] }, { recipients: ["y@x.example", "b@x.example"] }];
+    expect(mailsTo(mails, ["a@x.example", "b@x.example"])).toEqual([mails[0], mails[2]]);
+  });
+});
