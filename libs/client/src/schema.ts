@@ -693,7 +693,7 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+         * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
          * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
          */
         IdempotencyKey: string;
@@ -740,6 +740,11 @@ export interface components {
          * @example 42
          */
         RetryAfter: number;
+        /**
+         * @description With `idempotency_request_in_progress`: seconds until the first request's claim on the Idempotency-Key has expired at the latest, at least 1.
+         * @example 6
+         */
+        RetryAfterIfInProgress: number;
         /**
          * @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key.
          * @example true
@@ -2154,7 +2159,7 @@ export interface operations {
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
-                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
                  * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2276,6 +2281,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2993,7 +2999,7 @@ export interface operations {
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
-                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
                  * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3132,6 +3138,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3427,7 +3434,7 @@ export interface operations {
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
-                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
                  * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3531,6 +3538,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,7 +4429,7 @@ export interface operations {
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
-                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
                  * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4512,6 +4520,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -52,8 +52,11 @@ export function checkIdempotencyKey(value: string): string {
 }
 export const idempotencyKeyReused = (): AppError =>
   new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
-export const idempotencyInProgress = (): AppError =>
-  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
+/** `retryAfterMs`: how long until the first request's claim on the key has expired at the latest. */
+export const idempotencyInProgress = (retryAfterMs: number): AppError =>
+  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.", {
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1_000)),
+  });
 
 /** Formats a zod issue path as the public `param` (`participants[2]`, `workingHours[0].start`). */
 export function paramName(path: ReadonlyArray<PropertyKey>): string {
