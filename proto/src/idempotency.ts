@@ -8,6 +8,12 @@ export const IDEMPOTENCY_KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
 /** How long a key is remembered (api-decisions part 5). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * A request's claim on its key expires this long after the request's
+ * deadline, in the gateway and in the service alike: a request that died
+ * mid-flight blocks a retry with the key no longer than that.
+ */
+export const IDEMPOTENCY_CLAIM_MARGIN_MS = 1_000;
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
 export function canonicalJson(value: unknown): string {

@@ -1,9 +1,31 @@
-import { AppError, internalError, invalidRequest } from "@sched/errors";
+import { AppError, currentDeadline, deadlinePassed, internalError, invalidRequest, isBackingServiceUnavailable, unavailable, withDeadline } from "@sched/errors";
 import { Caller, type Endpoint } from "@sched/proto";
 import type { Logger } from "@sched/logging";
-import type { EndpointBinding, RequestContext } from "./types.js";
+import { DEFAULT_TIMEOUT_MS, type EndpointBinding, type RequestContext } from "./types.js";
 
 export const CALLER_HEADER = "Sched-Caller";
+/** The request's deadline, in epoch milliseconds: past it the requester has given up. */
+export const DEADLINE_HEADER = "Sched-Deadline";
+
+/**
+ * The deadline of a request about to be sent: its own time-out from now,
+ * but never later than the deadline of the request being served, whose
+ * requester will not wait longer.
+ */
+export function requestDeadline(timeoutMs: number | undefined, now = Date.now()): number {
+  const own = now + (timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const inherited = currentDeadline();
+  return inherited === undefined ? own : Math.min(own, inherited);
+}
+
+/**
+ * The deadline a request arrived with. A requester of an earlier release
+ * sends none: the default time-out from its arrival stands in.
+ */
+export function decodeDeadline(raw: string | undefined, now = Date.now()): number {
+  const deadline = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(deadline) ? deadline : now + DEFAULT_TIMEOUT_MS;
+}
 
 export function encodeCaller(caller: Caller): string {
   return JSON.stringify(caller);
@@ -29,17 +51,30 @@ export function isHttpRoute(endpoint: Endpoint): boolean {
 
 /**
  * Runs one request through validation, the handler and reply validation, the
- * same way on every bus wiring. Anything not an AppError becomes a bare
- * internal_error: no stack, SQL or internal name crosses the bus.
+ * same way on every bus wiring. A request whose deadline has passed is
+ * dropped unread: its requester has given up, and the work would only take
+ * time and connections from requests still awaited. The handler runs under
+ * the deadline, which nested requests and the database pool respect. A
+ * database (or other backing service) that is down or full is a 503 with
+ * Retry-After; anything else not an AppError becomes a bare internal_error:
+ * no stack, SQL or internal name crosses the bus.
  */
 export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: RequestContext, logger: Logger): Promise<unknown> {
+  if (ctx.deadline <= Date.now()) {
+    logger.debug({ subject: ctx.subject }, "request dropped: its deadline passed before it was served");
+    throw deadlinePassed();
+  }
   const parsed = binding.endpoint.request.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: isHttpRoute(binding.endpoint) });
   let reply: unknown;
   try {
-    reply = await binding.handler(parsed.data as never, ctx);
+    reply = await withDeadline(ctx.deadline, () => binding.handler(parsed.data as never, ctx));
   } catch (err) {
     if (err instanceof AppError) throw err;
+    if (isBackingServiceUnavailable(err)) {
+      logger.warn({ err, subject: ctx.subject }, "backing service unavailable; answered 503");
+      throw unavailable();
+    }
     logger.error({ err, subject: ctx.subject }, "handler failed");
     throw internalError();
   }

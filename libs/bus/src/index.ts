@@ -1,5 +1,5 @@
 export * from "./types.js";
 export { MemoryBus } from "./memory.js";
-export { CALLER_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";
+export { CALLER_HEADER, DEADLINE_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";
 export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
 export { servicesAnsweringIn } from "./natsNamespace.js";

@@ -2,13 +2,12 @@ import { AppError, unavailable } from "@sched/errors";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
-import { isHttpRoute } from "./codec.js";
+import { isHttpRoute, requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   checkMaxBatch,
   DEFAULT_BACKOFF_MS,
-  DEFAULT_TIMEOUT_MS,
   type BatchConsumerOptions,
   type Bus,
   type ConsumerOptions,
@@ -70,13 +69,18 @@ export class MemoryBus implements Bus {
         failure = this.closed ? "unavailable" : "no_responders";
         throw unavailable();
       }
+      const deadline = requestDeadline(options.timeoutMs);
+      const timeoutMs = deadline - Date.now();
+      if (timeoutMs <= 0) {
+        failure = "timeout";
+        throw unavailable();
+      }
       const turn = this.roundRobin.get(endpoint.subject) ?? 0;
       this.roundRobin.set(endpoint.subject, turn + 1);
       const responder = live[turn % live.length]!;
-      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...headers } };
+      const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...headers }, deadline };
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
+      const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           failure = "timeout";
           reject(unavailable());
@@ -86,7 +90,7 @@ export class MemoryBus implements Bus {
       responder.inFlight.add(served);
       void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
       try {
-        const reply = await Promise.race([served, deadline]);
+        const reply = await Promise.race([served, late]);
         if (!isHttpRoute(endpoint)) return wire(reply) as ReplyOf<E>;
         return decodeHttpReply(encodeHttpReply(reply as HttpReply), options.encodedBody ?? false) as ReplyOf<E>;
       } catch (err) {

@@ -14,14 +14,13 @@ import {
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
-import { CALLER_HEADER, decodeCaller, encodeCaller, isHttpRoute } from "./codec.js";
+import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, isHttpRoute, requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
 import { headerValues, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
   checkMaxBatch,
-  DEFAULT_TIMEOUT_MS,
   PublishOrderError,
   type BatchConsumerOptions,
   type Bus,
@@ -127,12 +126,19 @@ class NatsBus implements Bus {
     const httpRoute = isHttpRoute(endpoint);
     // `headers` are the caller's plus the trace context of the CLIENT span.
     const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
+      const deadline = requestDeadline(options.timeoutMs);
+      const timeout = deadline - Date.now();
+      if (timeout <= 0) {
+        failure = "timeout";
+        throw unavailable();
+      }
       const h = toNatsHeaders(headers);
       if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
       if (httpRoute) h.set(SPLIT_REPLY_HEADER, SPLIT_REPLY);
+      h.set(DEADLINE_HEADER, String(deadline));
       let msg: Msg;
       try {
-        msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: h });
+        msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout, headers: h });
       } catch (err) {
         // Deadline passed, nobody serves the subject, or the connection is gone: a fast 503 either way.
         this.options.logger.debug({ err, subject: endpoint.subject }, "request not answered");
@@ -192,7 +198,7 @@ class NatsBus implements Bus {
 
   private async answer(binding: EndpointBinding, msg: ServiceMsg): Promise<void> {
     try {
-      const { caller, splitAsked, headers } = readHeaders(msg.headers);
+      const { caller, splitAsked, deadline, headers } = readHeaders(msg.headers);
       const raw = (): unknown => {
         try {
           return decode(msg);
@@ -200,7 +206,7 @@ class NatsBus implements Bus {
           throw new AppError("invalid_request", "The request is not valid JSON.");
         }
       };
-      const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers };
+      const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers, deadline: decodeDeadline(deadline) };
       const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
       if (isHttpRoute(binding.endpoint) && splitAsked) {
         const wire = encodeHttpReply(reply as HttpReply);
@@ -347,6 +353,7 @@ class NatsBus implements Bus {
 
 const CALLER_HEADER_NAME = CALLER_HEADER.toLowerCase();
 const SPLIT_REPLY_HEADER_NAME = SPLIT_REPLY_HEADER.toLowerCase();
+const DEADLINE_HEADER_NAME = DEADLINE_HEADER.toLowerCase();
 
 function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
   const h = natsHeaders();
@@ -354,20 +361,22 @@ function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
   return h;
 }
 
-/** The caller and the reply form travel in headers of their own; handlers see the other headers as they were sent. */
-function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; splitAsked: boolean; headers: Record<string, string> } {
+/** The caller, the reply form and the deadline travel in headers of their own; handlers see the other headers as they were sent. */
+function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; splitAsked: boolean; deadline: string | undefined; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   let caller: string | undefined;
+  let deadline: string | undefined;
   let splitAsked = false;
   if (h) {
     for (const [k, v] of h) {
       const name = k.toLowerCase();
       if (name === CALLER_HEADER_NAME) caller = v[0];
       else if (name === SPLIT_REPLY_HEADER_NAME) splitAsked = v[0] === SPLIT_REPLY;
+      else if (name === DEADLINE_HEADER_NAME) deadline = v[0];
       else headers[k] = v[0] ?? "";
     }
   }
-  return { caller, splitAsked, headers };
+  return { caller, splitAsked, deadline, headers };
 }
 
 /** Why a request got no reply, for the time-out and error metrics. */

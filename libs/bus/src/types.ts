@@ -7,11 +7,17 @@ export interface RequestContext {
   readonly caller?: Caller;
   /** Trace-context and other propagation headers, as received. */
   readonly headers: Readonly<Record<string, string>>;
+  /** When the requester gives up (epoch milliseconds); the handler runs under it, nested requests inherit it. */
+  readonly deadline: number;
 }
 
 export interface RequestOptions {
   caller?: Caller;
-  /** Deadline in milliseconds; past it the request fails with 503 service_unavailable. */
+  /**
+   * Deadline in milliseconds; past it the request fails with 503
+   * service_unavailable. Made while serving a request, it is cut to the time
+   * that request has left.
+   */
   timeoutMs?: number;
   headers?: Record<string, string>;
   /** An HTTP route's reply body stays the JSON the service sent, as a JsonText, to be passed on untouched. */

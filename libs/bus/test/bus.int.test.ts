@@ -7,7 +7,7 @@ import { connect } from "@nats-io/transport-node";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bind, CALLER_HEADER, connectNatsBus, MemoryBus, PublishOrderError, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
+import { bind, CALLER_HEADER, connectNatsBus, DEADLINE_HEADER, MemoryBus, PublishOrderError, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;
@@ -139,6 +139,71 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect([bug.status, bug.code]).toEqual([500, "internal_error"]);
       expect(bug.message).not.toContain("secrets");
       expect([badReply.status, badReply.code]).toEqual([500, "internal_error"]);
+    });
+
+    it.runIf(available)("answers 503 with a retry time, not 500, when the handler's database is down or full", async () => {
+      // As pg and knex give them: a restart ending the connection, a refused connection, a full pool.
+      const restarted = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+      const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+      const poolFull = Object.assign(new Error("Knex: Timeout acquiring a connection. The pool is probably full."), { name: "KnexTimeoutError" });
+      const failures = [restarted, refused, poolFull];
+      let next = 0;
+      const svc = await (await open()).serve({ name: `down${suffix}`, version: "1.0.0" }, [
+        bind(echo, async () => {
+          throw failures[next++]!;
+        }),
+      ]);
+      const client = await open();
+      const errs = [];
+      for (let i = 0; i < failures.length; i++) errs.push(await rejection(client.request(echo, { text: "x" })));
+      await svc.stop();
+      for (const err of errs) {
+        expect([err.status, err.code]).toEqual([503, "service_unavailable"]);
+        expect(err.details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+        expect(err.message).not.toMatch(/5432|knex|administrator/i);
+      }
+    });
+
+    it.runIf(available)("gives a nested request only the time its request has left, and carries the deadline to the handler", async () => {
+      const seen: RequestContext[] = [];
+      const svc = await (await open()).serve({ name: `nest${suffix}`, version: "1.0.0" }, [
+        bind(echo, async ({ text }, ctx) => (seen.push(ctx), { text })),
+        // No time-out of its own: a fresh request would get the default five seconds.
+        bind(slow, async (_req, ctx) => (seen.push(ctx), await client.request(echo, { text: "inner" }), { done: true })),
+      ]);
+      const client = await open();
+      const sentAt = Date.now();
+      expect(await client.request(slow, { ms: 0 }, { timeoutMs: 1_500 })).toEqual({ done: true });
+      await svc.stop();
+      const [outer, inner] = seen;
+      expect(outer!.deadline).toBeGreaterThanOrEqual(sentAt + 1_500);
+      expect(outer!.deadline).toBeLessThan(Date.now() + 1_500);
+      expect(inner!.deadline).toBe(outer!.deadline);
+      expect(Object.keys(inner!.headers).map((k) => k.toLowerCase())).not.toContain(DEADLINE_HEADER.toLowerCase());
+    });
+
+    it.runIf(available)("does not send a nested request once its request's deadline has passed, and the handler's work stops there", async () => {
+      let innerRan = false;
+      let outerSettled: string | undefined;
+      const svc = await (await open()).serve({ name: `late${suffix}`, version: "1.0.0" }, [
+        bind(echo, async ({ text }) => ((innerRan = true), { text })),
+        bind(slow, async ({ ms }) => {
+          await pause(ms);
+          try {
+            await client.request(echo, { text: "after the deadline" });
+            outerSettled = "sent";
+          } catch (err) {
+            outerSettled = (err as AppError).code;
+          }
+          return { done: true };
+        }),
+      ]);
+      const client = await open();
+      expect((await rejection(client.request(slow, { ms: 400 }, { timeoutMs: 150 }))).code).toBe("service_unavailable");
+      await eventually(() => outerSettled !== undefined, 5_000);
+      await svc.stop();
+      expect(outerSettled).toBe("service_unavailable");
+      expect(innerRan).toBe(false);
     });
 
     it.runIf(available)("turns a missed deadline into a 503 as soon as the deadline passes", async () => {
@@ -502,6 +567,26 @@ describe.runIf(natsAvailable)("streams (NATS)", () => {
       expect((await jsm.streams.info(`${namespace}_${single.placed.stream.name}`)).config.num_replicas).toBe(1);
       expect(String((refused as { cause?: unknown } | undefined)?.cause)).toMatch(/replicas/i);
     } finally {
+      await nc.close();
+    }
+  });
+});
+
+describe.runIf(natsAvailable)("deadlines on the wire (NATS)", () => {
+  it("drops unread a request whose deadline passed before it reached the service, and serves one with none (an earlier release)", async () => {
+    const texts: string[] = [];
+    const svc = await (await connectNats()).serve({ name: "deadlinewire", version: "1.0.0" }, [bind(echo, async ({ text }) => (texts.push(text), { text }))]);
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const h = natsHeaders();
+      h.set(DEADLINE_HEADER, String(Date.now() - 1));
+      const late = await nc.request(`${namespace}.${echo.subject}`, JSON.stringify({ text: "late" }), { timeout: 2_000, headers: h });
+      expect(AppError.fromJSON(late.json()).code).toBe("service_unavailable");
+      const undated = await nc.request(`${namespace}.${echo.subject}`, JSON.stringify({ text: "undated" }), { timeout: 2_000 });
+      expect(undated.json()).toEqual({ text: "undated" });
+      expect(texts).toEqual(["undated"]);
+    } finally {
+      await svc.stop();
       await nc.close();
     }
   });

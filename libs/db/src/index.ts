@@ -1,3 +1,4 @@
+import { deadlinePassed, remainingMs } from "@sched/errors";
 import knexFactory, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import pg from "pg";
@@ -51,7 +52,7 @@ export interface Migration {
  */
 export async function openSchema(target: DatabaseTarget, schema: string, migrations: readonly Migration[]): Promise<Knex> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
-  const db = target.kind === "postgres" ? postgres(target, schema) : embedded(target, schema);
+  const db = waitNoLongerThanTheRequest(target.kind === "postgres" ? postgres(target, schema) : embedded(target, schema));
   try {
     await (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations));
   } catch (err) {
@@ -91,14 +92,30 @@ async function whileHoldingMigrationLock(url: string, schema: string, work: () =
   }
 }
 
+/** How long a connection may be waited for outside a request (migrations, event consumers, timers). */
+const ACQUIRE_TIMEOUT_MS = 5_000;
+
+/**
+ * knex's own warnings, but not the stack it prints for every connection the
+ * pool could not hand out: the query fails with that error, and its caller
+ * reports it (a request as one warning line), so under load or a database
+ * restart the log is not flooded with stacks.
+ */
+const knexLog: Knex.Config["log"] = {
+  warn: (message: string) => {
+    if (!message.startsWith("Acquire connection error")) console.warn(message);
+  },
+};
+
 function postgres(target: { url: string; poolMax?: number }, schema: string): Knex {
   return knexFactory({
     client: "pg",
     // Named after the schema, so pg_stat_activity and the server's logs tell which service a connection serves.
     connection: { connectionString: target.url, application_name: schema },
     searchPath: [schema],
-    pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: 5_000 },
-    acquireConnectionTimeout: 5_000,
+    pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS },
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    log: knexLog,
   });
 }
 
@@ -124,16 +141,53 @@ function embedded(target: { dataDir?: string }, schema: string): Knex {
     mkdirSync(dir, { recursive: true });
     connection = { filename: dir };
   }
-  return knexFactory({ client: EmbeddedClient, dialect: "postgres", connection, searchPath: [schema] } as unknown as Knex.Config);
+  return knexFactory({ client: EmbeddedClient, dialect: "postgres", connection, searchPath: [schema], log: knexLog } as unknown as Knex.Config);
 }
 
-/** Whether the database answers (readiness). */
-export async function isReachable(db: Knex): Promise<boolean> {
+/**
+ * Inside a request, the pool hands out a connection only until the
+ * request's deadline: a request that could not get one in time gives up
+ * (KnexTimeoutError, a 503) instead of queueing for work nobody awaits any
+ * more, and one whose deadline has already passed does not queue at all.
+ * knex takes the wait of each acquire from its pool when the acquire
+ * starts, synchronously, so the bound is set for that one call.
+ */
+function waitNoLongerThanTheRequest(db: Knex): Knex {
+  const client = db.client as { acquireConnection(): Promise<unknown>; pool?: { acquireTimeoutMillis: number } };
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = () => {
+    const left = remainingMs();
+    if (left === undefined || !client.pool) return acquire();
+    if (left <= 0) return Promise.reject(deadlinePassed());
+    const pool = client.pool;
+    const usual = pool.acquireTimeoutMillis;
+    pool.acquireTimeoutMillis = Math.min(usual, left);
+    try {
+      return acquire();
+    } finally {
+      pool.acquireTimeoutMillis = usual;
+    }
+  };
+  return db;
+}
+
+/**
+ * Whether Postgres answers, for readiness: on a connection of its own, never
+ * one of the pool's, so a probe does not queue behind requests when every
+ * pooled connection is busy, and with a short time-out of its own.
+ */
+export async function databaseAnswers(url: string, timeoutMs: number): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: url, application_name: "readiness", connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  // A connection lost while the probe holds it must not become an unhandled 'error' event.
+  probe.on("error", () => undefined);
   try {
-    await db.raw("select 1");
+    await probe.connect();
+    await probe.query("select 1");
     return true;
   } catch {
     return false;
+  } finally {
+    await probe.end().catch(() => undefined);
   }
 }
 

@@ -1,6 +1,9 @@
 import { ERROR_STATUS, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_FORMAT, isErrorCode, type ErrorCode } from "@sched/proto";
 import type { z } from "zod";
 
+export { currentDeadline, remainingMs, withDeadline } from "./deadline.js";
+export { isBackingServiceUnavailable } from "./unavailable.js";
+
 /** The one error type of the system: an API error code, its status and a message safe to show. */
 export class AppError extends Error {
   readonly status: number;
@@ -36,6 +39,9 @@ export const notFound = (what = "resource"): AppError => new AppError("not_found
 export const internalError = (): AppError => new AppError("internal_error", "An internal error occurred.");
 export const unavailable = (retryAfterSeconds = 1): AppError =>
   new AppError("service_unavailable", "A backing service did not answer in time; retry shortly.", { retryAfterSeconds });
+/** The request's deadline passed before it could be served: its requester has given up on it. */
+export const deadlinePassed = (): AppError =>
+  new AppError("service_unavailable", "The request's deadline passed before it could be served; retry shortly.", { retryAfterSeconds: 1 });
 
 /** The Idempotency-Key header's value when it is well formed; a 400 naming the header otherwise. */
 export function checkIdempotencyKey(value: string): string {
@@ -46,8 +52,11 @@ export function checkIdempotencyKey(value: string): string {
 }
 export const idempotencyKeyReused = (): AppError =>
   new AppError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.");
-export const idempotencyInProgress = (): AppError =>
-  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
+/** `retryAfterMs`: how long until the first request's claim on the key has expired at the latest. */
+export const idempotencyInProgress = (retryAfterMs: number): AppError =>
+  new AppError("idempotency_request_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.", {
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1_000)),
+  });
 
 /** Formats a zod issue path as the public `param` (`participants[2]`, `workingHours[0].start`). */
 export function paramName(path: ReadonlyArray<PropertyKey>): string {

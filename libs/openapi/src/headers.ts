@@ -31,7 +31,7 @@ export const HEADER_PARAMETERS: Record<"RequestId" | "IdempotencyKey", HeaderPar
     name: "Idempotency-Key",
     in: "header",
     description:
-      "Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress`. Keys are per API key.",
+      "Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.",
     required: false,
     schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
     example: "3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10",
@@ -64,6 +64,12 @@ export const HEADER_COMPONENTS = {
   RateLimitRemainingIfCounted: header(REMAINING + MAYBE, false, count, 0),
   RateLimitResetIfCounted: header(RESET + MAYBE, false, count, 1893456060),
   RetryAfter: header("Seconds to wait before retrying, at least 1.", true, { type: "integer", minimum: 1 }, 42),
+  RetryAfterIfInProgress: header(
+    "With `idempotency_request_in_progress`: seconds until the first request's claim on the Idempotency-Key has expired at the latest, at least 1.",
+    false,
+    { type: "integer", minimum: 1 },
+    6,
+  ),
   IdempotentReplayed: header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key.", false, { type: "string", const: "true" }, "true"),
 } satisfies Record<string, HeaderObject>;
 
@@ -72,7 +78,9 @@ const ref = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/hea
 /**
  * The headers of one response (api-decisions 1 and 9): every response has
  * X-Request-Id; every response of an API-key operation that passed
- * authentication has the X-RateLimit-* headers; 429 and 503 add Retry-After.
+ * authentication has the X-RateLimit-* headers; 429 and 503 add Retry-After,
+ * and so does a 409 of an idempotent operation when it is
+ * idempotency_request_in_progress.
  * Where a status can also come before the request was counted (a 429 for
  * failed authentications, a 500 or 503 from the key check itself), the
  * rate-limit headers may be missing.
@@ -86,6 +94,7 @@ export function responseHeaders(route: HeaderContext, status: number): Record<st
     headers["X-RateLimit-Reset"] = ref(counted ? "RateLimitReset" : "RateLimitResetIfCounted");
   }
   if (status === 429 || status === 503) headers["Retry-After"] = ref("RetryAfter");
+  if (route.idempotent && status === 409) headers["Retry-After"] = ref("RetryAfterIfInProgress");
   if (route.idempotent && status >= 200 && status < 300) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
   return headers;
 }

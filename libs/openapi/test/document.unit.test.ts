@@ -93,7 +93,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(update.responses["400"].content["application/json"].examples).sort()).toEqual(["invalid_json", "invalid_request", "meeting_cancelled", "meeting_ended"]);
   });
 
-  it("puts the rate-limit headers on API-key responses, Retry-After on 429 and 503, and X-Request-Id on every response", () => {
+  it("puts the rate-limit headers on API-key responses, Retry-After on 429 and 503 (and, optional, on an idempotent operation's 409), and X-Request-Id on every response", () => {
     for (const route of publicRoutes) {
       for (const [status, response] of Object.entries(operationOf(route).responses) as Array<[string, Json]>) {
         const headers = Object.fromEntries(Object.entries(response.headers).map(([name, h]) => [name, resolve(h)])) as Record<string, Json>;
@@ -101,7 +101,8 @@ describe("the OpenAPI document", () => {
         const counted = route.auth === "api-key" && !["401", "429", "500", "503"].includes(status);
         if (route.auth !== "api-key" || status === "401") expect(headers["X-RateLimit-Limit"]).toBeUndefined();
         else expect(headers["X-RateLimit-Limit"].required).toBe(counted);
-        expect(headers["Retry-After"]?.required).toBe(status === "429" || status === "503" ? true : undefined);
+        const retryAfter = status === "429" || status === "503" ? true : route.idempotent && status === "409" ? false : undefined;
+        expect(headers["Retry-After"]?.required).toBe(retryAfter);
       }
     }
   });

@@ -1,6 +1,6 @@
 import { connectNatsBus, type Stoppable } from "@sched/bus";
 import { loadConfigOrExit } from "@sched/config";
-import { isReachable, openSchema, type Knex } from "@sched/db";
+import { databaseAnswers, openSchema, type Knex } from "@sched/db";
 import { createLogger, type Logger } from "@sched/logging";
 import { startTelemetry } from "@sched/telemetry";
 import type { z } from "zod";
@@ -9,6 +9,9 @@ import { startHealthServer } from "./health.js";
 import type { ServiceModule } from "./service.js";
 import { onShutdown } from "./shutdown.js";
 import { TrackedBus } from "./trackedBus.js";
+
+/** Well inside the probe's own time-out (2 s), so a slow database reads as not ready rather than a probe that timed out. */
+const DATABASE_PROBE_TIMEOUT_MS = 1_000;
 
 /**
  * Runs one service as its own process against NATS and Postgres: parse the
@@ -30,7 +33,8 @@ export async function runService<S extends z.ZodObject>(module: ServiceModule<S>
     checks: async () => ({
       migrations: parts.migrated,
       bus: parts.bus?.isConnected() ?? false,
-      database: parts.db ? await isReachable(parts.db) : false,
+      // Asked on a connection of its own: a pool busy with requests is no reason to stop sending them.
+      database: parts.db ? await databaseAnswers(common.DATABASE_URL, DATABASE_PROBE_TIMEOUT_MS) : false,
     }),
   });
 

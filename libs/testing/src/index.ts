@@ -79,3 +79,4 @@ export { thrown, rejection } from "./appErrors.js";
 export { deleteNamespaceStreams } from "./nats.js";
 export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
 export { seededRandom } from "./random.js";
+export { startTcpProxy, type TcpProxy } from "./tcpProxy.js";

@@ -92,17 +92,21 @@ describe("Idempotency-Key on POST /v1/meetings", () => {
       claim_token: "someone-else",
       state: "in_progress",
       claimed_at: h.db.fn.now(),
-      expires_at: h.db.raw("now() + interval '24 hours'"),
+      // As a request with four seconds left claims it: its deadline and a second.
+      expires_at: h.db.raw("now() + interval '5 seconds'"),
     });
     const answer = await api.create(alice, b, key("running"));
     expect(answer.status).toBe(409);
     expect(answer.body.error.code).toBe("idempotency_request_in_progress");
+    // Retry-After: when the claim has expired at the latest.
+    expect(answer.body.error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(answer.body.error.retryAfterSeconds).toBeLessThanOrEqual(5);
     expect(await meetingsOf(alice)).toBe(0);
     // A different body with that key is still a reuse.
     expect((await api.create(alice, { ...b, title: "Else" }, key("running"))).status).toBe(422);
   });
 
-  it("a claim left by a request that died long ago is taken over by the same request", async () => {
+  it("a claim whose request's deadline has passed (the request died holding it) is free again, for any request", async () => {
     const alice = newCaller();
     const b = body();
     await h.db("idempotency_keys").insert({
@@ -111,12 +115,15 @@ describe("Idempotency-Key on POST /v1/meetings", () => {
       fingerprint: requestFingerprint("POST", "/v1/meetings", MeetingCreateBody.parse(b)),
       claim_token: "dead",
       state: "in_progress",
-      claimed_at: h.db.raw("now() - interval '10 minutes'"),
-      expires_at: h.db.raw("now() + interval '23 hours'"),
+      claimed_at: h.db.raw("now() - interval '3 seconds'"),
+      expires_at: h.db.raw("now() - interval '1 second'"),
     });
-    const answer = await api.create(alice, b, key("orphan"));
+    const answer = await api.create(alice, { ...b, title: "Another" }, key("orphan"));
     expect(answer.status).toBe(201);
     expect(await meetingsOf(alice)).toBe(1);
+    // Its record is now kept for the key's 24 hours.
+    const record = await h.db("idempotency_keys").where({ api_key_id: alice.apiKeyId, idem_key: "orphan" }).first(h.db.raw("expires_at > now() + interval '23 hours' as kept"));
+    expect(record.kept).toBe(true);
   });
 
   it("after 24 hours a key is free again", async () => {

@@ -36,3 +36,33 @@ it("meetings stored before list items were kept gain theirs, and the column is t
     await database.drop();
   }
 });
+
+it("claims an earlier release left in progress expire a minute after they were made, as that release let them be taken over", async () => {
+  const database = await createTestDatabase();
+  try {
+    const before = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations.filter((m) => m.name < "007"));
+    const row = (key: string, state: string, claimedAgo: string) =>
+      before.raw(
+        `insert into idempotency_keys (api_key_id, idem_key, fingerprint, claim_token, state, response_status, claimed_at, expires_at)
+         values ('key_1', ?, 'f', 't', ?, ?, now() - ?::interval, now() + interval '24 hours')`,
+        [key, state, state === "done" ? 201 : null, claimedAgo],
+      );
+    await row("dead", "in_progress", "2 minutes");
+    await row("running", "in_progress", "1 second");
+    await row("done", "done", "2 minutes");
+    await before.destroy();
+    const db = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations);
+    try {
+      const left = await db("idempotency_keys").select("idem_key", db.raw("extract(epoch from expires_at - now())::float8 as seconds")).orderBy("idem_key");
+      const seconds = Object.fromEntries(left.map((r: { idem_key: string; seconds: number }) => [r.idem_key, r.seconds]));
+      expect(seconds.dead).toBeLessThanOrEqual(0);
+      expect(seconds.running).toBeGreaterThan(0);
+      expect(seconds.running).toBeLessThanOrEqual(60);
+      expect(seconds.done).toBeGreaterThan(23 * 3600);
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await database.drop();
+  }
+});

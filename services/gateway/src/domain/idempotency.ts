@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_CLAIM_MARGIN_MS } from "@sched/proto";
 import { createHash } from "node:crypto";
 
 /** An answer as the gateway sends it, kept to be sent again for a repeated key. */
@@ -39,9 +40,11 @@ export function idempotencyStoreKey(apiKeyId: string, idempotencyKey: string): s
 }
 
 /**
- * A claim outlives the longest a request can take (the bus deadline) with a
- * margin; a gateway that dies holding one does not block the key for a day.
+ * A claim expires with the request's deadline (the bus deadline: the
+ * service drops the request at it too), plus a margin. A request that dies
+ * holding its claim, with its gateway killed or its store unreachable
+ * before release, blocks a retry for no longer than that.
  */
 export function claimLeaseMs(busTimeoutMs: number): number {
-  return 2 * busTimeoutMs + 1_000;
+  return busTimeoutMs + IDEMPOTENCY_CLAIM_MARGIN_MS;
 }

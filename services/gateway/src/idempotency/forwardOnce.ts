@@ -36,9 +36,10 @@ export async function forwardOnce(
     return { reply: await forward(), replayed: false };
   }
   if (existing) {
-    const decision = decide(existing, request.fingerprint);
+    const decision = decide(existing.record, request.fingerprint);
     if (decision.kind === "reused") throw idempotencyKeyReused();
-    if (decision.kind === "in_progress") throw idempotencyInProgress();
+    // The claim of a request that died mid-flight expires with its lease: retrying then goes through.
+    if (decision.kind === "in_progress") throw idempotencyInProgress(existing.expiresInMs);
     return { reply: decision.reply, replayed: true };
   }
   let reply: StoredReply;

@@ -1,10 +1,16 @@
 import type { Redis } from "ioredis";
 import type { IdempotencyRecord } from "../domain/idempotency.js";
 
+/** A record found under a key, and how long until it expires (for a claim: at the latest when the key is free again). */
+export interface ExistingRecord {
+  record: IdempotencyRecord;
+  expiresInMs: number;
+}
+
 /** Where the gateway keeps Idempotency-Key records: Redis across replicas, or this process's memory. */
 export interface IdempotencyStore {
   /** Writes `claim` unless a record exists; answers the existing record, or undefined when the claim is ours. */
-  claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined>;
+  claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<ExistingRecord | undefined>;
   /** Replaces our claim with the finished record, if the claim is still ours. */
   complete(id: string, record: IdempotencyRecord & { state: "done" }, retentionMs: number): Promise<void>;
   /** Drops our claim, so the request can be sent again. */
@@ -14,9 +20,9 @@ export interface IdempotencyStore {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly records = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
 
-  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined> {
+  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<ExistingRecord | undefined> {
     const existing = this.live(id);
-    if (existing) return existing;
+    if (existing) return { record: existing, expiresInMs: this.records.get(id)!.expiresAt - Date.now() };
     this.sweep();
     this.records.set(id, { record: claim, expiresAt: Date.now() + leaseMs });
     return undefined;
@@ -66,13 +72,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly keyPrefix: string,
   ) {}
 
-  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<IdempotencyRecord | undefined> {
+  async claim(id: string, claim: IdempotencyRecord & { state: "in_progress" }, leaseMs: number): Promise<ExistingRecord | undefined> {
     const key = this.key(id);
     // A record can expire between the failed SET and the GET; then the claim is simply tried again.
     for (let attempt = 0; attempt < 3; attempt++) {
       if ((await this.redis.set(key, JSON.stringify(claim), "PX", leaseMs, "NX")) === "OK") return undefined;
-      const existing = await this.redis.get(key);
-      if (existing !== null) return JSON.parse(existing) as IdempotencyRecord;
+      const [[, existing], [, expiresInMs]] = (await this.redis.multi().get(key).pttl(key).exec()) as [[unknown, string | null], [unknown, number]];
+      if (existing !== null && expiresInMs > 0) return { record: JSON.parse(existing) as IdempotencyRecord, expiresInMs };
     }
     throw new Error("idempotency record kept changing while being claimed");
   }

@@ -292,54 +292,63 @@ export interface IdempotencyRecord {
   state: "in_progress" | "done";
   responseStatus: number | null;
   responseBody: unknown;
+  /** Until the record expires: for a claim, at the latest until the key is free again. */
+  expiresInMs: number;
 }
 
-/** An in-progress claim older than this belongs to a request that died; the same request may take it over. */
-const STALE_CLAIM_SECONDS = 60;
 const KEY_LIFETIME_HOURS = 24;
 
 /**
- * Claims a key for this request. Returns true when the claim is ours: the
- * key was free, expired, or held by a dead attempt at the same request.
- * The unique key makes concurrent claims of one key wait for each other,
- * so only one of them ever wins.
+ * Claims a key for this request, until `claimMs` from now (the request's
+ * deadline and a margin): a request that dies holding its claim frees the
+ * key then, with nothing written. Returns true when the claim is ours: the
+ * key was free or its record or claim had expired. The unique key makes
+ * concurrent claims of one key wait for each other, so only one of them
+ * ever wins.
  */
 export async function claimIdempotencyKey(
   db: Knex,
-  c: { apiKeyId: string; key: string; fingerprint: string; claimToken: string },
+  c: { apiKeyId: string; key: string; fingerprint: string; claimToken: string; claimMs: number },
 ): Promise<boolean> {
   const result = await db.raw(
     `insert into idempotency_keys (api_key_id, idem_key, fingerprint, claim_token, state, claimed_at, expires_at)
-     values (?, ?, ?, ?, 'in_progress', now(), now() + make_interval(hours => ?))
+     values (?, ?, ?, ?, 'in_progress', now(), now() + make_interval(secs => ?))
      on conflict (api_key_id, idem_key) do update
        set fingerprint = excluded.fingerprint, claim_token = excluded.claim_token, state = 'in_progress',
            response_status = null, response_body = null, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
        where idempotency_keys.expires_at <= now()
-          or (idempotency_keys.state = 'in_progress' and idempotency_keys.fingerprint = excluded.fingerprint
-              and idempotency_keys.claimed_at < now() - make_interval(secs => ?))
      returning claim_token`,
-    [c.apiKeyId, c.key, c.fingerprint, c.claimToken, KEY_LIFETIME_HOURS, STALE_CLAIM_SECONDS],
+    [c.apiKeyId, c.key, c.fingerprint, c.claimToken, c.claimMs / 1_000],
   );
   return (result.rows as { claim_token: string }[]).some((r) => r.claim_token === c.claimToken);
 }
 
 export async function findIdempotencyRecord(db: Knex, apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined> {
   const row = (await db("idempotency_keys")
-    .select("fingerprint", "state", "response_status", "response_body")
+    .select("fingerprint", "state", "response_status", "response_body", db.raw("ceil(extract(epoch from expires_at - now()) * 1000)::float8 as expires_in_ms"))
     .where({ api_key_id: apiKeyId, idem_key: key })
     .andWhere("expires_at", ">", db.fn.now())
-    .first()) as { fingerprint: string; state: "in_progress" | "done"; response_status: number | null; response_body: unknown } | undefined;
-  return row && { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseBody: row.response_body };
+    .first()) as
+    | { fingerprint: string; state: "in_progress" | "done"; response_status: number | null; response_body: unknown; expires_in_ms: number }
+    | undefined;
+  return (
+    row && { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, expiresInMs: row.expires_in_ms }
+  );
 }
 
-/** Stores the response with the change it describes; false when the claim was lost. */
+/** Stores the response with the change it describes, kept for the key's lifetime; false when the claim was lost. */
 export async function completeIdempotencyKey(
   trx: Knex.Transaction,
   c: { apiKeyId: string; key: string; claimToken: string; status: number; body: unknown },
 ): Promise<boolean> {
   const updated = await trx("idempotency_keys")
     .where({ api_key_id: c.apiKeyId, idem_key: c.key, claim_token: c.claimToken, state: "in_progress" })
-    .update({ state: "done", response_status: c.status, response_body: JSON.stringify(c.body) });
+    .update({
+      state: "done",
+      response_status: c.status,
+      response_body: JSON.stringify(c.body),
+      expires_at: trx.raw("now() + make_interval(hours => ?)", [KEY_LIFETIME_HOURS]),
+    });
   return updated === 1;
 }
 

@@ -28,7 +28,7 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
       await insertMeeting(deps.db, record, outboxRow);
     } else {
       const claim = { apiKeyId: caller.apiKeyId, key: idempotencyKey, fingerprint: requestFingerprint("POST", "/v1/meetings", body) };
-      const replay = await runOnce(deps.db, claim, reply, (trx) => insertMeeting(trx, record, outboxRow));
+      const replay = await runOnce(deps.db, claim, ctx.deadline, reply, (trx) => insertMeeting(trx, record, outboxRow));
       if (replay) return replay;
     }
     deps.relay.wake();

@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
-import { IDEMPOTENT_REPLAYED_HEADER, type HttpReply } from "@sched/proto";
+import { IDEMPOTENCY_CLAIM_MARGIN_MS, IDEMPOTENT_REPLAYED_HEADER, type HttpReply } from "@sched/proto";
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyRecord, releaseIdempotencyKey } from "../db/queries.js";
 
 export interface IdempotencyClaim {
@@ -13,26 +13,32 @@ export interface IdempotencyClaim {
 /**
  * Runs `write` at most once per key (api-decisions part 5). The key is
  * claimed in its own committed statement before anything happens, so a
- * concurrent request with the key sees it in progress (409); the response is
- * stored in the same transaction as the change, so a replay always matches
- * what was committed. Returns the stored reply to replay, or undefined after
- * writing.
+ * concurrent request with the key sees it in progress (409, with how long
+ * the claim can last at most as Retry-After); the response is stored in the
+ * same transaction as the change, so a replay always matches what was
+ * committed. The claim expires with the request's `deadline` plus a margin:
+ * a request killed before it could release it holds the key no longer, and
+ * one that outlives its claim cannot commit. Returns the stored reply to
+ * replay, or undefined after writing.
  */
 export async function runOnce(
   db: Knex,
   claim: IdempotencyClaim,
+  deadline: number,
   reply: HttpReply,
   write: (trx: Knex.Transaction) => Promise<void>,
 ): Promise<HttpReply | undefined> {
   const claimToken = randomBase62(24);
   const mine = { apiKeyId: claim.apiKeyId, key: claim.key, claimToken };
+  const claimMs = Math.max(0, deadline - Date.now()) + IDEMPOTENCY_CLAIM_MARGIN_MS;
   // A claim can be released or expire between our insert and our read; then we simply try again.
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await claimIdempotencyKey(db, { ...mine, fingerprint: claim.fingerprint })) {
+    if (await claimIdempotencyKey(db, { ...mine, fingerprint: claim.fingerprint, claimMs })) {
       try {
         await db.transaction(async (trx) => {
           await write(trx);
-          if (!(await completeIdempotencyKey(trx, { ...mine, status: reply.status, body: reply.body }))) throw idempotencyInProgress();
+          // Our claim expired and another request with the key took it over: that one runs instead.
+          if (!(await completeIdempotencyKey(trx, { ...mine, status: reply.status, body: reply.body }))) throw idempotencyInProgress(claimMs);
         });
       } catch (err) {
         await releaseIdempotencyKey(db, mine).catch(() => undefined);
@@ -45,8 +51,8 @@ export async function runOnce(
     if (existing.fingerprint !== claim.fingerprint) {
       throw idempotencyKeyReused();
     }
-    if (existing.state === "in_progress" || existing.responseStatus === null) throw idempotencyInProgress();
+    if (existing.state === "in_progress" || existing.responseStatus === null) throw idempotencyInProgress(existing.expiresInMs);
     return { status: existing.responseStatus, body: existing.responseBody, headers: { [IDEMPOTENT_REPLAYED_HEADER]: "true" } };
   }
-  throw idempotencyInProgress();
+  throw idempotencyInProgress(claimMs);
 }

@@ -4,6 +4,7 @@ import { createMeetings } from "./001_create_meetings.js";
 import { createIdempotencyKeys } from "./002_create_idempotency_keys.js";
 import { coverEndTime } from "./005_cover_end_time.js";
 import { storeListItems } from "./006_store_list_items.js";
+import { claimsExpireWithRequests } from "./007_claims_expire_with_requests.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -13,4 +14,5 @@ export const migrations: readonly Migration[] = [
   outboxTraceContextMigration("004_outbox_trace_context"),
   coverEndTime,
   storeListItems,
+  claimsExpireWithRequests,
 ];

@@ -1,0 +1,116 @@
+import { PGlite } from "@electric-sql/pglite";
+import { AppError, isBackingServiceUnavailable, withDeadline } from "@sched/errors";
+import { clusterServersAvailable, createTestDatabase, freePort } from "@sched/testing";
+import knexFactory from "knex";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { databaseAnswers, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
+
+const postgresUp = await clusterServersAvailable();
+const drops: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const drop of drops) await drop();
+});
+
+async function postgresUrl(): Promise<string> {
+  const database = await createTestDatabase();
+  drops.push(database.drop);
+  return database.url;
+}
+
+async function target(kind: "postgres" | "pglite"): Promise<DatabaseTarget> {
+  return kind === "pglite" ? { kind: "pglite" } : { kind: "postgres", url: await postgresUrl(), poolMax: 1 };
+}
+
+/** A query run inside a request with `deadline` (knex runs a query when it is awaited, so it is awaited there). */
+const query = (db: Knex, deadline: number) => withDeadline(deadline, async () => await db.raw("select 1"));
+
+/** What `work` fails with, and after how long. */
+async function failure(work: () => Promise<unknown>): Promise<{ err: unknown; ms: number }> {
+  const started = Date.now();
+  try {
+    await work();
+  } catch (err) {
+    return { err, ms: Date.now() - started };
+  }
+  throw new Error("expected the work to fail");
+}
+
+describe.each([
+  ["postgres", postgresUp],
+  ["pglite", true],
+] as const)("the pool of a schema on %s, inside a request", (kind, available) => {
+  it.runIf(available)("waits for a connection no longer than the request's deadline, and not at all once it has passed", async () => {
+    const db = await openSchema(await target(kind), "faults", []);
+    // The one connection is taken, as by a request still running.
+    const holder = await db.transaction();
+    try {
+      const late = await failure(() => query(db, Date.now() + 300));
+      expect(late.ms).toBeLessThan(2_500); // the pool's own wait is 5 s or more
+      expect(isBackingServiceUnavailable(late.err)).toBe(true);
+
+      const passed = await failure(() => query(db, Date.now() - 1));
+      expect(passed.err).toBeInstanceOf(AppError);
+      expect((passed.err as AppError).code).toBe("service_unavailable");
+    } finally {
+      await holder.rollback();
+    }
+    // Outside a request, and once the connection is free, the pool serves as before.
+    expect((await db.raw("select 1 as one")).rows).toEqual([{ one: 1 }]);
+    await query(db, Date.now() + 2_000);
+    await db.destroy();
+  });
+});
+
+describe("the errors a database that is down gives", () => {
+  it.runIf(postgresUp)("count as unavailable: a refused connection, a terminated one and a full pool", async () => {
+    const port = await freePort();
+    const nobody = knexFactory({ client: "pg", connection: `postgres://postgres@127.0.0.1:${port}/postgres`, pool: { min: 0, max: 1 } });
+    const refused = await failure(() => nobody.raw("select 1"));
+    await nobody.destroy();
+    expect(isBackingServiceUnavailable(refused.err), String(refused.err)).toBe(true);
+
+    const url = await postgresUrl();
+    const db = knexFactory({ client: "pg", connection: { connectionString: url, application_name: "faults_victim" }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 300 });
+    const sleeping = failure(() => db.raw("select pg_sleep(10)"));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const full = await failure(() => db.raw("select 1"));
+    expect(isBackingServiceUnavailable(full.err), String(full.err)).toBe(true);
+    // A restart or an operator ends the connection under a running statement.
+    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'faults_victim'");
+    const terminated = await sleeping;
+    await admin.end();
+    await db.destroy();
+    expect(isBackingServiceUnavailable(terminated.err), String(terminated.err)).toBe(true);
+  });
+
+  it("count as unavailable for embedded Postgres once it is closed, unlike its SQL errors", async () => {
+    const db = new PGlite();
+    const sqlError = await failure(() => db.query("select * from no_such_table"));
+    await db.close();
+    const closed = await failure(() => db.query("select 1"));
+    expect(isBackingServiceUnavailable(closed.err), String(closed.err)).toBe(true);
+    expect(isBackingServiceUnavailable(sqlError.err)).toBe(false);
+  });
+});
+
+describe("the readiness probe of the database", () => {
+  it.runIf(postgresUp)("answers on a connection of its own while every pooled connection is busy", async () => {
+    const url = await postgresUrl();
+    const db: Knex = await openSchema({ kind: "postgres", url, poolMax: 1 }, "faults", []);
+    const holder = await db.transaction();
+    try {
+      expect(await databaseAnswers(url, 1_000)).toBe(true);
+    } finally {
+      await holder.rollback();
+      await db.destroy();
+    }
+  });
+
+  it("says no, within its time-out, when nothing answers", async () => {
+    const started = Date.now();
+    expect(await databaseAnswers(`postgres://postgres@127.0.0.1:${await freePort()}/postgres`, 1_000)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
