@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type ApiResponse, type TestSystem } from "../harness.js";
+
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** A 400 invalid_request about `param`, with the envelope. */
+function expectRefused(res: ApiResponse, param: string, message?: string): void {
+  expectError(res, 400, "invalid_request");
+  expect(res.body.error.param).toBe(param);
+  if (message) expect(res.body.error.message).toContain(message);
+}
+
+describe.each(WIRINGS)("what a client may send, end to end (%s)", async (wiring) => {
+  const available = await wiringAvailable(wiring);
+  let sys: TestSystem;
+  let url: string;
+
+  beforeAll(async () => {
+    if (!available) return;
+    sys = await startTestSystem(wiring);
+    url = sys.url;
+  });
+  afterAll(async () => sys?.stop());
+
+  it.runIf(available)("dates run from 1970-01-01 to 9998-12-31 on every route; past them a 400 names the field", async () => {
+    const ana = await createUserWithKey(url, { timezone: "Pacific/Kiritimati" });
+    const range = "must be a date from 1970-01-01 to 9998-12-31";
+    for (const date of ["9999-12-31", "december%2031%209999", "1969-12-31"]) {
+      expectRefused(await call(url, "GET", `/v1/availability?date=${date}`, { key: ana.key }), "date", range);
+    }
+    const lastDay = await call(url, "GET", "/v1/availability?date=9998-12-31", { key: ana.key });
+    expect(lastDay.status).toBe(200);
+    expect(lastDay.body.slots).toEqual([{ start: "09:00", end: "17:00", status: "free" }]);
+    expect((await call(url, "GET", "/v1/availability?date=1970-01-01", { key: ana.key })).status).toBe(200);
+
+    const recommend = (window: Record<string, string>) =>
+      call(url, "POST", "/v1/availability/recommended", { key: ana.key, body: { participants: ["z@example.com"], duration: "30 mins", ...window } });
+    expectRefused(await recommend({ from: "9999-12-01", to: "9999-12-31" }), "from", range);
+    expectRefused(await recommend({ from: "9998-12-20", to: "9999-01-01T00:00:00Z" }), "to", range);
+    const lastMonth = await recommend({ from: "9998-12-01", to: "9998-12-31" });
+    expect(lastMonth.status).toBe(200);
+    expect(lastMonth.body.slots.length).toBeGreaterThan(0);
+    // Kiritimati is 14 hours ahead of UTC: its December 9998 is [9998-11-30T10:00Z, 9998-12-31T10:00Z).
+    for (const slot of lastMonth.body.slots) expect(slot.start >= "9998-11-30T10:00:00Z" && slot.end <= "9998-12-31T10:00:00Z").toBe(true);
+
+    const meeting = (startTime: string) => call(url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Edge", duration: "2 hours", startTime, participants: ["z@example.com"] } });
+    expectRefused(await meeting("9999-12-31T10:00:00Z"), "startTime", range);
+    expectRefused(await meeting("1969-12-31T23:00:00Z"), "startTime", range);
+    const latest = await meeting("9998-12-31T23:59:59-18:00");
+    expect(latest.status).toBe(201);
+    expect(latest.body.startTime).toBe("9999-01-01T17:59:59Z");
+  });
+
+  it.runIf(available)("a NUL in any text field or query parameter is a 400 naming it, not a 500 from storage", async () => {
+    const ana = await createUserWithKey(url);
+    const storable = "must not contain NUL characters or unpaired surrogates";
+    expectRefused(await call(url, "PATCH", "/v1/me", { key: ana.key, body: { name: "Ana\u0000" } }), "name", storable);
+    expectRefused(await call(url, "POST", "/admin/v1/users", { headers: admin, body: { email: "nul@example.com", name: "N\u0000L" } }), "name", storable);
+    const me = await call(url, "GET", "/v1/me", { key: ana.key });
+    expectRefused(await call(url, "POST", `/admin/v1/users/${me.body.id}/api-keys`, { headers: admin, body: { mode: "test", name: "ci\u0000" } }), "name", storable);
+    expectRefused(await call(url, "PATCH", `/admin/v1/api-keys/key%00`, { headers: admin, body: { rateLimits: { standardPerMinute: 5 } } }), "id", storable);
+    expectRefused(await call(url, "GET", "/admin/v1/users?email=a%00@example.com", { headers: admin }), "email", storable);
+    expectRefused(await call(url, "GET", "/v1/meetings?startingAfter=mtg_%00", { key: ana.key }), "startingAfter", storable);
+    expectRefused(await call(url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Sync", description: "\ud800", duration: "30 mins", startTime: "2030-03-04T10:00:00Z", participants: ["z@example.com"] } }), "description", storable);
+    // Nothing half-written: the account and the user list are as before.
+    expect((await call(url, "GET", "/v1/me", { key: ana.key })).body.name).toBe(me.body.name);
+    expect((await call(url, "GET", "/admin/v1/users?email=nul@example.com", { headers: admin })).body.data).toEqual([]);
+  });
+});
