@@ -90,11 +90,14 @@ export function isSupportedDate(text: string): boolean {
 /** A Text that, when it is an ISO date or datetime, names a supported date. */
 export const DateText = Text.refine(isSupportedDate, DATE_RANGE_MESSAGE);
 
+/** Whether a Timestamp names an instant that exists: no day 30 of February, no hour 24, nothing rolled over. */
+function isRealInstant(timestamp: string): boolean {
+  const ms = Date.parse(timestamp);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === timestamp.slice(0, 19);
+}
+
 /** A second-precision UTC timestamp a client sends: a real instant on a supported date. */
-export const TimestampInput = Timestamp.refine((t) => !Number.isNaN(Date.parse(t)) && new Date(t).toISOString().slice(0, 19) === t.slice(0, 19), "must be a real UTC time such as 2026-05-04T09:30:00Z").refine(
-  isSupportedDate,
-  DATE_RANGE_MESSAGE,
-);
+export const TimestampInput = Timestamp.refine(isRealInstant, "must be a real UTC time such as 2026-05-04T09:30:00Z").refine(isSupportedDate, DATE_RANGE_MESSAGE);
 
 /** Lower-cased e-mail address; the normal form stored everywhere. */
 export const Email = Text.trim()

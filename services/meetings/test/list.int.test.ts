@@ -1,7 +1,7 @@
+import { REPLY_HEADROOM_BYTES } from "@sched/bus";
 import type { Caller, Meeting, MeetingFilter, MeetingListItem } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareForList } from "../src/domain/filters.js";
-import { REPLY_HEADROOM_BYTES } from "../src/domain/pageBytes.js";
 import { client, created, hoursFromNow, inMode, newCaller, overriding, startMeetings, type TestMeetings } from "./harness.js";
 
 let h: TestMeetings;

@@ -1,9 +1,9 @@
+import { replyBodyBudget } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busySql, calendarPageSql, listCalendar } from "../src/db/queries.js";
 import { planList } from "../src/domain/filters.js";
-import { pageItemBudget } from "../src/domain/pageBytes.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
 /**
@@ -155,7 +155,7 @@ describe("query plans when one user organizes most of the table", () => {
   }
 
   it.each(MEETING_FILTERS)("the %s list is index scans, planned per call and generic", async (filter) => {
-    const q = calendarPageSql({ mode: "test", ...OWNER, plan: planList(filter, new Date()), limit: 100, itemBytes: pageItemBudget(1024 * 1024) });
+    const q = calendarPageSql({ mode: "test", ...OWNER, plan: planList(filter, new Date()), limit: 100, itemBytes: replyBodyBudget(1024 * 1024) });
     expectIndexScans((await explain(solo.db, q)).root, 1_500);
     expectIndexScans(await explainGeneric(q), 1_500);
   });

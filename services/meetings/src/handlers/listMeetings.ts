@@ -1,9 +1,8 @@
-import type { Handler } from "@sched/bus";
+import { replyBodyBudget, type Handler } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { JsonText, type meetingsList } from "@sched/proto";
 import { planList } from "../domain/filters.js";
-import { pageItemBudget } from "../domain/pageBytes.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";
 
@@ -26,7 +25,7 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
       if (!after) throw new AppError("invalid_request", "Invalid startingAfter: no meeting with this id in your calendar.", { param: "startingAfter" });
     }
     const plan = planList(query.filter ?? "upcoming", deps.now());
-    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes: pageItemBudget(deps.maxMessageBytes()) });
+    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes: replyBodyBudget(deps.maxMessageBytes()) });
     return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
   };
 }

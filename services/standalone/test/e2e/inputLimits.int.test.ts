@@ -98,4 +98,26 @@ describe.each(WIRINGS)("what a client may send, end to end (%s)", async (wiring)
     expect(seen).toEqual([...made].reverse());
     if (wiring === "cluster") expect(pageSizes.length).toBeGreaterThan(1);
   });
+
+  it.runIf(available)("recommendations across 100 people with long addresses answer with the best slots one message carries", { timeout: 180_000 }, async () => {
+    const me = await createUserWithKey(url);
+    await call(url, "PATCH", `/admin/v1/api-keys/${me.keyId}`, { headers: admin, body: { rateLimits: { standardPerMinute: 10_000, aiPerMinute: 100 } } });
+    const tag = Math.random().toString(36).slice(2, 8);
+    const people = Array.from({ length: 100 }, (_, i) => `${"q".repeat(230)}-${tag}-${i}@example.com`);
+    for (const email of people) {
+      expect((await call(url, "POST", "/admin/v1/users", { headers: admin, body: { email, name: "Long" } })).status).toBe(201);
+      expect((await call(url, "POST", "/v1/contacts", { key: me.key, body: { email } })).status).toBe(201);
+    }
+    // Every slot names all 101 people inside their working hours: 50 of them would be 1.3 MB.
+    const res = await call(url, "POST", "/v1/availability/recommended", {
+      key: me.key,
+      body: { participants: people, duration: "30 mins", from: "2031-01-06", to: "2031-01-10", limit: 50 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.consideredParticipants).toHaveLength(100);
+    expect(res.body.slots.length).toBeGreaterThanOrEqual(1);
+    for (const slot of res.body.slots) expect(slot.withinWorkingHours).toHaveLength(101);
+    if (wiring === "cluster") expect(res.body.slots.length).toBeLessThan(50);
+    else expect(res.body.slots).toHaveLength(50);
+  });
 });
