@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
-import { Caller, Email, Empty, NoBody, HttpReply, Mode, PerMinuteLimit, Scope, Timestamp, httpRequest } from "./common.js";
+import { Caller, Email, Empty, NoBody, HttpReply, Mode, PerMinuteLimit, Scope, Text, Timestamp, httpRequest } from "./common.js";
 import { AdminUser, AdminUserList, ApiKey, ApiKeyCreated, ApiKeyRevoked } from "./openapi/schemas.js";
 import type { RouteDef } from "./route.js";
 
@@ -117,10 +117,10 @@ export const callerChanged = noticeDef("accounts.v1.notice.caller-changed", z.ob
 
 // ---- public routes ------------------------------------------------------
 
-const TimeZoneName = z.string().min(1).max(64);
+const TimeZoneName = Text.min(1).max(64);
 
 export const MeUpdateBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: Text.trim().min(1).max(200).optional(),
   timezone: TimeZoneName.optional(),
   workingHours: z.array(WorkingHoursEntry).max(50).optional(),
   preferences: PreferencesPatch.optional(),
@@ -141,13 +141,13 @@ export const accountsUpdateMe = endpoint(
 
 export const AdminCreateUserBody = z.strictObject({
   email: Email,
-  name: z.string().trim().min(1).max(200),
+  name: Text.trim().min(1).max(200),
   timezone: TimeZoneName.optional(),
 });
 export const AdminCreateKeyBody = z.strictObject({
   mode: Mode,
   scopes: z.array(Scope).min(1).max(20).optional(),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: Text.trim().min(1).max(200).optional(),
 });
 
 /** Omitted: unchanged; null: back to the deployment's default. */
@@ -165,23 +165,23 @@ export const accountsAdminCreateUser = endpoint(
 );
 export const accountsAdminFindUsers = endpoint(
   "accounts.v1.http.admin.users.find",
-  httpRequest({ params: Empty, query: z.strictObject({ email: z.string().min(1).max(254).meta({ description: "E-mail address, compared case-insensitively." }) }), body: NoBody }),
+  httpRequest({ params: Empty, query: z.strictObject({ email: Text.min(1).max(254).meta({ description: "E-mail address, compared case-insensitively." }) }), body: NoBody }),
   HttpReply,
 );
 export const accountsAdminCreateKey = endpoint(
   "accounts.v1.http.admin.keys.create",
-  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The user id (`usr_…`)." }) }), query: Empty, body: AdminCreateKeyBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`)." }) }), query: Empty, body: AdminCreateKeyBody }),
   HttpReply,
 );
 export const accountsAdminRevokeKey = endpoint(
   "accounts.v1.http.admin.keys.revoke",
-  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: NoBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: NoBody }),
   HttpReply,
 );
 
 export const accountsAdminUpdateKey = endpoint(
   "accounts.v1.http.admin.keys.update",
-  httpRequest({ params: z.strictObject({ id: z.string().meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: AdminUpdateKeyBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: AdminUpdateKeyBody }),
   HttpReply,
 );
 

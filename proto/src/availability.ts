@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
-import { Email, Empty, HttpReply, NoBody, Timestamp, httpRequest } from "./common.js";
+import { DateText, Email, Empty, HttpReply, NoBody, Timestamp, httpRequest } from "./common.js";
 import { Duration, Participants } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
@@ -65,7 +65,7 @@ export type RecommendationBody = z.infer<typeof RecommendationBody>;
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const AvailabilityDayQuery = z.strictObject({
   /** YYYY-MM-DD or a relative expression; read by the availability service in the user's zone. */
-  date: z.string().max(200).meta({ description: "`YYYY-MM-DD`, or a relative expression read in the user's zone: `today`, `tomorrow`, `yesterday`, `monday`, `next Monday`, `this Friday`, `in 3 days`.", example: "2030-03-06" }),
+  date: DateText.max(200).meta({ description: "`YYYY-MM-DD`, or a relative expression read in the user's zone: `today`, `tomorrow`, `yesterday`, `monday`, `next Monday`, `this Friday`, `in 3 days`.", example: "2030-03-06" }),
   /** Extension (api-decisions 6): another user's day view, when they let the caller see it. */
   email: Email.optional().meta({ description: "Another user's day view, in their zone: only when they have the caller as a contact they have not blocked (404 otherwise)." }),
 });
@@ -78,9 +78,9 @@ export const RecommendBody = z.strictObject({
   timeRange: TimeRange.default("any"),
   useAI: z.boolean().default(false),
   /** ISO date or datetime; default now. */
-  from: z.string().max(64).optional(),
+  from: DateText.max(64).optional(),
   /** ISO date (that whole day included) or datetime; default 7 days after `from`, at most 31. */
-  to: z.string().max(64).optional(),
+  to: DateText.max(64).optional(),
   limit: z.number().int().min(1).max(50).default(10),
 });
 export type RecommendBody = z.output<typeof RecommendBody>;

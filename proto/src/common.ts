@@ -43,10 +43,64 @@ export type Caller = z.infer<typeof Caller>;
 /** Second-precision UTC timestamp as every response spells it. */
 export const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
 
+// ---- what a client may send ------------------------------------------------------
+
+/**
+ * Whether Postgres can hold the string as text or jsonb: it refuses NUL, and
+ * an unpaired surrogate has no UTF-8 form.
+ */
+export function isStorableText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return false;
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    }
+  }
+  return true;
+}
+
+/**
+ * Every string a client sends (body fields, query and path parameters) is a
+ * Text: one a service can store or look up, so a character storage refuses
+ * is a 400 naming the field, never a 500 from the database.
+ */
+export const Text = z.string().refine(isStorableText, "must not contain NUL characters or unpaired surrogates");
+
+/**
+ * The calendar dates a client may name, in any field and any form: years
+ * 1970 to 9998. Every zone's clock is known over them (the tz database's
+ * rules hold one offset change a day at most from the 1970s on), and what a
+ * request looks at past a date (the next day, a 31-day horizon, a meeting's
+ * end, an offset of up to 18 hours) stays within four-digit years.
+ */
+export const FIRST_SUPPORTED_DATE = "1970-01-01";
+export const LAST_SUPPORTED_DATE = "9998-12-31";
+export const DATE_RANGE_MESSAGE = `must be a date from ${FIRST_SUPPORTED_DATE} to ${LAST_SUPPORTED_DATE}`;
+
+/** Whether a date or datetime, written from its four-digit year on (as ISO 8601 writes it), is a supported date; any other text is for its field's own format check. */
+export function isSupportedDate(text: string): boolean {
+  const year = /^(\d{4})-/.exec(text)?.[1];
+  return year === undefined || (year >= FIRST_SUPPORTED_DATE.slice(0, 4) && year <= LAST_SUPPORTED_DATE.slice(0, 4));
+}
+
+/** A Text that, when it is an ISO date or datetime, names a supported date. */
+export const DateText = Text.refine(isSupportedDate, DATE_RANGE_MESSAGE);
+
+/** Whether a Timestamp names an instant that exists: no day 30 of February, no hour 24, nothing rolled over. */
+function isRealInstant(timestamp: string): boolean {
+  const ms = Date.parse(timestamp);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === timestamp.slice(0, 19);
+}
+
+/** A second-precision UTC timestamp a client sends: a real instant on a supported date. */
+export const TimestampInput = Timestamp.refine(isRealInstant, "must be a real UTC time such as 2026-05-04T09:30:00Z").refine(isSupportedDate, DATE_RANGE_MESSAGE);
+
 /** Lower-cased e-mail address; the normal form stored everywhere. */
-export const Email = z
-  .string()
-  .trim()
+export const Email = Text.trim()
   .max(254)
   .pipe(z.email({ message: "must be a valid e-mail address" }))
   .transform((e) => e.toLowerCase())

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
-import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
 import type { RouteDef } from "./route.js";
 
 export const RELATIONSHIPS = ["colleague", "client", "friend", "other"] as const;
@@ -24,7 +24,7 @@ export type ContactList = z.infer<typeof ContactList>;
 
 // ---- public routes ------------------------------------------------------
 
-const ContactParams = z.strictObject({ id: z.string().meta({ description: "The contact id (`ctc_…`).", example: "ctc_7HqW2mZp9LrX4nBv6TcK1sYd" }) });
+const ContactParams = z.strictObject({ id: Text.meta({ description: "The contact id (`ctc_…`).", example: "ctc_7HqW2mZp9LrX4nBv6TcK1sYd" }) });
 
 export const ContactListQuery = z.strictObject({
   includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional().meta({ description: "Include blocked contacts (default false)." }),

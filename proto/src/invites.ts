@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
-import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
 import { BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
@@ -63,27 +63,27 @@ export const ConnectStarted = z.object({
 });
 
 export const OAuthCallbackQuery = z.strictObject({
-  state: z.string().min(1).max(200).meta({ description: "The value the consent URL carried; binds the answer to the user who started it." }),
-  code: z.string().min(1).max(2_000).optional(),
-  error: z.string().max(200).optional().meta({ description: "Set by Google when the user refused (e.g. `access_denied`)." }),
-  scope: z.string().max(2_000).optional(),
-  authuser: z.string().max(20).optional(),
-  prompt: z.string().max(50).optional(),
-  hd: z.string().max(253).optional(),
-  iss: z.string().max(200).optional(),
+  state: Text.min(1).max(200).meta({ description: "The value the consent URL carried; binds the answer to the user who started it." }),
+  code: Text.min(1).max(2_000).optional(),
+  error: Text.max(200).optional().meta({ description: "Set by Google when the user refused (e.g. `access_denied`)." }),
+  scope: Text.max(2_000).optional(),
+  authuser: Text.max(20).optional(),
+  prompt: Text.max(50).optional(),
+  hd: Text.max(253).optional(),
+  iss: Text.max(200).optional(),
 });
 
-const ConnectionIdParams = z.strictObject({ id: z.string().meta({ description: "The connection id (`cal_…`)." }) });
-const UserIdParams = z.strictObject({ id: z.string().meta({ description: "The user id (`usr_…`)." }) });
+const ConnectionIdParams = z.strictObject({ id: Text.meta({ description: "The connection id (`cal_…`)." }) });
+const UserIdParams = z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`)." }) });
 
 /** Tokens an operator attaches for tests and demos, as Google's token endpoint would have answered. */
 export const AdminAttachConnectionBody = z.strictObject({
   provider: CalendarProvider,
   accountEmail: Email.optional(),
-  accessToken: z.string().min(1).max(4_096),
-  refreshToken: z.string().min(1).max(4_096),
+  accessToken: Text.min(1).max(4_096),
+  refreshToken: Text.min(1).max(4_096),
   /** When the access token expires; past it the refresh token is used. */
-  expiresAt: Timestamp.optional(),
+  expiresAt: TimestampInput.optional(),
 });
 
 export const connectionsStartGoogle = endpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint, eventDef, type StreamDef } from "./contract.js";
-import { Email, Empty, HttpReply, Mode, NoBody, Timestamp, httpRequest } from "./common.js";
+import { DateText, Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
 import type { RouteDef } from "./route.js";
 
 // ---- resource ------------------------------------------------------------
@@ -51,33 +51,15 @@ export type MeetingList = z.infer<typeof MeetingList>;
 
 // ---- request bodies ------------------------------------------------------
 
-/** NUL and unpaired surrogates cannot be stored as Postgres text or jsonb; refusing them keeps a 500 out of reach. */
-function storable(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0) return false;
-    if (c >= 0xdc00 && c <= 0xdfff) return false;
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = s.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-      i++;
-    }
-  }
-  return true;
-}
-const STORABLE_MESSAGE = "must not contain NUL characters or unpaired surrogates";
-
-export const MeetingTitle = z.string().trim().min(1).max(200).refine(storable, STORABLE_MESSAGE);
-export const MeetingDescription = z.string().max(10_000).refine(storable, STORABLE_MESSAGE);
+export const MeetingTitle = Text.trim().min(1).max(200);
+export const MeetingDescription = Text.max(10_000);
 
 /**
- * An ISO 8601 datetime in extended form; without an offset it is read in the
- * caller's time zone. Calendar validity and the zone are checked by the
- * meetings service, which knows the caller.
+ * An ISO 8601 datetime in extended form on a supported date; without an
+ * offset it is read in the caller's time zone. Calendar validity and the zone
+ * are checked by the meetings service, which knows the caller.
  */
-export const DateTimeInput = z
-  .string()
-  .max(64)
+export const DateTimeInput = DateText.max(64)
   .regex(
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/,
     "must be an ISO 8601 datetime such as 2026-05-04T09:30:00Z",
@@ -121,19 +103,17 @@ export const MAX_MEETINGS_PAGE = 100;
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const MeetingListQuery = z.strictObject({
   filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first." }),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
+  limit: Text.regex(/^\d{1,3}$/, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_MEETINGS_PAGE, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .optional()
-    .meta({ type: "integer", minimum: 1, maximum: MAX_MEETINGS_PAGE, default: 20, description: "Most meetings in the page." }),
+    .meta({ type: "integer", minimum: 1, maximum: MAX_MEETINGS_PAGE, default: 20, description: "Most meetings in the page. A page may hold fewer, at least one, with `hasMore` true, where more would not fit one message on the bus; continue with `startingAfter`." }),
   /** Id of the last meeting of the previous page. */
-  startingAfter: z.string().max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order." }),
+  startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order." }),
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 
-export const MeetingIdParams = z.strictObject({ id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
+export const MeetingIdParams = z.strictObject({ id: Text.meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
 export const MeetingDeleteQuery = z.strictObject({
   sendInvites: z

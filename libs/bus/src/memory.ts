@@ -253,6 +253,11 @@ export class MemoryBus implements Bus {
     return !this.closed;
   }
 
+  /** Messages stay in the process: no size limit. */
+  maxMessageBytes(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const c of this.consumers) c.wake();

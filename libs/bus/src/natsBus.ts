@@ -342,6 +342,11 @@ class NatsBus implements Bus {
     return this.connected && !this.closing && !this.nc.isClosed();
   }
 
+  maxMessageBytes(): number | undefined {
+    // Read each time: after a reconnect the server may be another, with its own limit.
+    return this.nc.info?.max_payload;
+  }
+
   /** Stops serving and consuming (letting handlers finish), then drains the connection. */
   async close(): Promise<void> {
     if (this.closing) return;

@@ -126,6 +126,12 @@ export interface Bus {
   onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable>;
   /** Whether the bus can carry messages now (for readiness). */
   isConnected(): boolean;
+  /**
+   * The largest message the bus carries, headers included, in bytes, as the
+   * server announces it (NATS's max_payload); undefined when it sets none.
+   * A reply that could grow past it must be cut to fit.
+   */
+  maxMessageBytes(): number | undefined;
   close(): Promise<void>;
 }
 

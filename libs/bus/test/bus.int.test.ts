@@ -108,6 +108,19 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect(contexts[1]!.caller).toBeUndefined();
     });
 
+    it.runIf(available)("tells the largest message it carries (none in process), and a reply just below it arrives whole", async () => {
+      const bus = await open();
+      if (name !== "NATS") return expect(bus.maxMessageBytes()).toBeUndefined();
+      const raw = await connect({ servers: NATS_URL });
+      const announced = raw.info?.max_payload;
+      await raw.close();
+      expect(bus.maxMessageBytes()).toBe(announced);
+      const size = announced! - 16 * 1024;
+      const svc = await bus.serve({ name: `big${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ({ text: "x".repeat(Number(text)) }))]);
+      expect((await (await open()).request(echo, { text: String(size) })).text).toHaveLength(size);
+      await svc.stop();
+    });
+
     it.runIf(available)("refuses an invalid request with 400 naming the field, before the handler runs", async () => {
       let ran = false;
       const svc = await (await open()).serve({ name: `val${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ((ran = true), { text }))]);

@@ -1975,7 +1975,7 @@ export interface operations {
             query?: {
                 /** @description `upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first. */
                 filter?: "upcoming" | "past" | "draft" | "all";
-                /** @description Most meetings in the page. */
+                /** @description Most meetings in the page. A page may hold fewer, at least one, with `hasMore` true, where more would not fit one message on the bus; continue with `startingAfter`. */
                 limit?: number;
                 /** @description Continues the list after this meeting id (the last one of the previous page), in the same filter and order. */
                 startingAfter?: string;

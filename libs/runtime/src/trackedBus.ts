@@ -67,6 +67,10 @@ export class TrackedBus implements Bus {
     return this.inner.isConnected();
   }
 
+  maxMessageBytes(): number | undefined {
+    return this.inner.maxMessageBytes();
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

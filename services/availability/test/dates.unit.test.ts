@@ -56,6 +56,16 @@ describe("resolveDayQuery", () => {
     expect(resolveDayQuery(input, "Europe/Berlin", SUNDAY_NIGHT)).toMatchObject({ ok: false, param: "date" });
   });
 
+  it("refuses a date outside 1970–9998 however it is written, naming the range", () => {
+    const endOf9998 = utc("9998-12-31T00:00:00Z");
+    for (const [input, now] of [["december 31 9999", SUNDAY_NIGHT], ["tomorrow", endOf9998], ["in 2 days", endOf9998], ["next monday", endOf9998], ["5 march 1969", SUNDAY_NIGHT], ["9999-12-31", SUNDAY_NIGHT]] as const) {
+      expect(resolveDayQuery(input, "Pacific/Kiritimati", now), input).toEqual({ ok: false, param: "date", message: "date must be a date from 1970-01-01 to 9998-12-31" });
+    }
+    expect(day("today", "Pacific/Kiritimati", endOf9998)).toBe("9998-12-31");
+    expect(day("december 31 9998", "UTC", SUNDAY_NIGHT)).toBe("9998-12-31");
+    expect(day("1970-01-01", "Pacific/Kiritimati", SUNDAY_NIGHT)).toBe("1970-01-01");
+  });
+
   it("reads today, tomorrow and yesterday in the user's zone, not UTC", () => {
     expect(day("today", "Europe/Berlin", SUNDAY_NIGHT)).toBe("2026-03-02");
     expect(day("today", "America/New_York", SUNDAY_NIGHT)).toBe("2026-03-01");
@@ -186,6 +196,12 @@ describe("parseHorizon", () => {
   it("reads naive datetimes in the user's zone and honours explicit offsets", () => {
     expect(horizon({ from: "2026-03-05T09:30", to: "2026-03-05T18:00:00" })).toEqual({ start: "2026-03-05T08:30:00Z", end: "2026-03-05T17:00:00Z" });
     expect(horizon({ from: "2026-03-05T09:30:00Z", to: "2026-03-05T18:00:00.5+05:30" })).toEqual({ start: "2026-03-05T09:30:00Z", end: "2026-03-05T12:30:00.500Z" });
+  });
+
+  it("reaches past the last supported date without leaving four-digit years, in the zones furthest from UTC", () => {
+    expect(horizon({ from: "9998-12-01", to: "9998-12-31" }, "Etc/GMT+12")).toEqual({ start: "9998-12-01T12:00:00Z", end: "9999-01-01T12:00:00Z" });
+    expect(horizon({ from: "9998-12-31T23:59:59-14:00" }, "Pacific/Kiritimati")).toEqual({ start: "9999-01-01T13:59:59Z", end: "9999-01-08T13:59:59Z" });
+    expect(horizon({ from: "1970-01-01", to: "1970-01-01" }, "Pacific/Kiritimati")).toEqual({ start: "1970-01-01T10:40:00Z", end: "1970-01-02T10:40:00Z" });
   });
 
   it("defaults to to seven days after an explicit from", () => {

@@ -89,6 +89,7 @@ function recordingBus(bus: Bus, asked: string[]): Bus {
     notify: (n, p) => bus.notify(n, p),
     onNotice: (n, h) => bus.onNotice(n, h),
     isConnected: () => bus.isConnected(),
+    maxMessageBytes: () => bus.maxMessageBytes(),
     close: () => bus.close(),
   };
 }

@@ -37,7 +37,7 @@ export const meetingsService = defineService({
   start: async ({ bus, db, logger }) => {
     const relay = startOutboxRelay({ db, bus, logger, events: meetingEvents, pollMs: RELAY_POLL_MS });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
-    const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date() };
+    const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
       bind(meetingsList, listMeetings(deps)),
       bind(meetingsCreate, createMeeting(deps)),

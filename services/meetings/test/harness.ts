@@ -66,19 +66,26 @@ export async function startMeetings(options: { target?: "postgres" | "pglite"; b
   };
 }
 
-/** A bus that behaves like `bus` except for how it publishes. */
-export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
+/** A bus that behaves like `bus` except for what `overrides` replaces. */
+export function overriding(bus: Bus, overrides: Partial<Bus>): Bus {
   return {
     request: (e, p, o) => bus.request(e, p, o),
     serve: (s, b) => bus.serve(s, b),
-    publish,
+    publish: (e, p, o) => bus.publish(e, p, o),
     consume: (o, h) => bus.consume(o, h),
     consumeBatches: (o, h) => bus.consumeBatches(o, h),
     notify: (n, p) => bus.notify(n, p),
     onNotice: (n, h) => bus.onNotice(n, h),
     isConnected: () => bus.isConnected(),
+    maxMessageBytes: () => bus.maxMessageBytes(),
     close: () => bus.close(),
+    ...overrides,
   };
+}
+
+/** A bus that behaves like `bus` except for how it publishes. */
+export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
+  return overriding(bus, { publish });
 }
 
 export function newCaller(overrides: Partial<Caller> = {}): Caller {

@@ -1,7 +1,8 @@
+import { REPLY_HEADROOM_BYTES } from "@sched/bus";
 import type { Caller, Meeting, MeetingFilter, MeetingListItem } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareForList } from "../src/domain/filters.js";
-import { client, created, hoursFromNow, inMode, newCaller, startMeetings, type TestMeetings } from "./harness.js";
+import { client, created, hoursFromNow, inMode, newCaller, overriding, startMeetings, type TestMeetings } from "./harness.js";
 
 let h: TestMeetings;
 let api: ReturnType<typeof client>;
@@ -233,5 +234,50 @@ describe("GET /v1/meetings pagination", () => {
     expect((await api.list(jo, { startingAfter: other.id })).body.error.param).toBe("startingAfter");
     const own = await created(h.bus, jo, { startTime: hoursFromNow(5) });
     expect((await api.list(inMode(jo, "live"), { startingAfter: own.id })).body.error.param).toBe("startingAfter");
+  });
+});
+
+describe("GET /v1/meetings on a bus with a message limit", () => {
+  /** List items may take this many bytes a page, past the first item. */
+  const ITEM_BYTES = 4_000;
+  let small: TestMeetings;
+
+  beforeAll(async () => {
+    small = await startMeetings({ bus: (bus) => overriding(bus, { maxMessageBytes: () => REPLY_HEADROOM_BYTES + ITEM_BYTES }) });
+  });
+  afterAll(async () => small?.close());
+
+  const addresses = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `participant-${tag}-${i}-${"x".repeat(40)}@example.com`);
+  const itemBytes = (items: MeetingListItem[]) => items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)) + 1, 0);
+
+  it("fills a page up to the budget: fewer items than the limit, hasMore, and the walk continues exactly", async () => {
+    const kim = newCaller();
+    const made: Meeting[] = [];
+    for (let i = 0; i < 12; i++) made.push(await created(small.bus, kim, { title: `Weekly ${i} \u00e9t\u00e9`, startTime: hoursFromNow(5 + i), participants: addresses(i === 4 ? 100 : 8, String(i)) }));
+    const seen: MeetingListItem[] = [];
+    let startingAfter: string | undefined;
+    const pageSizes: number[] = [];
+    while (pageSizes.length < 20) {
+      const answer = await client(small.bus).list(kim, { filter: "all", limit: "100", ...(startingAfter ? { startingAfter } : {}) });
+      expect(answer.status).toBe(200);
+      const p = answer.body as { data: MeetingListItem[]; hasMore: boolean };
+      expect(p.data.length).toBeGreaterThanOrEqual(1);
+      // The first item counts whatever its size (the one with 100 addresses is over the budget alone).
+      expect(p.data.length === 1 || itemBytes(p.data) <= ITEM_BYTES).toBe(true);
+      seen.push(...p.data);
+      pageSizes.push(p.data.length);
+      if (!p.hasMore) break;
+      startingAfter = p.data[p.data.length - 1]!.id;
+    }
+    expect(ids(seen)).toEqual(ids(ordered("desc", made)));
+    expect(pageSizes).toContain(1);
+    expect(pageSizes.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a page the budget holds whole is the page the limit asks for", async () => {
+    const lee = newCaller();
+    const made: Meeting[] = [];
+    for (let i = 0; i < 3; i++) made.push(await created(small.bus, lee, { startTime: hoursFromNow(5 + i) }));
+    expect(ids((await client(small.bus).list(lee, { limit: "100" })).body.data)).toEqual(ids(made));
   });
 });

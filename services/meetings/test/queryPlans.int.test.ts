@@ -1,3 +1,4 @@
+import { replyBodyBudget } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,7 +147,7 @@ describe("query plans when one user organizes most of the table", () => {
       let n = 0;
       await trx.raw(`prepare calendar_generic as ${q.sql.replace(/\?/g, () => `$${++n}`)}`);
       // EXPLAIN EXECUTE takes no bound parameters: the values go in as literals.
-      const literals = q.bindings.map((v) => (typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`));
+      const literals = q.bindings.map((v) => (typeof v === "number" || v === null ? String(v) : `'${String(v).replace(/'/g, "''")}'`));
       const result = await trx.raw(`explain (analyze, format json) execute calendar_generic(${literals.join(", ")})`);
       await trx.raw("deallocate calendar_generic");
       return (result.rows[0]["QUERY PLAN"] as [{ Plan: PlanNode }])[0].Plan;
@@ -154,7 +155,7 @@ describe("query plans when one user organizes most of the table", () => {
   }
 
   it.each(MEETING_FILTERS)("the %s list is index scans, planned per call and generic", async (filter) => {
-    const q = calendarPageSql({ mode: "test", ...OWNER, plan: planList(filter, new Date()), limit: 100 });
+    const q = calendarPageSql({ mode: "test", ...OWNER, plan: planList(filter, new Date()), limit: 100, itemBytes: replyBodyBudget(1024 * 1024) });
     expectIndexScans((await explain(solo.db, q)).root, 1_500);
     expectIndexScans(await explainGeneric(q), 1_500);
   });

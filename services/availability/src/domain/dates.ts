@@ -1,5 +1,5 @@
 import * as chrono from "chrono-node";
-import { WEEKDAYS, type Weekday } from "@sched/proto";
+import { DATE_RANGE_MESSAGE, isSupportedDate, WEEKDAYS, type Weekday } from "@sched/proto";
 import { MINUTE_MS, addDays, daysInMonth, formatIsoDate, parseIsoDate, wallMidnight, weekdayOf, type LocalDate, ZoneClock } from "@sched/time";
 import type { Interval } from "./intervals.js";
 
@@ -34,8 +34,15 @@ const WEEKDAY_NAMES = new Map<string, Weekday>([
  *   vague spans (`next month`), text around a date.
  * - Input without a letter must be the strict ISO form: `03/04/2026`, `2026/3/5`
  *   or `20260305` are ambiguous or lenient and are refused.
+ * - Whatever the form, the date must be a supported one (years 1970 to 9998).
  */
 export function resolveDayQuery(input: string, zone: string, now: number): Parsed<LocalDate> {
+  const resolved = resolveDate(input, zone, now);
+  // A relative date can land outside the range too (`December 31 9999`).
+  return resolved.ok && !isSupportedDate(resolved.value) ? { ok: false, param: "date", message: `date ${DATE_RANGE_MESSAGE}` } : resolved;
+}
+
+function resolveDate(input: string, zone: string, now: number): Parsed<LocalDate> {
   const refuse = (message: string): Parsed<LocalDate> => ({ ok: false, param: "date", message });
   const text = input.trim().toLowerCase().replace(/\s+/g, " ");
   if (text.length === 0) return refuse("date must not be empty");
@@ -87,7 +94,7 @@ function readWithChrono(text: string, today: LocalDate): LocalDate | null {
   const month = start.get("month");
   const day = start.get("day");
   if (year === null || month === null || day === null) return null;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || year < 1 || year > 9999) return null;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   return formatIsoDate({ year, month, day });
 }
 

@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { replyBodyBudget, type Handler } from "@sched/bus";
 import {
   contactsVisibility,
   type availabilityRecommend,
@@ -13,6 +13,7 @@ import { MINUTE_MS } from "@sched/time";
 import { parseHorizon } from "../domain/dates.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
+import { fitRecommendation } from "../domain/replySize.js";
 import { rankWithAI } from "./aiRanking.js";
 import { busyWithCalendars } from "./busy.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
@@ -38,7 +39,8 @@ const AI_CANDIDATES = 100;
  * With `useAI` the heuristic's best AI_CANDIDATES slots go to ai-ranking under
  * a short deadline; its scores and reasons order them when it answers,
  * otherwise (or when there is nothing to rank) the heuristic's ranking answers
- * and `rankedBy` says so.
+ * and `rankedBy` says so. An answer too large for one bus message keeps its
+ * best slots only.
  */
 export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availabilityRecommend> {
   return async ({ body }, ctx) => {
@@ -99,7 +101,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
       rankedBy,
       ...(recommendation.emptyReason ? { emptyReason: recommendation.emptyReason } : {}),
     };
-    return { status: 200, body: reply };
+    return { status: 200, body: fitRecommendation(reply, replyBodyBudget(deps.bus.maxMessageBytes())) };
   };
 }
 

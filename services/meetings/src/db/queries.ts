@@ -118,6 +118,8 @@ export interface CalendarQuery {
   after?: { startTime: Date; id: string };
   /** Meetings in the page. */
   limit: number;
+  /** Most bytes of list items in the page past its first item, a comma after each counted; undefined: no limit. */
+  itemBytes?: number | undefined;
 }
 
 /** One page: its list items as a JSON array's text, and whether more follow. */
@@ -154,7 +156,8 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * the meeting's row keeps (006_store_list_items), and whether a meeting
  * follows them (the statement reads one past the page). The text goes to
  * the client untouched: no row, date or array is parsed, nothing encoded
- * again.
+ * again. The items stop early where their running size passes `itemBytes`
+ * (the first item always counts); a meeting then follows them too.
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
@@ -179,9 +182,10 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
   };
   const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
   const attended = branch("p", "p.email = ?", q.email, "meeting_id");
-  const sql = `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where n <= ?), '') || ']' as items,
-                 count(*) > ? as has_more from (
-            select *, row_number() over (order by start_time ${dir}, id ${dir}) as n from (
+  const sql = `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where fits), '') || ']' as items,
+                 coalesce(bool_or(not fits), false) as has_more from (
+            select *, n <= ? and (n = 1 or bytes <= coalesce(?::bigint, bytes)) as fits from (
+            select *, row_number() over running as n, sum(octet_length(list_item) + 1) over running as bytes from (
             select * from (
               (select m.id, m.start_time, m.list_item from meetings m
                 where ${organized.where} order by ${organized.order} limit ${MOST_LISTED})
@@ -193,8 +197,8 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
                  order by a.start_time ${dir}, a.meeting_id ${dir})
             ) merged
             order by start_time ${dir}, id ${dir} limit ?::int + 1
-          ) page) numbered`;
-  return { name: preparedName("calendar_page", sql), sql, bindings: [q.limit, q.limit, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
+          ) page window running as (order by start_time ${dir}, id ${dir} rows between unbounded preceding and current row)) numbered) judged`;
+  return { name: preparedName("calendar_page", sql), sql, bindings: [q.limit, q.itemBytes ?? null, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
 export async function listCalendar(db: Knex, q: CalendarQuery): Promise<CalendarPage> {

@@ -3,10 +3,6 @@ import { IANAZone } from "luxon";
 
 const EXTENDED_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
-/** Accepted instants: four-digit years in UTC, with room for the longest meeting before year 10000. */
-const EARLIEST = Date.UTC(1900, 0, 1);
-const LATEST = Date.UTC(9999, 11, 31);
-
 export type DateTimeResult = { ok: true; value: Date } | { ok: false; problem: string };
 
 /**
@@ -14,7 +10,8 @@ export type DateTimeResult = { ok: true; value: Date } | { ok: false; problem: s
  * fractions, `Z` or an offset optional). Without an offset it is a wall-clock
  * time in `zone`. Nothing rolls over: day 30 of February, hour 24, minute 60
  * and a wall-clock time skipped by a daylight-saving change are refused.
- * Fractions of a second are dropped.
+ * Fractions of a second are dropped. Which years may be given is the
+ * contract's rule (DateTimeInput).
  */
 export function parseDateTime(input: string, zone: string): DateTimeResult {
   const m = EXTENDED_ISO.exec(input);
@@ -37,11 +34,7 @@ export function parseDateTime(input: string, zone: string): DateTimeResult {
     instant = found;
   }
   // Fractions of a second (group 7) are dropped: the instant is already whole seconds.
-  const value = new Date(instant);
-  if (value.getTime() < EARLIEST || value.getTime() >= LATEST) {
-    return { ok: false, problem: "must be between 1900-01-01T00:00:00Z and 9999-12-30T23:59:59Z" };
-  }
-  return { ok: true, value };
+  return { ok: true, value: new Date(instant) };
 }
 
 /** parseDateTime, failing as the 400 that names the field. */

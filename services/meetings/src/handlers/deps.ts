@@ -10,6 +10,8 @@ export interface MeetingsDeps {
   /** Woken after each commit that wrote an event. */
   relay: Pick<OutboxRelay, "wake">;
   now: () => Date;
+  /** The largest message the bus carries (undefined: no limit); a list page stays below it. */
+  maxMessageBytes: () => number | undefined;
 }
 
 /** The authenticated caller, with the e-mail in the lower-cased form participants are stored in. */

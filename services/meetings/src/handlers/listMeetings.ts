@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { replyBodyBudget, type Handler } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { JsonText, type meetingsList } from "@sched/proto";
@@ -8,7 +8,11 @@ import { requireCaller, type MeetingsDeps } from "./deps.js";
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-/** GET /v1/meetings: one page of the caller's calendar under a filter, continuing after `startingAfter`. */
+/**
+ * GET /v1/meetings: one page of the caller's calendar under a filter,
+ * continuing after `startingAfter`. The page stops short of `limit` (with
+ * hasMore) where more items would not fit one bus message.
+ */
 export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
   return async ({ query }, ctx) => {
     const caller = requireCaller(ctx);
@@ -21,7 +25,7 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
       if (!after) throw new AppError("invalid_request", "Invalid startingAfter: no meeting with this id in your calendar.", { param: "startingAfter" });
     }
     const plan = planList(query.filter ?? "upcoming", deps.now());
-    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit });
+    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes: replyBodyBudget(deps.maxMessageBytes()) });
     return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
   };
 }
