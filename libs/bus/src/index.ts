@@ -2,5 +2,5 @@ export * from "./types.js";
 export { MemoryBus } from "./memory.js";
 export { CALLER_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";
 export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
-export { MemoryEventLog, type EventLog } from "./eventLog.js";
+export { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
 export { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "./knexEventLog.js";
