@@ -4,3 +4,5 @@ export { CALLER_HEADER, DEADLINE_HEADER, encodeCaller, decodeCaller, dispatch } 
 export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
 export { servicesAnsweringIn } from "./natsNamespace.js";
 export { REPLY_HEADROOM_BYTES, replyBodyBudget } from "./replyBudget.js";
+export { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
+export { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "./knexEventLog.js";

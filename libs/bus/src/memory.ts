@@ -4,6 +4,7 @@ import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
 import { isHttpRoute, requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
+import { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   checkMaxBatch,
@@ -20,14 +21,6 @@ import {
   type Stoppable,
 } from "./types.js";
 
-interface StoredEvent {
-  streamSequence: number;
-  subject: string;
-  payload: unknown;
-  /** Trace context of the publisher, as NATS keeps it in the message headers. */
-  headers: Record<string, string>;
-}
-
 interface Responder {
   binding: EndpointBinding;
   stopped: boolean;
@@ -37,25 +30,30 @@ interface Responder {
 /** Wire round-trip: handlers never share object references with callers, as on NATS. */
 const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
+/** A consumer's loop reads the log again after this long when the log could not be read. */
+const UNREADABLE_LOG_RETRY_MS = 1_000;
+
 /**
  * The bus for standalone mode: one process, the same semantics the services
  * rely on from NATS — deadlines, queue groups (round robin among responders),
  * no-responder errors, durable at-least-once consumers that resume by name,
- * de-duplication by message id, and fan-out notices.
+ * de-duplication by message id, and fan-out notices. Events and consumer
+ * positions are kept in `log`: in memory by default, or in a database
+ * (KnexEventLog), where they outlive the process as JetStream's do.
  */
 export class MemoryBus implements Bus {
   private readonly responders = new Map<string, Responder[]>();
   private readonly roundRobin = new Map<string, number>();
-  private readonly log: StoredEvent[] = [];
-  private readonly seenMsgIds = new Set<string>();
-  /** The msgId of each stream's last stored event, by stream name. */
-  private readonly lastMsgIds = new Map<string, string>();
-  private readonly ackFloors = new Map<string, number>();
   private readonly noticeHandlers = new Map<string, Set<(payload: unknown, headers: Record<string, string>) => void>>();
   private readonly consumers = new Set<{ wake: () => void }>();
+  /** The publish being stored: each waits for the one before, so each sees the log as that one left it. */
+  private appending: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly log: EventLog = new MemoryEventLog(),
+  ) {}
 
   async request<E extends Endpoint>(
     endpoint: E,
@@ -125,26 +123,32 @@ export class MemoryBus implements Bus {
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
-    if (this.seenMsgIds.has(options.msgId)) return;
-    if (options.after !== undefined && this.lastMsgIds.get(event.stream.name) !== options.after) throw new PublishOrderError(options.msgId, options.after);
-    this.seenMsgIds.add(options.msgId);
-    this.lastMsgIds.set(event.stream.name, options.msgId);
-    await publishEvent("memory", event.subject, checked, async (headers) => {
-      this.log.push({ streamSequence: this.log.length + 1, subject: event.subject, payload: wire(checked), headers });
-    });
-    for (const c of this.consumers) c.wake();
+    const stored = this.appending.then(() => this.append(event, checked, options));
+    this.appending = stored.catch(() => undefined);
+    if (await stored) for (const c of this.consumers) c.wake();
+  }
+
+  /** Stores the event unless it is a duplicate (false); `after` is checked against the stream's last event. */
+  private async append(event: EventDef, checked: unknown, options: PublishOptions): Promise<boolean> {
+    const state = await this.log.publishState(event.stream.name, options.msgId);
+    if (state.duplicate) return false;
+    if (options.after !== undefined && state.lastMsgId !== options.after) throw new PublishOrderError(options.msgId, options.after);
+    await publishEvent("memory", event.subject, checked, (headers) =>
+      this.log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }),
+    );
+    return true;
   }
 
   async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
+    const subjects = new Set(bySubject.keys());
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     const maxDeliver = options.maxDeliver ?? 0;
     return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
       while (!halted()) {
-        const floor = this.ackFloors.get(options.durable) ?? 0;
-        const next = this.log.find((e) => e.streamSequence > floor && bySubject.has(e.subject));
-        if (!next) {
+        const [next] = await this.readPastAckFloor(options.durable, subjects, 1, backOff);
+        if (!next || halted()) {
           await nextEvent();
           continue;
         }
@@ -162,7 +166,7 @@ export class MemoryBus implements Bus {
           this.logger.error({ err, subject: next.subject, attempts }, "event given up after the last delivery");
         }
         // Settled even when stop() came meanwhile: stop waits for the handler and keeps its outcome.
-        this.ackFloors.set(options.durable, next.streamSequence);
+        await this.acknowledge(options.durable, next.streamSequence);
         attempts = 0;
       }
     });
@@ -171,17 +175,15 @@ export class MemoryBus implements Bus {
   async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
     const maxBatch = checkMaxBatch(options.maxBatch);
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
+    const subjects = new Set(bySubject.keys());
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
       // A failed batch is retried as it was, whatever arrived since.
       let batch: StoredEvent[] = [];
       while (!halted()) {
-        if (batch.length === 0) {
-          const floor = this.ackFloors.get(options.durable) ?? 0;
-          batch = this.log.filter((e) => e.streamSequence > floor && bySubject.has(e.subject)).slice(0, maxBatch);
-        }
-        if (batch.length === 0) {
+        if (batch.length === 0) batch = await this.readPastAckFloor(options.durable, subjects, maxBatch, backOff);
+        if (batch.length === 0 || halted()) {
           await nextEvent();
           continue;
         }
@@ -194,26 +196,62 @@ export class MemoryBus implements Bus {
           await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
           continue;
         }
-        this.ackFloors.set(options.durable, batch.at(-1)!.streamSequence);
+        await this.acknowledge(options.durable, batch.at(-1)!.streamSequence);
         batch = [];
         attempts = 0;
       }
     });
   }
 
+  /** The next events a durable consumer has not acknowledged; none, after a pause, while the log cannot be read. */
+  private async readPastAckFloor(durable: string, subjects: ReadonlySet<string>, limit: number, backOff: (ms: number) => Promise<void>): Promise<StoredEvent[]> {
+    try {
+      return await this.log.read(await this.log.ackFloor(durable), subjects, limit);
+    } catch (err) {
+      this.logger.warn({ err, durable }, "event log could not be read; retrying");
+      await backOff(UNREADABLE_LOG_RETRY_MS);
+      return [];
+    }
+  }
+
+  private async acknowledge(durable: string, position: number): Promise<void> {
+    try {
+      await this.log.acknowledge(durable, position);
+    } catch (err) {
+      this.logger.warn({ err, durable }, "event acknowledgement not stored; it may be delivered again");
+    }
+  }
+
   /**
-   * Runs a consumer's loop until stop(): `nextEvent` waits for a publish,
-   * `backOff` waits out a delay that only stop() cuts short.
+   * Runs a consumer's loop until stop(): `nextEvent` waits for a publish (at
+   * once if one came since the last wait, or once stopped), `backOff` waits
+   * out a delay that only stop() cuts short.
    */
   private runConsumer(loop: (waits: { halted: () => boolean; nextEvent: () => Promise<void>; backOff: (ms: number) => Promise<void> }) => Promise<void>): Stoppable {
     let stopped = false;
+    // Set by a publish while the loop was not waiting (reading the log), so that it reads again rather than sleeps.
+    let published = false;
     let wake: () => void = () => {};
-    const consumer = { wake: () => wake() };
+    const consumer = {
+      wake: () => {
+        published = true;
+        wake();
+      },
+    };
     this.consumers.add(consumer);
     const halted = () => stopped || this.closed;
     const done = loop({
       halted,
-      nextEvent: () => new Promise<void>((resolve) => (wake = resolve)),
+      nextEvent: () =>
+        new Promise<void>((resolve) => {
+          const go = () => {
+            published = false;
+            wake = () => {};
+            resolve();
+          };
+          if (published || halted()) go();
+          else wake = go;
+        }),
       backOff: (ms) =>
         new Promise<void>((resolve) => {
           const t = setTimeout(resolve, ms);
@@ -261,5 +299,7 @@ export class MemoryBus implements Bus {
   async close(): Promise<void> {
     this.closed = true;
     for (const c of this.consumers) c.wake();
+    // A publish under way finishes storing its event (or fails) before the log may be closed.
+    await this.appending;
   }
 }

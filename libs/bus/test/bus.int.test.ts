@@ -7,7 +7,21 @@ import { connect } from "@nats-io/transport-node";
 import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bind, CALLER_HEADER, connectNatsBus, DEADLINE_HEADER, MemoryBus, PublishOrderError, type Bus, type EventMessage, type RequestContext } from "../src/index.js";
+import { openSchema } from "@sched/db";
+import {
+  bind,
+  CALLER_HEADER,
+  connectNatsBus,
+  DEADLINE_HEADER,
+  EVENT_LOG_SCHEMA,
+  eventLogMigrations,
+  KnexEventLog,
+  MemoryBus,
+  PublishOrderError,
+  type Bus,
+  type EventMessage,
+  type RequestContext,
+} from "../src/index.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;
@@ -57,6 +71,10 @@ interface Wiring {
 }
 
 const memory = new MemoryBus(logger);
+// The in-process bus again, its events and consumer positions kept in an embedded database.
+const eventLogDb = await openSchema({ kind: "pglite" }, EVENT_LOG_SCHEMA, eventLogMigrations);
+const durableLog = new KnexEventLog(eventLogDb);
+const durableMemory = new MemoryBus(logger, durableLog);
 const natsAvailable = await clusterServersAvailable();
 const opened: Bus[] = [];
 const connectNats = async () => {
@@ -67,6 +85,8 @@ const connectNats = async () => {
 
 afterAll(async () => {
   await Promise.all(opened.map((bus) => bus.close()));
+  await durableMemory.close();
+  await eventLogDb.destroy();
   if (natsAvailable) await deleteNamespaceStreams(NATS_URL, namespace);
 });
 
@@ -78,6 +98,15 @@ const wirings: Wiring[] = [
     shared: async () => memory,
     pair: async () => {
       const bus = new MemoryBus(logger);
+      return { server: bus, client: bus };
+    },
+  },
+  {
+    name: "in-process, durable log",
+    available: true,
+    shared: async () => durableMemory,
+    pair: async () => {
+      const bus = new MemoryBus(logger, durableLog);
       return { server: bus, client: bus };
     },
   },

@@ -1,4 +1,4 @@
-import { connectNatsBus, MemoryBus, type Bus, type Stoppable } from "@sched/bus";
+import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
@@ -42,6 +42,8 @@ export class System {
   private server!: Server;
   private redis: Redis | undefined;
   private memoryBus: MemoryBus | undefined;
+  /** The database of the in-process bus's event log, when the data is kept on disk. */
+  private eventLogDb: Knex | undefined;
   private stopAuth: Stoppable | undefined;
 
   constructor(private readonly options: SystemOptions) {}
@@ -53,7 +55,7 @@ export class System {
 
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
-    if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }));
+    if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }), await this.openEventLog(wiring.dataDir));
     if (wiring.kind === "cluster") await Promise.all(serviceModules.map((m) => this.startService(m.name)));
     else {
       // Each embedded database compiles its own WebAssembly Postgres: started together on
@@ -116,7 +118,19 @@ export class System {
     for (const name of [...this.running.keys()]) await this.stopService(name);
     if (this.gatewayBus !== this.memoryBus) await this.gatewayBus?.close();
     await this.memoryBus?.close();
+    await this.eventLogDb?.destroy();
     this.redis?.disconnect();
+  }
+
+  /**
+   * Where the in-process bus keeps events: beside the services' data when that
+   * is on disk, so an event accepted (and its outbox row marked published)
+   * survives a crash as it would on JetStream; in memory, with the data, otherwise.
+   */
+  private async openEventLog(dataDir: string | undefined): Promise<EventLog | undefined> {
+    if (!dataDir) return undefined;
+    this.eventLogDb = await openSchema({ kind: "pglite", dataDir }, EVENT_LOG_SCHEMA, eventLogMigrations);
+    return new KnexEventLog(this.eventLogDb);
   }
 
   private databaseTarget(): DatabaseTarget {

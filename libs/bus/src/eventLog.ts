@@ -1,0 +1,74 @@
+/** One event as the in-process bus stores it. */
+export interface StoredEvent {
+  /** Position in the log; increases with each stored event. */
+  streamSequence: number;
+  subject: string;
+  payload: unknown;
+  /** Trace context of the publisher, as NATS keeps it in the message headers. */
+  headers: Record<string, string>;
+}
+
+/** An event to store: the stream it belongs to and its de-duplication id besides what a consumer reads. */
+export interface NewEvent extends Omit<StoredEvent, "streamSequence"> {
+  stream: string;
+  msgId: string;
+}
+
+/** What the log knows that decides a publish: de-duplication and `after` ordering. */
+export interface PublishState {
+  /** Whether an event with this msgId is stored already. */
+  duplicate: boolean;
+  /** The msgId of the stream's last stored event. */
+  lastMsgId: string | undefined;
+}
+
+/**
+ * Where the in-process bus keeps its events and each durable consumer's
+ * acknowledged position. The bus appends one event at a time, so an
+ * implementation needs no locking of its own.
+ */
+export interface EventLog {
+  publishState(stream: string, msgId: string): Promise<PublishState>;
+  /** Stores the event after every other one. */
+  append(event: NewEvent): Promise<void>;
+  /** Up to `limit` events past `position` with one of these subjects, in log order. */
+  read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]>;
+  /** The position a durable consumer acknowledged last; 0 before its first. */
+  ackFloor(durable: string): Promise<number>;
+  acknowledge(durable: string, position: number): Promise<void>;
+}
+
+/** The log in this process's memory: gone with it. For tests and in-memory databases. */
+export class MemoryEventLog implements EventLog {
+  /** Event n sits at index n - 1. */
+  private readonly events: StoredEvent[] = [];
+  private readonly msgIds = new Set<string>();
+  private readonly lastMsgIds = new Map<string, string>();
+  private readonly ackFloors = new Map<string, number>();
+
+  async publishState(stream: string, msgId: string): Promise<PublishState> {
+    return { duplicate: this.msgIds.has(msgId), lastMsgId: this.lastMsgIds.get(stream) };
+  }
+
+  async append({ stream, msgId, ...event }: NewEvent): Promise<void> {
+    this.msgIds.add(msgId);
+    this.lastMsgIds.set(stream, msgId);
+    this.events.push({ ...event, streamSequence: this.events.length + 1 });
+  }
+
+  async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
+    const found: StoredEvent[] = [];
+    for (let i = position; i < this.events.length && found.length < limit; i++) {
+      if (subjects.has(this.events[i]!.subject)) found.push(this.events[i]!);
+    }
+    return found;
+  }
+
+  async ackFloor(durable: string): Promise<number> {
+    return this.ackFloors.get(durable) ?? 0;
+  }
+
+  async acknowledge(durable: string, position: number): Promise<void> {
+    this.ackFloors.set(durable, position);
+  }
+}

@@ -1,0 +1,42 @@
+import { createLogger } from "@sched/logging";
+import { eventDef } from "@sched/proto";
+import { eventually } from "@sched/testing";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { MemoryBus, MemoryEventLog, type StoredEvent } from "../src/index.js";
+
+const logger = createLogger({ name: "memory-bus-test", level: "silent" });
+const placed = eventDef({ name: "ORDERS", subjectPrefix: "orders.v1.events" }, "placed", z.object({ n: z.number() }));
+
+/** A log whose reads finish only when the test lets them: a slow database, made slow at a chosen moment. */
+class HeldLog extends MemoryEventLog {
+  reads = 0;
+  private held: Promise<void> | undefined;
+  release: () => void = () => {};
+
+  hold(): void {
+    this.held = new Promise((resolve) => (this.release = resolve));
+  }
+
+  override async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
+    const events = await super.read(position, subjects, limit);
+    this.reads += 1;
+    await this.held;
+    return events;
+  }
+}
+
+it("a consumer reading the log when an event is published reads again rather than waiting for the next publish", async () => {
+  const log = new HeldLog();
+  const bus = new MemoryBus(logger, log);
+  log.hold();
+  const seen: number[] = [];
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push((m.payload as { n: number }).n));
+  // The consumer's read found nothing and has not returned yet when the event is stored.
+  await eventually(() => log.reads === 1 || undefined);
+  await bus.publish(placed, { n: 1 }, { msgId: "order-1" });
+  log.release();
+  await eventually(() => seen.length === 1 || undefined);
+  await consumer.stop();
+  expect(seen).toEqual([1]);
+});
