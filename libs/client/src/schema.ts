@@ -937,7 +937,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1105,7 +1105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1233,7 +1233,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1330,6 +1330,17 @@ export interface operations {
                     "application/json": components["schemas"]["UriTooLongError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1350,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1413,7 +1424,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUser"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1483,6 +1494,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1503,7 +1525,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1576,7 +1598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1646,6 +1668,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1666,7 +1699,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1763,6 +1796,17 @@ export interface operations {
                     "application/json": components["schemas"]["UriTooLongError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1783,7 +1827,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1858,7 +1902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1928,6 +1972,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1948,7 +2003,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2128,7 +2183,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2220,7 +2275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2374,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2552,7 +2607,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2634,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. `meeting_ended`: the meeting has already ended. `meeting_cancelled`: the meeting is cancelled. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). `meeting_ended`: the meeting has already ended. `meeting_cancelled`: the meeting is cancelled. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2775,7 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2967,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3076,7 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Recommendation"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3230,7 +3285,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3401,7 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3475,7 +3530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3629,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3801,7 +3856,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3961,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4030,7 +4085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4171,7 +4226,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4395,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4584,7 +4639,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4719,7 +4774,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4890,7 +4945,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5050,7 +5105,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5137,7 +5192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5207,6 +5262,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -5227,7 +5293,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -22,6 +22,8 @@ describe("the gateway's settings from its environment", () => {
       REQUEST_TIMEOUT_MS: "1010",
       KEEP_ALIVE_TIMEOUT_MS: "1011",
       MAX_IN_FLIGHT: "1012",
+      MAX_IN_FLIGHT_SHARE_PERCENT: "13",
+      MAX_JSON_DEPTH: "1014",
       TRUST_PROXY: "loopback",
     };
     expect(settingsOf(gatewayConfigSchema.parse(env))).toEqual({
@@ -38,6 +40,8 @@ describe("the gateway's settings from its environment", () => {
       requestTimeoutMs: 1010,
       keepAliveTimeoutMs: 1011,
       maxInFlight: 1012,
+      inFlightSharePercent: 13,
+      maxJsonDepth: 1014,
       trustProxy: "loopback",
     });
   });
