@@ -97,9 +97,9 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
-    const fromAddress = `address:${address}`;
-    const body = route.hasBody ? await whileHolding(res, receiving.take([fromAddress]), () => readJsonBody(req, res)) : undefined;
-    res.once("close", inProgress.take(caller ? [fromAddress, `key:${caller.apiKeyId}`] : [fromAddress]));
+    const holders = caller ? [`address:${address}`, `key:${caller.apiKeyId}`] : [`address:${address}`];
+    const body = route.hasBody ? await whileHolding(res, receiving.take(holders), () => readJsonBody(req, res)) : undefined;
+    res.once("close", inProgress.take(holders));
     const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {

@@ -36,7 +36,7 @@ export const gatewayConfigSchema = z.object({
   HEADERS_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.headersTimeoutMs),
   REQUEST_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.requestTimeoutMs),
   KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.keepAliveTimeoutMs),
-  /** Requests in progress at once on one replica, and bodies being received at once (503 past either). */
+  /** Requests in progress at once on one replica, and bodies being received at once, counted apart (503 past either). */
   MAX_IN_FLIGHT: env.positiveInt(GATEWAY_DEFAULTS.maxInFlight),
   /** The percentage of those places one client address or one API key may hold (503 past it). */
   MAX_IN_FLIGHT_SHARE_PERCENT: env.positiveInt(GATEWAY_DEFAULTS.inFlightSharePercent).pipe(z.number().max(100)),

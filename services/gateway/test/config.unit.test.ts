@@ -1,3 +1,4 @@
+import { parseConfig } from "@sched/config";
 import { describe, expect, it } from "vitest";
 import { GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
 
@@ -44,5 +45,10 @@ describe("the gateway's settings from its environment", () => {
       maxJsonDepth: 1014,
       trustProxy: "loopback",
     });
+  });
+
+  it("refuses a share of the places in progress over 100 percent, naming the variable", () => {
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_IN_FLIGHT_SHARE_PERCENT: "150" })).toThrow(/MAX_IN_FLIGHT_SHARE_PERCENT/);
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_JSON_DEPTH: "0" })).toThrow(/MAX_JSON_DEPTH/);
   });
 });

@@ -145,26 +145,28 @@ describe.each(WIRINGS)("the HTTP edge's limits (%s)", async (wiring) => {
     expect((await send(sys.url, { path: "/v1/me", key, address: "10.1.0.1" })).status).toBe(200);
   });
 
-  it.runIf(available)("keeps bodies still being received out of the places in progress, and one address to its share of them", async () => {
-    const trickler = "10.2.0.1";
-    const stalled = await Promise.all(Array.from({ length: LIMITS.maxInFlight }, () => stalledPost(sys.url, key, trickler)));
+  it.runIf(available)("keeps bodies still being received out of the places in progress, and one key or address to its share of them", async () => {
+    const trickler = { address: "10.2.0.1", key: (await createUserWithKey(sys.url)).key };
+    const postFrom = (address: string, k: string) => send(sys.url, { method: "POST", path: "/v1/contacts", key: k, address, body: "{}" });
+    const stalled = await Promise.all(Array.from({ length: LIMITS.maxInFlight }, () => stalledPost(sys.url, trickler.key, trickler.address)));
     try {
       // Once the trickler's share of bodies is taken, its next body is refused at once.
       const refused = await eventually(async () => {
-        const answer = await send(sys.url, { method: "POST", path: "/v1/contacts", key, address: trickler, body: "{}" });
+        const answer = await postFrom(trickler.address, trickler.key);
         return answer.status === 503 ? answer : undefined;
       }, 10_000);
       expectEnvelope(refused, 503, "service_unavailable");
       expect(refused.headers["retry-after"]).toBe("1");
+      expectEnvelope(await postFrom("10.2.0.3", trickler.key), 503, "service_unavailable");
+      expectEnvelope(await postFrom(trickler.address, key), 503, "service_unavailable");
       // Everyone else, and the trickler's own requests without a body, still get in.
       expect((await send(sys.url, { path: "/v1/me", key, address: "10.2.0.2" })).status).toBe(200);
-      expect((await send(sys.url, { path: "/v1/me", key, address: trickler })).status).toBe(200);
-      const posted = await send(sys.url, { method: "POST", path: "/v1/contacts", key, address: "10.2.0.2", body: "{}" });
-      expectEnvelope(posted, 400, "invalid_request");
+      expect((await send(sys.url, { path: "/v1/me", key: trickler.key, address: trickler.address })).status).toBe(200);
+      expectEnvelope(await postFrom("10.2.0.2", key), 400, "invalid_request");
     } finally {
       stalled.forEach((s) => s.destroy());
     }
-    await eventually(async () => (await send(sys.url, { method: "POST", path: "/v1/contacts", key, address: trickler, body: "{}" })).status === 400, 10_000);
+    await eventually(async () => (await postFrom(trickler.address, trickler.key)).status === 400, 10_000);
   });
 
   it.runIf(available)("answers a request already handed to a service with the service's answer, never 408, however long the service takes", async () => {
