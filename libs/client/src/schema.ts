@@ -946,7 +946,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1114,7 +1114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1242,7 +1242,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1339,6 +1339,17 @@ export interface operations {
                     "application/json": components["schemas"]["UriTooLongError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1359,7 +1370,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1422,7 +1433,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUser"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1492,6 +1503,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1512,7 +1534,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1585,7 +1607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1655,6 +1677,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1675,7 +1708,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1772,6 +1805,17 @@ export interface operations {
                     "application/json": components["schemas"]["UriTooLongError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1792,7 +1836,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1867,7 +1911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1937,6 +1981,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -1957,7 +2012,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2137,7 +2192,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2229,7 +2284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2384,7 +2439,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2562,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2725,7 +2780,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2807,7 +2862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Meeting"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. `meeting_ended`: the meeting has already ended. `meeting_cancelled`: the meeting is cancelled. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). `meeting_ended`: the meeting has already ended. `meeting_cancelled`: the meeting is cancelled. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2948,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3140,7 +3195,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3249,7 +3304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Recommendation"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3404,7 +3459,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3575,7 +3630,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3649,7 +3704,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3804,7 +3859,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3976,7 +4031,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4136,7 +4191,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4205,7 +4260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4346,7 +4401,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4570,7 +4625,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4760,7 +4815,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4895,7 +4950,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5066,7 +5121,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5226,7 +5281,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5313,7 +5368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON. */
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5383,6 +5438,17 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
             431: {
                 headers: {
@@ -5403,7 +5469,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalErrorError"];
                 };
             };
-            /** @description `service_unavailable`: a backing service did not answer in time. */
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -2,7 +2,7 @@ import { ERROR_STATUS, type ErrorCode, type RouteDef } from "@sched/proto";
 
 /** What each code means, for the response descriptions. */
 const MEANING: Record<ErrorCode, string> = {
-  invalid_json: "the body is not JSON",
+  invalid_json: "the body is not JSON, or nests arrays and objects more than 32 levels deep (by default)",
   invalid_request: "validation failed; `param` names the field",
   meeting_ended: "the meeting has already ended",
   meeting_cancelled: "the meeting is cancelled",
@@ -21,7 +21,7 @@ const MEANING: Record<ErrorCode, string> = {
   idempotency_key_reused: "this Idempotency-Key was used with a different request",
   rate_limited: "the rate limit of the key (or of failed authentications from this address) is exceeded",
   internal_error: "a bug; the message holds no internals",
-  service_unavailable: "a backing service did not answer in time",
+  service_unavailable: "a backing service did not answer in time, or the gateway is at capacity or this client has its share of it",
 };
 
 /** A message and param like the ones the API sends, for the examples. */
@@ -61,8 +61,8 @@ export function routeErrorCodes(route: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>(["invalid_request", "request_timeout", "uri_too_long", "headers_too_large"]);
   if (route.auth !== "none") codes.add("unauthorized");
   if (route.auth === "api-key") codes.add("forbidden");
-  // Keyless routes are counted per client address instead of per key.
-  if (route.auth !== "admin") codes.add("rate_limited");
+  // Keyless routes are counted per client address instead of per key; admin routes count failed authentications per address.
+  codes.add("rate_limited");
   if (route.hasBody) {
     codes.add("invalid_json");
     codes.add("payload_too_large");

@@ -9,12 +9,15 @@ import { bearerToken } from "./domain/bearer.js";
 import { rateLimitHeaders, type BucketState } from "./domain/rateLimitHeaders.js";
 import { chooseRequestId } from "./domain/requestId.js";
 import { compileRoutes } from "./domain/routeMatch.js";
-import { readJsonBody } from "./http/body.js";
+import { jsonBodyReader } from "./http/body.js";
 import { docsHandler } from "./http/docs.js";
 import { errorMiddleware } from "./http/errors.js";
+import { handOn } from "./http/handover.js";
+import type { RequestLimits } from "./http/server.js";
 import { claimLeaseMs, type StoredReply } from "./domain/idempotency.js";
 import { forwardOnce } from "./idempotency/forwardOnce.js";
 import type { IdempotencyStore } from "./idempotency/store.js";
+import { Places } from "./limits/inFlight.js";
 import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
 
 export interface GatewayDeps {
@@ -30,8 +33,8 @@ export interface GatewayDeps {
   idempotency: IdempotencyStore;
   /** Readiness beyond the bus connection (e.g. Redis); defaults to ready. */
   isReady?: () => Promise<boolean>;
-  /** Longest URL accepted (414 past it), and most requests handled at once (503 past it). */
-  edge: { maxUrlBytes: number; maxInFlight: number };
+  /** What one request, one client and all of them together may take of this replica. */
+  edge: RequestLimits;
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
@@ -45,8 +48,8 @@ const FORWARDED_NAMES: Record<(typeof FORWARDED_HEADERS)[number], string> = {
 /**
  * The HTTP edge. For each request, in this order: request id, CORS refusal,
  * route match (404/405), authentication (401), rate limit (429), scope (403),
- * body (415/413/400), then the service over the bus, whose validation and
- * resource checks come last.
+ * body (415/413/400), a place in progress (503), then the service over the
+ * bus, whose validation and resource checks come last.
  */
 export function createGatewayApp(deps: GatewayDeps): express.Express {
   const app = express();
@@ -54,6 +57,10 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   app.disable("etag");
   app.set("trust proxy", parseTrustProxy(deps.trustProxy));
   const match = compileRoutes(deps.routes);
+  const readJsonBody = jsonBodyReader(deps.edge.maxJsonDepth);
+  // A request takes a place in progress only once its body is in: a slow sender holds a place among bodies being received, apart.
+  const inProgress = new Places(deps.edge.maxInFlight, deps.edge.inFlightSharePercent, "requests in progress");
+  const receiving = new Places(deps.edge.maxInFlight, deps.edge.inFlightSharePercent, "request bodies being received");
 
   app.use((req, res, next) => {
     const requestId = chooseRequestId(req.get("x-request-id"));
@@ -84,12 +91,15 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    const caller = route.auth === "admin" ? checkAdmin(req, deps.adminToken) : route.auth === "none" ? undefined : await authenticate(req, res, deps, route.bucket);
-    if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(req.ip ?? "unknown"));
+    const address = req.ip ?? "unknown";
+    const caller = route.auth === "admin" ? await checkAdmin(req, deps) : route.auth === "none" ? undefined : await authenticate(req, res, deps, route.bucket);
+    if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(address));
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
-    const body = route.hasBody ? await readJsonBody(req, res) : undefined;
+    const holders = caller ? [`address:${address}`, `key:${caller.apiKeyId}`] : [`address:${address}`];
+    const body = route.hasBody ? await whileHolding(res, receiving.take(holders), () => readJsonBody(req, res)) : undefined;
+    res.once("close", inProgress.take(holders));
     const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
@@ -97,6 +107,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       if (value !== undefined) headers[FORWARDED_NAMES[name]] = value;
     }
     const query = { ...req.query };
+    handOn(res);
     const forward = async () =>
       (await deps.bus.request(
         route.endpoint,
@@ -131,22 +142,29 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
 /**
  * Refuses what no route should spend effort on: an over-long URL (414), and
- * any request past the in-flight cap (503, retry shortly), so that a burst
- * queues in clients rather than in this process's memory.
+ * an HTTP/1.1 request without the Host header it must carry (400; Node
+ * would answer it without the envelope).
  */
 function edgeGuard(limits: GatewayDeps["edge"]): express.RequestHandler {
-  let inFlight = 0;
-  return (req, res, next) => {
+  return (req, _res, next) => {
     if (Buffer.byteLength(req.originalUrl) > limits.maxUrlBytes) {
       throw new AppError("uri_too_long", `The URL is longer than ${limits.maxUrlBytes} bytes.`);
     }
-    if (inFlight >= limits.maxInFlight) {
-      throw new AppError("service_unavailable", "The gateway is at capacity; retry shortly.", { retryAfterSeconds: 1 });
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      throw new AppError("invalid_request", "An HTTP/1.1 request must carry a Host header.", { param: "Host" });
     }
-    inFlight++;
-    res.once("close", () => inFlight--);
     next();
   };
+}
+
+/** Runs `work` holding a place, given back when it ends or the client goes, whichever comes first. */
+async function whileHolding<T>(res: Response, giveBack: () => void, work: () => Promise<T>): Promise<T> {
+  res.once("close", giveBack);
+  try {
+    return await work();
+  } finally {
+    giveBack();
+  }
 }
 
 /** The Idempotency-Key header, if any; a bad value is a 400 naming the header. */
@@ -155,11 +173,21 @@ function readIdempotencyKey(req: Request): string | undefined {
   return value === undefined ? undefined : checkIdempotencyKey(value);
 }
 
-function checkAdmin(req: Request, adminToken: string): undefined {
+/**
+ * Checks the admin token. A wrong one counts as a failed authentication of
+ * the client address, as a wrong API key does; an address past its
+ * allowance is refused whatever token it sends, the right one included, so
+ * that a refusal says nothing about a guess.
+ */
+async function checkAdmin(req: Request, deps: GatewayDeps): Promise<undefined> {
+  const address = req.ip ?? "unknown";
+  const exhausted = await deps.rateLimits.authFailuresExhausted(address);
+  if (exhausted) throw new RateLimitedError(exhausted);
   const token = bearerToken(req.get("authorization"));
-  const expected = Buffer.from(adminToken);
+  const expected = Buffer.from(deps.adminToken);
   const given = Buffer.from(token ?? "");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    await deps.rateLimits.recordAuthFailure(address);
     throw new AppError("unauthorized", "Missing or invalid admin token.");
   }
   return undefined;

@@ -53,7 +53,12 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
     busTimeoutMs: settings.busTimeoutMs,
     trustProxy: settings.trustProxy,
     idempotency,
-    edge: { maxUrlBytes: settings.maxUrlBytes, maxInFlight: settings.maxInFlight },
+    edge: {
+      maxUrlBytes: settings.maxUrlBytes,
+      maxInFlight: settings.maxInFlight,
+      inFlightSharePercent: settings.inFlightSharePercent,
+      maxJsonDepth: settings.maxJsonDepth,
+    },
   });
   return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), revocations };
 }

@@ -36,8 +36,12 @@ export const gatewayConfigSchema = z.object({
   HEADERS_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.headersTimeoutMs),
   REQUEST_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.requestTimeoutMs),
   KEEP_ALIVE_TIMEOUT_MS: env.positiveInt(GATEWAY_DEFAULTS.keepAliveTimeoutMs),
-  /** Requests handled at once by one replica (503 past it). */
+  /** Requests in progress at once on one replica, and bodies being received at once, counted apart (503 past either). */
   MAX_IN_FLIGHT: env.positiveInt(GATEWAY_DEFAULTS.maxInFlight),
+  /** The percentage of those places one client address or one API key may hold (503 past it). */
+  MAX_IN_FLIGHT_SHARE_PERCENT: env.positiveInt(GATEWAY_DEFAULTS.inFlightSharePercent).pipe(z.number().max(100)),
+  /** Deepest nesting of arrays and objects in a JSON body (400 invalid_json past it). */
+  MAX_JSON_DEPTH: env.positiveInt(GATEWAY_DEFAULTS.maxJsonDepth),
   /** Express "trust proxy" setting; off means the client address is the socket's. */
   TRUST_PROXY: z.string().default(GATEWAY_DEFAULTS.trustProxy),
 });
@@ -63,5 +67,7 @@ export function settingsOf(config: GatewayConfig): GatewaySettings {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
     maxInFlight: config.MAX_IN_FLIGHT,
+    inFlightSharePercent: config.MAX_IN_FLIGHT_SHARE_PERCENT,
+    maxJsonDepth: config.MAX_JSON_DEPTH,
   };
 }

@@ -1,3 +1,4 @@
+import { parseConfig } from "@sched/config";
 import { describe, expect, it } from "vitest";
 import { GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
 
@@ -22,6 +23,8 @@ describe("the gateway's settings from its environment", () => {
       REQUEST_TIMEOUT_MS: "1010",
       KEEP_ALIVE_TIMEOUT_MS: "1011",
       MAX_IN_FLIGHT: "1012",
+      MAX_IN_FLIGHT_SHARE_PERCENT: "13",
+      MAX_JSON_DEPTH: "1014",
       TRUST_PROXY: "loopback",
     };
     expect(settingsOf(gatewayConfigSchema.parse(env))).toEqual({
@@ -38,7 +41,14 @@ describe("the gateway's settings from its environment", () => {
       requestTimeoutMs: 1010,
       keepAliveTimeoutMs: 1011,
       maxInFlight: 1012,
+      inFlightSharePercent: 13,
+      maxJsonDepth: 1014,
       trustProxy: "loopback",
     });
+  });
+
+  it("refuses a share of the places in progress over 100 percent, naming the variable", () => {
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_IN_FLIGHT_SHARE_PERCENT: "150" })).toThrow(/MAX_IN_FLIGHT_SHARE_PERCENT/);
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_JSON_DEPTH: "0" })).toThrow(/MAX_JSON_DEPTH/);
   });
 });

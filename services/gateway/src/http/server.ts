@@ -2,6 +2,7 @@ import { ERROR_STATUS, type ErrorCode } from "@sched/proto";
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { chooseRequestId } from "../domain/requestId.js";
+import { timeOut } from "./handover.js";
 
 /** What one client may send and how slowly, before the edge refuses it. */
 export interface EdgeLimits {
@@ -15,13 +16,27 @@ export interface EdgeLimits {
   keepAliveTimeoutMs: number;
 }
 
-export const DEFAULT_EDGE_LIMITS: EdgeLimits & { maxUrlBytes: number; maxInFlight: number } = {
+/** What the express app checks (see app.ts's edge settings). */
+export interface RequestLimits {
+  /** Longest URL (414 past it). */
+  maxUrlBytes: number;
+  /** Requests in progress at once (503 past it), and bodies being received at once. */
+  maxInFlight: number;
+  /** The share of those one client address or one API key may hold, in percent (503 past it). */
+  inFlightSharePercent: number;
+  /** Deepest nesting of arrays and objects in a JSON body (400 past it). */
+  maxJsonDepth: number;
+}
+
+export const DEFAULT_EDGE_LIMITS: EdgeLimits & RequestLimits = {
   maxHeaderBytes: 16_384,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxUrlBytes: 8_192,
   maxInFlight: 1_000,
+  inFlightSharePercent: 25,
+  maxJsonDepth: 32,
 };
 
 /**
@@ -38,6 +53,8 @@ export function createGatewayServer(handler: RequestListener, limits: EdgeLimits
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // Node checks the two time-outs on this beat; the default 30 s would let a slow client stay far longer.
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+      // Node would answer a missing Host with a bare 400; the app refuses it with the envelope.
+      requireHostHeader: false,
     },
     handler,
   );
@@ -46,6 +63,11 @@ export function createGatewayServer(handler: RequestListener, limits: EdgeLimits
     const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (err.code === "ECONNRESET" || !socket.writable || answering?.headersSent) {
       socket.destroy();
+      return;
+    }
+    if (err.code === "ERR_HTTP_REQUEST_TIMEOUT" && answering && !timeOut(answering)) {
+      // Handed on to a service already: the client gets its answer, then the connection closes.
+      answering.shouldKeepAlive = false;
       return;
     }
     socket.end(rawErrorResponse(clientErrorCode(err.code)));

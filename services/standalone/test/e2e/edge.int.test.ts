@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { rawRequest } from "../raw.js";
+
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+const json = { "Content-Type": "application/json" };
+/** `{"email":[[…]]}` with `levels` arrays, the email's nesting included. */
+const nested = (levels: number) => `{"email":${"[".repeat(levels)}${"]".repeat(levels)}}`;
 
 describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
   const available = await wiringAvailable(wiring);
@@ -56,6 +62,45 @@ describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
     expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: "{not json", headers: { "Content-Type": "application/json" } }), 400, "invalid_json");
     const big = JSON.stringify({ email: "a@example.com", relationship: "x".repeat(110 * 1024) });
     expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: big, headers: { "Content-Type": "application/json" } }), 413, "payload_too_large");
+  });
+
+  it.runIf(available)("refuses a body nested deeper than 32 levels with 400 invalid_json, on every route, before anything walks it", async () => {
+    for (const levels of [5_000, 33]) {
+      const res = await call(url, "POST", "/v1/contacts", { key, rawBody: nested(levels), headers: json });
+      expectError(res, 400, "invalid_json");
+      expect(res.body.error.message).toContain("32 levels");
+    }
+    expectError(await call(url, "POST", "/admin/v1/users", { headers: { ...admin, ...json }, rawBody: nested(5_000) }), 400, "invalid_json");
+    expectError(await call(url, "POST", "/v1/contacts", { key, rawBody: nested(3_000), headers: { ...json, "Idempotency-Key": "deep-1" } }), 400, "invalid_json");
+    // Brackets in strings are text; 32 levels (the object and 31 arrays) reach the service's validation.
+    const inText = await call(url, "POST", "/v1/contacts", { key, body: { email: "[".repeat(5_000) } });
+    expectError(inText, 400, "invalid_request");
+    expect(inText.body.error.param).toBe("email");
+    const deepest = await call(url, "POST", "/v1/contacts", { key, rawBody: nested(31), headers: json });
+    expectError(deepest, 400, "invalid_request");
+    expect(deepest.body.error.param).toBe("email");
+  });
+
+  it.runIf(available)("refuses a number JSON cannot carry (1e309) with 400 naming the field, and keeps what was set", async () => {
+    const mine = await createUserWithKey(url);
+    expect((await call(url, "PATCH", `/admin/v1/api-keys/${mine.keyId}`, { headers: admin, body: { rateLimits: { standardPerMinute: 7 } } })).status).toBe(200);
+    const limit = await call(url, "PATCH", `/admin/v1/api-keys/${mine.keyId}`, { headers: { ...admin, ...json }, rawBody: '{"rateLimits":{"standardPerMinute":1e309}}' });
+    expectError(limit, 400, "invalid_request");
+    expect(limit.body.error.param).toBe("rateLimits.standardPerMinute");
+    expect((await call(url, "GET", "/v1/me", { key: mine.key })).headers.get("x-ratelimit-limit")).toBe("7");
+    const buffer = await call(url, "PATCH", "/v1/me", { key: mine.key, rawBody: '{"preferences":{"bufferMinutes":-1e309}}', headers: json });
+    expectError(buffer, 400, "invalid_request");
+    expect(buffer.body.error.param).toBe("preferences.bufferMinutes");
+  });
+
+  it.runIf(available)("answers an HTTP/1.1 request without Host with 400, the envelope and a request id", async () => {
+    const answer = await rawRequest(url, "GET /v1/me HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+    expect(answer.body?.error?.code).toBe("invalid_request");
+    expect(answer.body.error.param).toBe("Host");
+    expect(answer.body.error.requestId).toBe(answer.headers["x-request-id"]);
+    expect(answer.headers["x-request-id"]).toMatch(/^req_/);
   });
 
   it.runIf(available)("names the bad field in invalid_request errors", async () => {

@@ -1,9 +1,14 @@
+import { bind } from "@sched/bus";
+import { contactsList } from "@sched/proto";
+import { eventually } from "@sched/testing";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUserWithKey, startTestSystem, type TestSystem } from "../harness.js";
+import { createUserWithKey, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
 import { rawRequest, type RawAnswer } from "../raw.js";
 
-const LIMITS = { maxUrlBytes: 2_048, maxHeaderBytes: 8_192, headersTimeoutMs: 600, requestTimeoutMs: 1_200, maxInFlight: 3 };
+// Four places, two for one client; the client address is X-Forwarded-For's, so each test plays its own clients.
+const LIMITS = { maxUrlBytes: 2_048, maxHeaderBytes: 8_192, headersTimeoutMs: 600, requestTimeoutMs: 1_200, maxInFlight: 4, inFlightSharePercent: 50, trustProxy: "true" };
+const SHARE = 2;
 
 function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(answer.status, answer.text).toBe(status);
@@ -15,48 +20,91 @@ function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(answer.text).not.toMatch(/\bat \S+ \(|node_modules|\.[jt]s:\d|\bstack\b|\bselect\b.*\bfrom\b|\binsert into\b/i);
 }
 
-/** A request whose body never finishes, holding its place at the gateway until the socket closes. */
-function stalledPost(url: string, key: string): Promise<Socket> {
+/** A request whose body never finishes, holding whatever it holds at the gateway until the socket closes. */
+function stalledPost(url: string, key: string, address: string): Promise<Socket> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em`);
+      socket.write(
+        `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${address}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em`,
+      );
       resolve(socket);
     });
     socket.on("error", () => undefined);
   });
 }
 
-describe("the HTTP edge's limits", () => {
+/**
+ * A whole request from `address` with `key`, read to its end. The client does
+ * not half-close: Node gives up a request whose client has (httpAllowHalfOpen
+ * is off), and these may wait at a service.
+ */
+function send(url: string, request: { method?: string; path: string; key: string; address: string; body?: string }): Promise<RawAnswer> {
+  const body = request.body === undefined ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`;
+  const head = `${request.method ?? "GET"} ${request.path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${request.address}\r\nAuthorization: Bearer ${request.key}\r\nConnection: close\r\n`;
+  return rawRequest(url, `${head}${body || "\r\n"}`, { timeoutMs: 20_000, keepOpen: true });
+}
+
+/**
+ * The contacts list served by a stand-in that holds every request until
+ * released: requests that stay in progress at a service for as long as a
+ * test needs.
+ */
+async function holdContactsList(sys: TestSystem) {
+  await sys.system.stopService("contacts");
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  const served = await sys.system.bus.serve({ name: "contacts", version: "0.0.0" }, [
+    bind(contactsList, async () => {
+      held++;
+      await released;
+      return { status: 200, body: { data: [] } };
+    }),
+  ]);
+  return {
+    held: () => held,
+    release,
+    async stop() {
+      release();
+      await served.stop();
+      await sys.system.startService("contacts");
+    },
+  };
+}
+
+describe.each(WIRINGS)("the HTTP edge's limits (%s)", async (wiring) => {
+  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let key: string;
 
   beforeAll(async () => {
-    sys = await startTestSystem("standalone", LIMITS);
+    if (!available) return;
+    sys = await startTestSystem(wiring, LIMITS);
     ({ key } = await createUserWithKey(sys.url));
   });
   afterAll(async () => sys?.stop());
 
-  it("refuses a URL over the limit with 414, and one just under it is routed", async () => {
+  it.runIf(available)("refuses a URL over the limit with 414, and one just under it is routed", async () => {
     const long = `/v1/contacts?q=${"a".repeat(LIMITS.maxUrlBytes)}`;
     expectEnvelope(await rawRequest(sys.url, `GET ${long} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`), 414, "uri_too_long");
     const fits = `/v1/nope/${"a".repeat(LIMITS.maxUrlBytes - 20)}`;
     expectEnvelope(await rawRequest(sys.url, `GET ${fits} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 404, "not_found");
   });
 
-  it("refuses headers over the limit with 431 and the envelope", async () => {
+  it.runIf(available)("refuses headers over the limit with 431 and the envelope", async () => {
     const answer = await rawRequest(sys.url, `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Filler: ${"b".repeat(LIMITS.maxHeaderBytes)}\r\nConnection: close\r\n\r\n`);
     expectEnvelope(answer, 431, "headers_too_large");
   });
 
-  it("answers a client too slow to send its headers with 408 and closes the connection", async () => {
+  it.runIf(available)("answers a client too slow to send its headers with 408 and closes the connection", async () => {
     const started = Date.now();
     const answer = await rawRequest(sys.url, "GET /v1/me HTTP/1.1\r\nHost: x\r\n", { keepOpen: true, timeoutMs: 5_000 });
     expectEnvelope(answer, 408, "request_timeout");
     expect(Date.now() - started).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
   });
 
-  it("answers a client too slow to send its body with 408 and closes the connection", async () => {
+  it.runIf(available)("answers a client too slow to send its body with 408 and closes the connection", async () => {
     const answer = await rawRequest(
       sys.url,
       `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"ema`,
@@ -65,24 +113,81 @@ describe("the HTTP edge's limits", () => {
     expectEnvelope(answer, 408, "request_timeout");
   });
 
-  it("answers what is not HTTP with 400 and the envelope", async () => {
+  it.runIf(available)("answers what is not HTTP with 400 and the envelope", async () => {
     expectEnvelope(await rawRequest(sys.url, "HELLO\r\n\r\n"), 400, "invalid_request");
     expectEnvelope(await rawRequest(sys.url, "GET /v1/me HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"), 400, "invalid_request");
     expectEnvelope(await rawRequest(sys.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"), 405, "method_not_allowed");
   });
 
-  it("refuses requests past the in-flight cap with a fast 503 and Retry-After, and serves again when they finish", async () => {
-    const stalled = await Promise.all(Array.from({ length: LIMITS.maxInFlight }, () => stalledPost(sys.url, key)));
+  it.runIf(available)("gives one key and one address at most their share of the places in progress, others still get in, and all of them taken is a 503", async () => {
+    const [other, third] = [await createUserWithKey(sys.url), await createUserWithKey(sys.url)];
+    const contacts = await holdContactsList(sys);
     try {
-      await new Promise((r) => setTimeout(r, 100));
-      const refused = await rawRequest(sys.url, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      const list = (k: string, address: string) => send(sys.url, { path: "/v1/contacts", key: k, address });
+      const admitted = [list(key, "10.1.0.1"), list(key, "10.1.0.2")];
+      await eventually(() => contacts.held() === SHARE, 10_000);
+      const keyPastShare = await list(key, "10.1.0.3");
+      expectEnvelope(keyPastShare, 503, "service_unavailable");
+      expect(keyPastShare.headers["retry-after"]).toBe("1");
+      admitted.push(list(other.key, "10.1.0.1"));
+      await eventually(() => contacts.held() === SHARE + 1, 10_000);
+      expectEnvelope(await list(third.key, "10.1.0.1"), 503, "service_unavailable");
+      admitted.push(list(third.key, "10.1.0.4"));
+      await eventually(() => contacts.held() === LIMITS.maxInFlight, 10_000);
+      const full = await list(third.key, "10.1.0.5");
+      expectEnvelope(full, 503, "service_unavailable");
+      expect(full.headers["retry-after"]).toBe("1");
+      contacts.release();
+      for (const answer of await Promise.all(admitted)) expect(answer.status, answer.text).toBe(200);
+    } finally {
+      await contacts.stop();
+    }
+    expect((await send(sys.url, { path: "/v1/me", key, address: "10.1.0.1" })).status).toBe(200);
+  });
+
+  it.runIf(available)("keeps bodies still being received out of the places in progress, and one key or address to its share of them", async () => {
+    const trickler = { address: "10.2.0.1", key: (await createUserWithKey(sys.url)).key };
+    const postFrom = (address: string, k: string) => send(sys.url, { method: "POST", path: "/v1/contacts", key: k, address, body: "{}" });
+    const stalled = await Promise.all(Array.from({ length: LIMITS.maxInFlight }, () => stalledPost(sys.url, trickler.key, trickler.address)));
+    try {
+      // Once the trickler's share of bodies is taken, its next body is refused at once.
+      const refused = await eventually(async () => {
+        const answer = await postFrom(trickler.address, trickler.key);
+        return answer.status === 503 ? answer : undefined;
+      }, 10_000);
       expectEnvelope(refused, 503, "service_unavailable");
       expect(refused.headers["retry-after"]).toBe("1");
+      expectEnvelope(await postFrom("10.2.0.3", trickler.key), 503, "service_unavailable");
+      expectEnvelope(await postFrom(trickler.address, key), 503, "service_unavailable");
+      // Everyone else, and the trickler's own requests without a body, still get in.
+      expect((await send(sys.url, { path: "/v1/me", key, address: "10.2.0.2" })).status).toBe(200);
+      expect((await send(sys.url, { path: "/v1/me", key: trickler.key, address: trickler.address })).status).toBe(200);
+      expectEnvelope(await postFrom("10.2.0.2", key), 400, "invalid_request");
     } finally {
       stalled.forEach((s) => s.destroy());
     }
-    await new Promise((r) => setTimeout(r, 100));
-    const served = await rawRequest(sys.url, `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
-    expect(served.status).toBe(200);
+    await eventually(async () => (await postFrom(trickler.address, trickler.key)).status === 400, 10_000);
+  });
+
+  it.runIf(available)("answers a request already handed to a service with the service's answer, never 408, however long the service takes", async () => {
+    const contacts = await holdContactsList(sys);
+    try {
+      // A route that takes no body, sent one that never ends: Node's request time-out runs while the service works.
+      const answer = rawRequest(
+        sys.url,
+        `GET /v1/contacts HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.3.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Length: 50\r\n\r\n{"a`,
+        { keepOpen: true, timeoutMs: 20_000 },
+      );
+      await eventually(() => contacts.held() === 1, 10_000);
+      // Past the request time-out and two of Node's checks of it.
+      await new Promise((r) => setTimeout(r, LIMITS.requestTimeoutMs + 2 * LIMITS.headersTimeoutMs));
+      contacts.release();
+      const answered = await answer;
+      expect(answered.status, answered.text).toBe(200);
+      expect(answered.body).toEqual({ data: [] });
+      expect(answered.headers.connection).toBe("close");
+    } finally {
+      await contacts.stop();
+    }
   });
 });

@@ -140,19 +140,37 @@ describe.each(WIRINGS)("rate limits per API key (%s)", async (wiring) => {
   });
 
   it.runIf(available)("limits failed authentication per client address, apart from valid keys", async () => {
+    // An API key sent to the admin API above failed authentication from this address too: its window ends first.
+    await sleep(WINDOW_SECONDS * 1000);
     // A key already resolved by the gateway takes the shorter path (its checks in one round trip); it is refused all the same.
     const earlier = await createUserWithKey(url);
     expect((await call(url, "GET", "/v1/me", { key: earlier.key })).status).toBe(200);
+    // Made before the allowance is used up: the admin API is refused to the address as well.
+    const { key } = await createUserWithKey(url);
     const statuses = [];
     // The auth-failure allowance is 30 a window; the 31st attempt from this address is refused.
     for (let i = 0; i < 31; i++) statuses.push((await call(url, "GET", "/v1/me", { key: `sk_test_${String(i).padStart(40, "x")}` })).status);
     expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
     expect(statuses[30]).toBe(429);
-    const { key } = await createUserWithKey(url);
     expect((await call(url, "GET", "/v1/me", { key })).status).toBe(429);
     expect((await call(url, "GET", "/v1/me", { key: earlier.key })).status).toBe(429);
     await sleep(WINDOW_SECONDS * 1000);
     expect((await call(url, "GET", "/v1/me", { key })).status).toBe(200);
     expect((await call(url, "GET", "/v1/me", { key: earlier.key })).status).toBe(200);
+  });
+
+  it.runIf(available)("counts wrong admin tokens as failed authentication of the address, then refuses the right one too until the window ends", async () => {
+    const find = (token: string) => call(url, "GET", "/admin/v1/users?email=nobody@example.com", { headers: { Authorization: `Bearer ${token}` } });
+    expect((await find(ADMIN_TOKEN)).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 30; i++) statuses.push((await find(`adm_guess_${String(i).padStart(21, "0")}`)).status);
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    const guess = await find("adm_guess_one_more_000000000");
+    expectError(guess, 429, "rate_limited");
+    expect(Number(guess.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // The right token is refused as well, or a 429 would tell a wrong guess from a right one.
+    expectError(await find(ADMIN_TOKEN), 429, "rate_limited");
+    await sleep(WINDOW_SECONDS * 1000);
+    expect((await find(ADMIN_TOKEN)).status).toBe(200);
   });
 });
