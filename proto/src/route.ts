@@ -15,6 +15,19 @@ export interface RouteResponse {
 }
 
 /**
+ * A route on its way out (docs/versioning.md): every answer says so, with
+ * RFC 9745's Deprecation, RFC 8594's Sunset and a Link to the migration guide.
+ */
+export interface RouteDeprecation {
+  /** The day it was deprecated, `YYYY-MM-DD` (UTC). */
+  readonly since: string;
+  /** The day after which it may stop answering, `YYYY-MM-DD` (UTC): at least 12 months after `since`. */
+  readonly sunset: string;
+  /** The migration guide. */
+  readonly link: string;
+}
+
+/**
  * One public HTTP route: the gateway authenticates, checks `scope`, counts the
  * request in `bucket`, and forwards `{params, query, body}` to `endpoint`,
  * whose reply is an HttpReply. Admin routes use the admin token instead.
@@ -44,4 +57,6 @@ export interface RouteDef {
    * with path parameters follow from the other fields and are not listed.
    */
   readonly errors?: readonly ErrorCode[];
+  /** Set once the route is deprecated; the OpenAPI document marks it too. */
+  readonly deprecation?: RouteDeprecation;
 }

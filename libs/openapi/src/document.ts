@@ -57,6 +57,14 @@ function tagOf(route: RouteDef): string {
 }
 
 function operationDescription(route: RouteDef): string {
+  const { deprecation } = route;
+  const notice = deprecation
+    ? ` **Deprecated** since ${deprecation.since}; it may stop answering after ${deprecation.sunset} ([migration guide](${deprecation.link})). Every answer carries \`Deprecation\`, \`Sunset\` and \`Link\` headers.`
+    : "";
+  return access(route) + notice;
+}
+
+function access(route: RouteDef): string {
   if (route.auth === "admin") return "Admin token; not rate limited.";
   if (route.auth === "none") return "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
   const bucket = route.bucket === "ai" ? "the AI-powered bucket (10 requests a minute per key)" : "the standard bucket (100 requests a minute per key)";
@@ -111,6 +119,7 @@ function operation(route: RouteDef): RouteConfig {
     operationId: operationId(route),
     summary: route.summary,
     description: operationDescription(route),
+    ...(route.deprecation ? { deprecated: true } : {}),
     tags: [tagOf(route)],
     security: route.auth === "none" ? [] : [route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }],
     parameters: [ref("RequestId"), ...(route.idempotent ? [ref("IdempotencyKey")] : [])],

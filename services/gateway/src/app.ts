@@ -7,6 +7,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
 import { bearerToken } from "./domain/bearer.js";
 import { rateLimitHeaders, type BucketState } from "./domain/rateLimitHeaders.js";
+import { deprecationHeaders } from "./domain/deprecation.js";
 import { chooseRequestId } from "./domain/requestId.js";
 import { compileRoutes } from "./domain/routeMatch.js";
 import { jsonBodyReader } from "./http/body.js";
@@ -57,6 +58,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   app.disable("etag");
   app.set("trust proxy", parseTrustProxy(deps.trustProxy));
   const match = compileRoutes(deps.routes);
+  // Worked out once: a route's deprecation headers go on every one of its answers, errors included.
+  const deprecations = new Map(deps.routes.filter((r) => r.deprecation).map((r) => [r, deprecationHeaders(r.deprecation!)]));
   const readJsonBody = jsonBodyReader(deps.edge.maxJsonDepth);
   // A request takes a place in progress only once its body is in: a slow sender holds a place among bodies being received, apart.
   const inProgress = new Places(deps.edge.maxInFlight, deps.edge.inFlightSharePercent, "requests in progress");
@@ -91,6 +94,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
+    const deprecated = deprecations.get(route);
+    if (deprecated) res.set(deprecated);
     const address = req.ip ?? "unknown";
     const caller = route.auth === "admin" ? await checkAdmin(req, deps) : route.auth === "none" ? undefined : await authenticate(req, res, deps, route.bucket);
     if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(address));

@@ -1,5 +1,5 @@
 import { createLogger } from "@sched/logging";
-import { publicRoutes } from "@sched/proto";
+import { API_VERSION, publicRoutes } from "@sched/proto";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
@@ -18,6 +18,13 @@ function docsApp() {
 
 describe("the API description served by the gateway", () => {
   const app = docsApp();
+
+  it("says at / where the API, its reference and its document are, each of which answers", async () => {
+    const index = await request(app).get("/");
+    expect(index.status).toBe(200);
+    expect(index.body).toMatchObject({ name: "Scheduling API", version: API_VERSION, api: "/v1", reference: "/docs", openapi: "/v1/openapi.json" });
+    for (const path of [index.body.reference, index.body.openapi]) expect((await request(app).get(path)).status, path).toBe(200);
+  });
 
   it("serves the OpenAPI document without authentication", async () => {
     const res = await request(app).get("/v1/openapi.json");

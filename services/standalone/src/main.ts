@@ -27,7 +27,7 @@ const system = await new System({ wiring: { kind: "standalone", dataDir }, logge
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);
-const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`];
+const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`, `API reference: ${base}/docs   (what is where: ${base}/)`];
 if (firstStart) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const demo = await createDemoUser(system.bus, zone);

@@ -1,6 +1,6 @@
 import { AppError } from "@sched/errors";
 import { buildOpenApiDocument, OPENAPI_JSON_PATH } from "@sched/openapi";
-import type { RouteDef } from "@sched/proto";
+import { API_VERSION, type RouteDef } from "@sched/proto";
 import type { NextFunction, RequestHandler, Response } from "express";
 import { createRequire } from "node:module";
 
@@ -43,9 +43,21 @@ const PAGE = `<!doctype html>
 
 type Page = (res: Response, next: NextFunction) => void;
 
+/** `GET /`: where things are, for a person or a program that finds the API's address and nothing else. */
+const INDEX = JSON.stringify({
+  name: "Scheduling API",
+  version: API_VERSION,
+  api: "/v1",
+  reference: "/docs",
+  openapi: OPENAPI_JSON_PATH,
+  health: { live: "/healthz", ready: "/readyz" },
+  authentication: "Authorization: Bearer sk_test_… or sk_live_…",
+});
+
 /**
- * The API's description, without authentication: the OpenAPI document of
- * the routes the gateway serves, and a reference page rendering it. A plain
+ * The API's description, without authentication: where things are (`/`),
+ * the OpenAPI document of the routes the gateway serves, and a reference
+ * page rendering it. A plain
  * middleware rather than an express Router, which would answer OPTIONS
  * itself: a preflight is refused by the gateway like any other.
  */
@@ -53,6 +65,9 @@ export function docsHandler(routes: readonly RouteDef[]): RequestHandler {
   // Built on first use: a route the document cannot describe fails these pages, not the gateway.
   let documentJson: string | undefined;
   const pages: Record<string, Page> = {
+    "/": (res) => {
+      res.type("application/json").set("Cache-Control", "no-cache").send(INDEX);
+    },
     [OPENAPI_JSON_PATH]: (res) => {
       documentJson ??= JSON.stringify(buildOpenApiDocument(routes));
       res.type("application/json").set("Cache-Control", "no-cache").send(documentJson);
