@@ -13,7 +13,7 @@
 import fc from "fast-check";
 import { loadavg } from "node:os";
 import { wiringAvailable, type WiringKind } from "../services/standalone/test/harness.js";
-import { describeRequest, serialize, shorten, type FuzzRequest } from "../services/standalone/test/fuzz/requests.js";
+import { describeRequest, serialize, shorten, traitOf, type FuzzRequest } from "../services/standalone/test/fuzz/requests.js";
 import { startFuzzTarget, type FuzzTarget } from "../services/standalone/test/fuzz/target.js";
 
 const USAGE = "usage: npm run fuzz -- [--runs N] [--wiring standalone|cluster|both] [--seed N] [--concurrency N] [--only I]";
@@ -50,6 +50,7 @@ function requestsOf(target: FuzzTarget, seed: number, from: number, count: numbe
 
 interface FailureClass {
   count: number;
+  operations: Set<string>;
   example: { index: number; request: FuzzRequest; status: string; detail: string };
 }
 
@@ -72,12 +73,17 @@ async function fuzz(wiring: WiringKind, options: ReturnType<typeof parseArgs>): 
           const status = answer instanceof Error ? "no answer" : String(answer.status);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           for (const problem of problems) {
-            const key = `${problem.kind} ${status} ${request.operation ?? `${request.method} (no documented operation)`}`;
+            // One class: what was wrong, the status and the request's oddity; for an undocumented answer, what the document disagrees with.
+            const trait = traitOf(request);
+            const disagreement = problem.kind === "undocumented" ? ` ${problem.detail.replace(/^.*? → \d+: /, "").replace(/"[^"]*"/g, "…").slice(0, 80)}` : "";
+            const key = `${problem.kind} ${status}${trait ? ` [${trait}]` : ""}${disagreement}`;
+            const operation = request.operation ?? `${request.method} (no documented operation)`;
             const known = failures.get(key);
             const example = { index, request, status, detail: problem.detail };
-            if (!known) failures.set(key, { count: 1, example });
+            if (!known) failures.set(key, { count: 1, operations: new Set([operation]), example });
             else {
               known.count++;
+              known.operations.add(operation);
               if (serialize(request).length < serialize(known.example.request).length) known.example = example;
             }
           }
@@ -93,8 +99,8 @@ async function fuzz(wiring: WiringKind, options: ReturnType<typeof parseArgs>): 
   const sent = last - first;
   console.log(`\n${wiring}: ${sent} requests in ${seconds.toFixed(0)} s (${(sent / seconds).toFixed(0)}/s), seed ${options.seed}`);
   console.log(`  by status: ${[...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s} ×${n}`).join(", ")}`);
-  for (const [key, { count, example }] of [...failures].sort(([a], [b]) => a.localeCompare(b))) {
-    console.log(`  FAIL ${key} (×${count}): ${shorten(example.detail, 400)}`);
+  for (const [key, { count, operations, example }] of [...failures].sort(([a], [b]) => a.localeCompare(b))) {
+    console.log(`  FAIL ${key} (×${count}, ${operations.size} operations: ${shorten([...operations].sort().join(", "), 300)}): ${shorten(example.detail, 400)}`);
     console.log(`    replay: npm run fuzz -- --wiring ${wiring} --seed ${options.seed} --only ${example.index}`);
     console.log(`    request: ${describeRequest(example.request)}`);
   }

@@ -6,7 +6,7 @@ import { maySee, type FuzzWorld, type Principal } from "./world.js";
 
 /** One thing wrong with an answer; `kind` groups the failures of one class. */
 export interface Problem {
-  kind: "no-answer" | "server-error" | "request-id" | "envelope" | "leak" | "undocumented" | "other-users-data";
+  kind: "no-answer" | "server-error" | "request-id" | "envelope" | "leak" | "undocumented" | "other-users-data" | "number-out-of-range";
   detail: string;
 }
 
@@ -48,19 +48,20 @@ export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: 
     if (INSIDE.test(text)) problems.push({ kind: "leak", detail: text.slice(0, 300) });
   }
   const path = pathOf(request.target);
-  if (!request.malformed && !OUTSIDE_THE_API.test(path) && !(request.operation === undefined && EDGE_REFUSALS.has(status))) {
+  // A path two templates match (`/v1/calendar-connections/google` is also a connection id) has the methods of both; the validator knows only the first.
+  if (path !== undefined && !request.malformed && !OUTSIDE_THE_API.test(path) && templatesMatching(context.document, path) <= 1 && !(request.operation === undefined && EDGE_REFUSALS.has(status))) {
     if (text !== "" && body === undefined) problems.push({ kind: "undocumented", detail: `${status} with a body that is not JSON: ${text.slice(0, 200)}` });
     else {
       for (const detail of context.validator.check(request.method, request.target, { status, headers: new Headers(headers), body })) {
         // A HEAD answer has no body, so no envelope either, whatever its status.
         if (request.method === "HEAD" && / body is not the \w+ error envelope/.test(detail)) continue;
-        // A path two templates match (`/v1/calendar-connections/google` is also a connection id) has the methods of both; the validator knows only the first.
-        if (templatesMatching(context.document, path) > 1 && /no documented operation|Allow is/.test(detail)) continue;
         problems.push({ kind: "undocumented", detail: shorten(detail, 600) });
       }
     }
   }
-  if (status >= 200 && status < 300 && context.caller) problems.push(...othersData(request, body, context.world, context.caller));
+  if (status >= 200 && status < 300 && context.caller && path !== "/v1/openapi.json") problems.push(...othersData(request, body, context.world, context.caller));
+  const outOfRange = status >= 200 && status < 300 && request.body ? infiniteNumber(request.body.toString("utf8")) : undefined;
+  if (outOfRange) problems.push({ kind: "number-out-of-range", detail: `${status}: the body's ${shorten(outOfRange, 40)} is past any double, yet it was taken` });
   return problems;
 }
 
@@ -84,7 +85,7 @@ function othersData(request: FuzzRequest, body: unknown, world: FuzzWorld, calle
   for (const id of ids(body)) {
     const owner = world.owners.get(id);
     if (!owner) {
-      if (/^(mtg|ctc|cal|key)_/.test(id) && !request.operation?.startsWith("GET")) world.owners.set(id, caller);
+      if (/^(mtg|ctc|cal|key)_/.test(id) && request.operation?.startsWith("POST ")) world.owners.set(id, caller);
     } else if (!maySee(caller, owner, id)) problems.push({ kind: "other-users-data", detail: `the answer names ${owner.user}/${owner.mode}'s ${id}` });
   }
   return problems;
@@ -110,12 +111,12 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** The path of a request target as the document's validator reads it; a target no URL parser takes is its own path. */
-function pathOf(target: string): string {
+/** The path of a request target as the document's validator reads it; none for a target no URL parser takes (such as `//%00/`). */
+function pathOf(target: string): string | undefined {
   try {
     return new URL(target, "http://localhost").pathname;
   } catch {
-    return target;
+    return undefined;
   }
 }
 
@@ -126,4 +127,10 @@ function templatesMatching(document: OpenApiDocument, path: string): number {
     const parts = template.split("/");
     return parts.length === segments.length && parts.every((p, i) => (p.startsWith("{") ? segments[i] !== "" : p === segments[i]));
   }).length;
+}
+
+/** The first JSON number in a text that no double holds (`1e309`: Infinity to JSON.parse, so `null` once re-encoded), if any. */
+function infiniteNumber(text: string): string | undefined {
+  for (const [, number] of text.matchAll(/[:[,]\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?=[,}\]])/g)) if (!Number.isFinite(Number(number))) return number;
+  return undefined;
 }

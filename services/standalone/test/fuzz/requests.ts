@@ -437,6 +437,25 @@ function toBytes(body: string | Buffer): Buffer {
   return typeof body === "string" ? Buffer.from(body, "utf8") : body;
 }
 
+/** What is odd about a request, most telling first, by what it contains: failures of one class usually share a cause. */
+const TRAITS: Array<[string, (r: FuzzRequest, text: string) => boolean]> = [
+  ["no Host", (r) => !r.headers.some(([n]) => n === "Host")],
+  ["deep nesting", (_, text) => /\[{20}|(\{"a":){20}/.test(text)],
+  ["1e309", (_, text) => /[:[,]\s*-?1e309/.test(text)],
+  ["NUL", (_, text) => /\\u0000|%00/.test(text) || text.includes("\u0000")],
+  ["unpaired surrogate", (_, text) => /\\ud[89a-f][0-9a-f]{2}|%ED%[AB]|\ufffd/i.test(text)],
+  ["year 0000 or 9999", (_, text) => /\b(0000|9999)-\d\d|\b10000-/.test(text)],
+  ["broken escape", (r) => /%(?![0-9A-Fa-f]{2})|%E0%A4%A(?![0-9A-F])/.test(r.target)],
+  ["Content-Encoding", (r) => r.headers.some(([n]) => n === "Content-Encoding")],
+  ["If-None-Match", (r) => r.headers.some(([n]) => n === "If-None-Match")],
+];
+
+/** The most telling odd thing about a request, if any. */
+export function traitOf(request: FuzzRequest): string | undefined {
+  const text = `${request.target}\n${request.body?.toString("utf8") ?? ""}`;
+  return TRAITS.find(([, test]) => test(request, text))?.[0];
+}
+
 /** The request on the wire. */
 export function serialize(request: FuzzRequest): Buffer {
   const lines = [`${request.method} ${request.target} HTTP/1.1`, ...request.headers.map(([name, value]) => `${name}: ${value}`)];
