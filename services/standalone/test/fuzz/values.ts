@@ -57,11 +57,15 @@ export const nastyNumber: fc.Arbitrary<FuzzJson> = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
 
-/** Control characters, NUL and unpaired surrogates, alone or inside ordinary text. */
-const awkwardChar = fc.constantFrom("\u0000", "\u0001", "\u0007", "\b", "\t", "\n", "\r", "\u001b", "\u001f", "\u007f", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\ud800", "\udfff", "\udbff", "\uffff", "\u202e", "\u0301", "😀", "\\", '"', "'", "%", "/");
+/** Control characters, NUL and unpaired surrogates (the ones storage chokes on most often), and other characters that need care. */
+const awkwardChar = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom("\u0000", "\ud800", "\udfff", "\udbff") },
+  { weight: 3, arbitrary: fc.constantFrom("\u0001", "\u0007", "\b", "\t", "\n", "\r", "\u001b", "\u001f", "\u007f", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\uffff", "\u202e", "\u0301", "😀", "\\", '"', "'", "%", "/") },
+);
 
 /** Strings a client should never be able to turn into a 500. */
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(fc.string({ maxLength: 8 }), awkwardChar, fc.string({ maxLength: 8 })).map(([a, c, b]) => `${a}${c}${b}`) },
   fc.constantFrom(
     "",
     " ",
@@ -85,13 +89,13 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
     "\u202egnp.exe",
     "Z̸̢͉̄a̵͔̓l̶̦̀g̷̰͋o̷͚̍",
   ),
-  fc.tuple(fc.string({ maxLength: 8 }), awkwardChar, fc.string({ maxLength: 8 })).map(([a, c, b]) => `${a}${c}${b}`),
   fc.string({ unit: "binary", maxLength: 30 }),
   fc.tuple(fc.constantFrom("a", "é", "😀", "\u0000", " "), fc.constantFrom(199, 200, 201, 254, 255, 256, 1_000, 10_000, 20_000, 120_000)).map(([c, n]) => c.repeat(n)),
 );
 
 /** Dates and datetimes at the ends of the calendar, in the gaps of time zones and just past validity. */
 export const extremeDate: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom("0000-01-01", "9999-12-30", "9999-12-31", "10000-01-01", "9999-12-31T23:30:00", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z") },
   fc.constantFrom(
     "0000-01-01",
     "0001-01-01",
