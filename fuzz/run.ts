@@ -48,6 +48,17 @@ function requestsOf(target: FuzzTarget, seed: number, from: number, count: numbe
   return sampled.slice(from - batch * BATCH, from - batch * BATCH + count);
 }
 
+/** Requests on their way, by index: the system runs in this process, so if one crashes it, these are the suspects. */
+const inFlight = new Map<number, { wiring: WiringKind; seed: number; request: FuzzRequest }>();
+process.on("uncaughtException", (err) => {
+  console.log(`\nFAIL crash: the system under test threw ${err.stack ?? err.message}\n  with ${inFlight.size} requests in flight:`);
+  for (const [index, { wiring, seed, request }] of inFlight) {
+    console.log(`    replay: npm run fuzz -- --wiring ${wiring} --seed ${seed} --only ${index}`);
+    console.log(`    request: ${describeRequest(request)}`);
+  }
+  process.exit(1);
+});
+
 interface FailureClass {
   count: number;
   operations: Set<string>;
@@ -69,7 +80,9 @@ async function fuzz(wiring: WiringKind, options: ReturnType<typeof parseArgs>): 
         while (next < requests.length) {
           const index = from + next;
           const request = requests[next++]!;
+          inFlight.set(index, { wiring, seed: options.seed, request });
           const { answer, problems } = await target.send(request);
+          inFlight.delete(index);
           const status = answer instanceof Error ? "no answer" : String(answer.status);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           for (const problem of problems) {
@@ -108,7 +121,7 @@ async function fuzz(wiring: WiringKind, options: ReturnType<typeof parseArgs>): 
 }
 
 const options = parseArgs(process.argv.slice(2));
-console.log(`fuzz: ${options.runs} requests a wiring, seed ${options.seed}, concurrency ${options.concurrency}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(`fuzz: ${options.only === undefined ? `${options.runs} requests a wiring` : `request ${options.only}`}, seed ${options.seed}, concurrency ${options.concurrency}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 let clean = true;
 for (const wiring of options.wirings) {
   if (!(await wiringAvailable(wiring))) {
