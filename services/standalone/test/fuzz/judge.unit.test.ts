@@ -81,3 +81,11 @@ describe("the fuzz's judge", () => {
     expect(kinds(request("PATCH", `/v1/meetings/${A_MEETING}`, '{"title":"1e309"}'), answer(200, meeting(A_MEETING)))).toEqual([]);
   });
 });
+
+describe("the fuzz's judge on what an error tells", () => {
+  const error = (message: string, requestId = "req_1") => ({ error: { code: "invalid_request", message, requestId } });
+  it("fails an error that shows the inside, not a request id that happens to spell a library's name", () => {
+    expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("at Object.parse (/app/node_modules/x.js:1:2)")))).toContain("leak");
+    expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("Bad.", "req_1VskneXbNR"), { "x-request-id": "req_1VskneXbNR" }))).toEqual([]);
+  });
+});
