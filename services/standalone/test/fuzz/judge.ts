@@ -63,7 +63,7 @@ export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: 
   }
   if (status >= 200 && status < 300 && context.caller && path !== "/v1/openapi.json") problems.push(...othersData(request, body, context.world, context.caller));
   const outOfRange = status >= 200 && status < 300 && request.body ? infiniteNumber(request.body.toString("utf8")) : undefined;
-  if (outOfRange) problems.push({ kind: "number-out-of-range", detail: `${status}: the body's ${shorten(outOfRange, 40)} is past any double, yet it was taken` });
+  if (outOfRange) problems.push({ kind: "number-out-of-range", detail: `${status}: a number of the body is past any double (JSON.parse reads it as ${outOfRange}), yet it was taken` });
   return problems;
 }
 
@@ -131,8 +131,20 @@ function templatesMatching(document: OpenApiDocument, path: string): number {
   }).length;
 }
 
-/** The first JSON number in a text that no double holds (`1e309`: Infinity to JSON.parse, so `null` once re-encoded), if any. */
+/**
+ * The first number past any double (`1e309`, which JSON.parse reads as
+ * Infinity and which re-encodes as `null`) that is still in the parsed body:
+ * one a repeated key replaced does not count.
+ */
 function infiniteNumber(text: string): string | undefined {
-  for (const [, number] of text.matchAll(/[:[,]\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?=[,}\]])/g)) if (!Number.isFinite(Number(number))) return number;
-  return undefined;
+  let found: string | undefined;
+  try {
+    JSON.parse(text, (_key, value: unknown) => {
+      if (typeof value === "number" && !Number.isFinite(value)) found ??= String(value);
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
+  return found;
 }
