@@ -13,7 +13,8 @@
 import fc from "fast-check";
 import { loadavg } from "node:os";
 import { wiringAvailable, type WiringKind } from "../services/standalone/test/harness.js";
-import { describeRequest, serialize, shorten, traitOf, type FuzzRequest } from "../services/standalone/test/fuzz/requests.js";
+import type { FuzzRequest } from "../services/standalone/test/fuzz/requests.js";
+import { describeRequest, serialize, shorten, traitOf } from "../services/standalone/test/fuzz/wire.js";
 import { startFuzzTarget, type FuzzTarget } from "../services/standalone/test/fuzz/target.js";
 
 const USAGE = "usage: npm run fuzz -- [--runs N] [--wiring standalone|cluster|both] [--seed N] [--concurrency N] [--only I]";

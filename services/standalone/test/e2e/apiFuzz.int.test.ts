@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { wiringAvailable, WIRINGS } from "../harness.js";
-import { describeRequest, type FuzzRequest } from "../fuzz/requests.js";
+import type { FuzzRequest } from "../fuzz/requests.js";
+import { describeRequest } from "../fuzz/wire.js";
 import { startFuzzTarget, type FuzzTarget } from "../fuzz/target.js";
 
 /** The seed every run uses first, so a failure it finds is found again; `npm run fuzz` runs the long campaigns. */

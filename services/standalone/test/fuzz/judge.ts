@@ -1,7 +1,8 @@
 import type { OpenApiDocument } from "@sched/openapi";
 import type { ResponseValidator } from "@sched/openapi/response-validator";
 import type { RawAnswer } from "../raw.js";
-import { shorten, type FuzzRequest } from "./requests.js";
+import type { FuzzRequest } from "./requests.js";
+import { shorten } from "./wire.js";
 import { maySee, type FuzzWorld, type Principal } from "./world.js";
 
 /** One thing wrong with an answer; `kind` groups the failures of one class. */

@@ -3,7 +3,8 @@ import { ResponseValidator } from "@sched/openapi/response-validator";
 import { startTestSystem, type TestSystem, type WiringKind } from "../harness.js";
 import { rawRequest, type RawAnswer } from "../raw.js";
 import { judge, type Problem } from "./judge.js";
-import { RequestGenerator, serialize, type FuzzRequest } from "./requests.js";
+import { RequestGenerator, type FuzzRequest } from "./requests.js";
+import { serialize } from "./wire.js";
 import { seedWorld, type FuzzWorld } from "./world.js";
 
 /** Limits out of the way: the fuzz is about answers, not refusals. */
