@@ -27,7 +27,8 @@ export function rawRequest(url: string, request: string | Buffer, options: { tim
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearTimeout(timer);
-      const raw = Buffer.concat(chunks).toString("utf8");
+      // An interim answer (100 Continue to an Expect) comes before the final one.
+      const raw = Buffer.concat(chunks).toString("utf8").replace(/^(HTTP\/1\.1 1\d\d [^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, "");
       const split = raw.indexOf("\r\n\r\n");
       if (split < 0) return reject(new Error(`connection closed without an answer: ${JSON.stringify(raw.slice(0, 200))}`));
       const [statusLine, ...lines] = raw.slice(0, split).split("\r\n");

@@ -1,0 +1,97 @@
+import { buildOpenApiDocument } from "@sched/openapi";
+import { ResponseValidator } from "@sched/openapi/response-validator";
+import { describe, expect, it } from "vitest";
+import type { RawAnswer } from "../raw.js";
+import { judge } from "./judge.js";
+import type { FuzzRequest } from "./requests.js";
+import type { FuzzWorld, Principal } from "./world.js";
+
+const document = buildOpenApiDocument();
+const validator = new ResponseValidator(document);
+const A_MEETING = "mtg_aaaaaaaaaaaaaaaaaaaaaaaa";
+const A_LIVE_MEETING = "mtg_llllllllllllllllllllllll";
+const B_MEETING = "mtg_bbbbbbbbbbbbbbbbbbbbbbbb";
+const world = (): FuzzWorld => ({
+  url: "http://localhost",
+  keys: { aTest: "sk_test_a", aLive: "sk_live_a", aReadOnly: "sk_test_r", revoked: "sk_test_x", admin: "adm" },
+  ids: { mtg: [A_MEETING, A_LIVE_MEETING, B_MEETING] },
+  adminIds: {},
+  emails: { a: "a@example.com", b: "b@example.com", contact: "c@example.com" },
+  owners: new Map<string, Principal>([
+    [A_MEETING, { user: "a", mode: "test" }],
+    [A_LIVE_MEETING, { user: "a", mode: "live" }],
+    [B_MEETING, { user: "b", mode: "test" }],
+  ]),
+});
+const aTest: Principal = { user: "a", mode: "test" };
+
+const request = (method: string, target: string, body?: string): FuzzRequest => ({
+  method,
+  target,
+  headers: [["Host", "localhost"]],
+  ...(body === undefined ? {} : { body: Buffer.from(body) }),
+  chunked: false,
+  operation: `${method} ${target.replace(/mtg_\w+/, "{id}").split("?")[0]}`,
+  malformed: false,
+});
+
+const RATE = { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "99", "x-ratelimit-reset": "1893456060" };
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): RawAnswer {
+  const text = body === undefined ? "" : JSON.stringify(body);
+  return { status, headers: { "x-request-id": "req_1", "content-type": "application/json; charset=utf-8", ...RATE, ...headers }, body, text };
+}
+const meeting = (id: string) => ({ id, title: "t", description: "", startTime: "2030-01-01T10:00:00Z", duration: "30 mins", participants: ["c@example.com"], status: "confirmed", organizer: "a@example.com", createdAt: "2026-01-01T10:00:00Z" });
+const kinds = (req: FuzzRequest, ans: RawAnswer | Error, caller: Principal | undefined = aTest) => judge(req, ans, { document, validator, world: world(), caller }).map((p) => p.kind);
+
+describe("the fuzz's judge", () => {
+  it("passes a documented answer of the caller's own data", () => {
+    expect(kinds(request("GET", `/v1/meetings/${A_MEETING}`), answer(200, meeting(A_MEETING)))).toEqual([]);
+    expect(kinds(request("GET", "/v1/meetings/mtg_zzzzzzzzzzzzzzzzzzzzzzzz"), answer(404, { error: { code: "not_found", message: "No such meeting.", requestId: "req_1" } }))).toEqual([]);
+  });
+
+  it("fails a 5xx, except a 503 service_unavailable with Retry-After", () => {
+    const internal = { error: { code: "internal_error", message: "An internal error occurred.", requestId: "req_1" } };
+    expect(kinds(request("POST", "/v1/contacts", "[]"), answer(500, internal))).toContain("server-error");
+    const unavailable = { error: { code: "service_unavailable", message: "Retry shortly.", requestId: "req_1" } };
+    expect(kinds(request("POST", "/v1/contacts", "{}"), answer(503, unavailable, { "retry-after": "1" }))).not.toContain("server-error");
+    expect(kinds(request("POST", "/v1/contacts", "{}"), answer(503, unavailable))).toContain("server-error");
+  });
+
+  it("fails an error without the envelope or an answer without X-Request-Id, and one that never came", () => {
+    const bare: RawAnswer = { status: 400, headers: { "content-length": "0" }, body: undefined, text: "" };
+    expect(kinds({ ...request("GET", "/v1/me"), headers: [], malformed: true }, bare)).toEqual(["request-id", "envelope"]);
+    expect(kinds(request("GET", "/v1/me"), new Error("no answer within 15000 ms"))).toEqual(["no-answer"]);
+  });
+
+  it("fails a status or body the document does not describe", () => {
+    expect(kinds(request("GET", "/v1/me"), answer(304, undefined))).toContain("undocumented");
+    expect(kinds(request("GET", `/v1/meetings/${A_MEETING}`), answer(200, { ...meeting(A_MEETING), secret: 1 }))).toContain("undocumented");
+  });
+
+  it("fails a success on another user's object, or on the caller's object of the other mode", () => {
+    expect(kinds(request("GET", `/v1/meetings/${B_MEETING}`), answer(200, meeting(B_MEETING)))).toContain("other-users-data");
+    expect(kinds(request("GET", `/v1/meetings/${A_LIVE_MEETING}`), answer(200, meeting(A_LIVE_MEETING)))).toContain("other-users-data");
+    expect(kinds(request("GET", "/v1/meetings"), answer(200, { data: [meeting(B_MEETING)], hasMore: false }))).toContain("other-users-data");
+    expect(kinds(request("GET", `/v1/meetings/${A_LIVE_MEETING}`), answer(200, meeting(A_LIVE_MEETING)), { user: "a", mode: "live" })).toEqual([]);
+  });
+
+  it("fails a success that took 1e309", () => {
+    const body = '{"title":"t","limit":1e309}';
+    expect(kinds(request("PATCH", `/v1/meetings/${A_MEETING}`, body), answer(200, meeting(A_MEETING)))).toContain("number-out-of-range");
+    expect(kinds(request("PATCH", `/v1/meetings/${A_MEETING}`, '{"title":"1e309"}'), answer(200, meeting(A_MEETING)))).toEqual([]);
+  });
+});
+
+describe("the fuzz's judge on what an error tells", () => {
+  const error = (message: string, requestId = "req_1") => ({ error: { code: "invalid_request", message, requestId } });
+  it("fails an error that shows the inside, not a request id that happens to spell a library's name", () => {
+    expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("at Object.parse (/app/node_modules/x.js:1:2)")))).toContain("leak");
+    expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("Bad.", "req_1VskneXbNR"), { "x-request-id": "req_1VskneXbNR" }))).toEqual([]);
+  });
+});
+
+describe("the fuzz's judge on numbers past any double", () => {
+  it("does not count one a repeated key replaced", () => {
+    expect(kinds(request("PATCH", `/v1/meetings/${A_MEETING}`, '{"title":1e309,"title":"t"}'), answer(200, meeting(A_MEETING)))).toEqual([]);
+  });
+});
