@@ -1,6 +1,7 @@
 export * from "./types.js";
 export { MemoryBus } from "./memory.js";
 export { CALLER_HEADER, DEADLINE_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";
+export { ENCODED_HEADERS } from "./headerText.js";
 export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
 export { servicesAnsweringIn } from "./natsNamespace.js";
 export { REPLY_HEADROOM_BYTES, replyBodyBudget } from "./replyBudget.js";

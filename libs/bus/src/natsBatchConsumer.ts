@@ -1,6 +1,7 @@
 import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } from "./natsConsumer.js";
-import { consumeEvents, headerValues } from "./observed.js";
+import { headerValues } from "./headerText.js";
+import { consumeEvents } from "./observed.js";
 import { DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } from "./types.js";
 
 /**

@@ -16,7 +16,8 @@ import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, isHttpRoute, requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
-import { headerValues, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
+import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
+import { encodeHeaders, headerText, headerValues } from "./headerText.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
@@ -219,7 +220,8 @@ class NatsBus implements Bus {
     } catch (err) {
       const appError = err instanceof AppError ? err : internalError();
       if (!(err instanceof AppError)) this.options.logger.error({ err, subject: binding.endpoint.subject }, "request could not be answered");
-      msg.respondError(appError.status, appError.message, encode(appError.toJSON()));
+      // The payload carries the error; the header's description is for people watching the wire, and may quote the client's text.
+      msg.respondError(appError.status, headerText(appError.message), encode(appError.toJSON()));
     }
   }
 
@@ -362,7 +364,7 @@ const DEADLINE_HEADER_NAME = DEADLINE_HEADER.toLowerCase();
 
 function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
   const h = natsHeaders();
-  for (const [k, v] of Object.entries(headers)) h.set(k, v);
+  for (const [k, v] of encodeHeaders(headers)) h.set(k, v);
   return h;
 }
 
@@ -372,14 +374,12 @@ function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; spli
   let caller: string | undefined;
   let deadline: string | undefined;
   let splitAsked = false;
-  if (h) {
-    for (const [k, v] of h) {
-      const name = k.toLowerCase();
-      if (name === CALLER_HEADER_NAME) caller = v[0];
-      else if (name === SPLIT_REPLY_HEADER_NAME) splitAsked = v[0] === SPLIT_REPLY;
-      else if (name === DEADLINE_HEADER_NAME) deadline = v[0];
-      else headers[k] = v[0] ?? "";
-    }
+  for (const [k, v] of Object.entries(headerValues(h))) {
+    const name = k.toLowerCase();
+    if (name === CALLER_HEADER_NAME) caller = v;
+    else if (name === SPLIT_REPLY_HEADER_NAME) splitAsked = v === SPLIT_REPLY;
+    else if (name === DEADLINE_HEADER_NAME) deadline = v;
+    else headers[k] = v;
   }
   return { caller, splitAsked, deadline, headers };
 }

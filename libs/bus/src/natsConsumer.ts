@@ -2,7 +2,8 @@ import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
 import { nanos } from "@nats-io/nats-core";
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
-import { consumeEvent, headerValues } from "./observed.js";
+import { headerValues } from "./headerText.js";
+import { consumeEvent } from "./observed.js";
 import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessage, type Stoppable } from "./types.js";
 
 export interface PullConsumerSetup {

@@ -211,10 +211,3 @@ export function receiveNotice(system: "nats" | "memory", subject: string, payloa
     logger.warn({ err, subject }, "notice handler failed");
   });
 }
-
-/** NATS headers as a plain record (first value of each), for trace-context extraction. */
-export function headerValues(h: Iterable<[string, string[]]> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (h) for (const [k, v] of h) out[k] = v[0] ?? "";
-  return out;
-}

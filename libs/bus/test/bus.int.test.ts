@@ -13,6 +13,7 @@ import {
   CALLER_HEADER,
   connectNatsBus,
   DEADLINE_HEADER,
+  ENCODED_HEADERS,
   EVENT_LOG_SCHEMA,
   eventLogMigrations,
   KnexEventLog,
@@ -181,6 +182,32 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect([bug.status, bug.code]).toEqual([500, "internal_error"]);
       expect(bug.message).not.toContain("secrets");
       expect([badReply.status, badReply.code]).toEqual([500, "internal_error"]);
+    });
+
+    it.runIf(available)("carries an error message and headers holding CR, LF, other control characters, edge spaces and an unpaired surrogate exactly", async () => {
+      const text = "date \"a\r\nb\" \u0000\u0007\t\u001b[2J\u007f\ud800 é ";
+      const seen: Record<string, string>[] = [];
+      const svc = await (await open()).serve({ name: `ctl${suffix}`, version: "1.0.0" }, [
+        bind(echo, async ({ text: mode }, ctx) => {
+          seen.push(ctx.headers);
+          if (mode === "fail") throw new AppError("invalid_request", `Bad ${text}`, { param: text });
+          return { text: mode };
+        }),
+      ]);
+      const client = await open();
+      const headers = { "Idempotency-Key": `\r\n${text}`, tracestate: "k=v\nInjected: 1", "X-Plain": "as it was" };
+      const err = await rejection(client.request(echo, { text: "fail" }, { caller, headers }));
+      // The service goes on serving.
+      expect(await client.request(echo, { text: "after" }, { headers })).toEqual({ text: "after" });
+      await svc.stop();
+
+      expect([err.status, err.code, err.message, err.details.param]).toEqual([400, "invalid_request", `Bad ${text}`, text]);
+      expect(seen).toHaveLength(2);
+      for (const received of seen) {
+        expect(received).toMatchObject(headers);
+        expect(Object.keys(received).map((k) => k.toLowerCase())).not.toContain("injected");
+        expect(Object.keys(received).map((k) => k.toLowerCase())).not.toContain(ENCODED_HEADERS.toLowerCase());
+      }
     });
 
     it.runIf(available)("answers 503 with a retry time, not 500, when the handler's database is down or full", async () => {
@@ -522,6 +549,25 @@ describe.runIf(natsAvailable)("HTTP replies across releases (NATS)", () => {
       const msg = await nc.request(subject, JSON.stringify(showing("text")), { timeout: 2_000 });
       expect(msg.headers?.get("Sched-Http-Reply") ?? "").toBe("");
       expect(msg.json()).toEqual({ status: 200, headers: { "X-Page": "1" }, body: JSON.parse(PAGE_TEXT) });
+    } finally {
+      await svc.stop();
+      await nc.close();
+    }
+  });
+
+  it("answers an error quoting CR and LF as a service error an earlier requester reads from the payload", async () => {
+    const message = "Bad date: a\r\nb";
+    const svc = await (await connectNats()).serve({ name: "ctlold", version: "1.0.0" }, [
+      bind(echo, async () => {
+        throw new AppError("invalid_request", message, { param: "date" });
+      }),
+    ]);
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const msg = await nc.request(`${namespace}.${echo.subject}`, JSON.stringify({ text: "x" }), { timeout: 2_000 });
+      expect(msg.headers?.get("Nats-Service-Error-Code")).toBe("400");
+      const err = AppError.fromJSON(msg.json());
+      expect([err.code, err.message, err.details.param]).toEqual(["invalid_request", message, "date"]);
     } finally {
       await svc.stop();
       await nc.close();

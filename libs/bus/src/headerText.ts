@@ -1,0 +1,65 @@
+/**
+ * Header values that NATS cannot carry as they are travel as JSON strings.
+ * A NATS header value must not hold CR or LF (the client throws), loses
+ * surrounding white space, and is sent as UTF-8, which has no unpaired
+ * surrogate; text a client chose (an Idempotency-Key, a tracestate, an error
+ * message quoting a query) may hold any of these. A value that can travel
+ * as it is goes unchanged, so a peer of an earlier release reads it as
+ * before; the names of those sent as JSON are listed in ENCODED_HEADERS,
+ * which such a peer ignores (it then sees the JSON text, never a broken
+ * message).
+ */
+export const ENCODED_HEADERS = "Sched-Json-Headers";
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A C0 control character (CR and LF among them) or DEL. */
+function hasControl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Whether a value reaches the other side of NATS exactly as it was sent. */
+export function travelsAsIs(value: string): boolean {
+  return !hasControl(value) && !UNPAIRED_SURROGATE.test(value) && value === value.trim();
+}
+
+/** The value as sent: itself when it travels as it is, else its JSON string (control characters and surrogates escaped, in quotes). */
+export function headerText(value: string): string {
+  return travelsAsIs(value) ? value : JSON.stringify(value);
+}
+
+/** Headers as they go on the wire: values that cannot travel as they are in JSON, listed in ENCODED_HEADERS. */
+export function encodeHeaders(headers: Readonly<Record<string, string>>): Array<[string, string]> {
+  const wire = Object.entries(headers).map(([name, value]): [string, string] => [name, headerText(value)]);
+  const encoded = Object.entries(headers).filter(([, value]) => !travelsAsIs(value)).map(([name]) => name);
+  return encoded.length > 0 ? [...wire, [ENCODED_HEADERS, encoded.join(",")]] : wire;
+}
+
+/** Headers as a plain record (first value of each), as they were sent: ENCODED_HEADERS read and left out. */
+export function headerValues(h: Iterable<[string, string[]]> | undefined): Record<string, string> {
+  const entries = h ? [...h].map(([name, values]): [string, string] => [name, values[0] ?? ""]) : [];
+  const listed = entries.find(([name]) => name.toLowerCase() === ENCODED_HEADER_NAME)?.[1];
+  const encoded = new Set((listed ?? "").split(",").map((n) => n.trim().toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (name.toLowerCase() === ENCODED_HEADER_NAME) continue;
+    out[name] = encoded.has(name.toLowerCase()) ? fromJsonText(value) : value;
+  }
+  return out;
+}
+
+const ENCODED_HEADER_NAME = ENCODED_HEADERS.toLowerCase();
+
+/** A value listed in ENCODED_HEADERS, as it was sent; one that is not a JSON string stays as it came. */
+function fromJsonText(raw: string): string {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === "string" ? value : raw;
+  } catch {
+    return raw;
+  }
+}
