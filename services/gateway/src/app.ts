@@ -73,6 +73,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   });
 
   app.use(edgeGuard(deps.edge));
+  app.use(unconditional);
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -161,6 +162,19 @@ function edgeGuard(limits: GatewayDeps["edge"]): express.RequestHandler {
     next();
   };
 }
+
+/** Request headers that would let express (or a static file) answer 304 or 412 instead of the resource. */
+const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"] as const;
+
+/**
+ * The API keeps no validators (no ETag, no Last-Modified on its answers), so
+ * it does not take conditional requests: without this, `If-None-Match: *`
+ * would pass express's freshness check and get a bodiless 304.
+ */
+const unconditional: express.RequestHandler = (req, _res, next) => {
+  for (const name of CONDITIONAL_HEADERS) delete req.headers[name];
+  next();
+};
 
 /** Runs `work` holding a place, given back when it ends or the client goes, whichever comes first. */
 async function whileHolding<T>(res: Response, giveBack: () => void, work: () => Promise<T>): Promise<T> {

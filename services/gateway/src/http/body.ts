@@ -1,5 +1,6 @@
 import { AppError, paramName } from "@sched/errors";
 import express, { type Request, type Response } from "express";
+import { isUtf8 } from "node:buffer";
 import { nestsDeeperThan, nonFiniteNumberAt } from "../domain/jsonShape.js";
 
 const MAX_BODY = "100kb";
@@ -22,7 +23,7 @@ export type JsonBodyReader = (req: Request, res: Response) => Promise<unknown>;
 
 /**
  * Reads a JSON body: 415 for another media type, 413 past 100 KiB, 400
- * invalid_json when it does not parse or nests arrays and objects deeper
+ * invalid_json when it is not UTF-8, does not parse or nests arrays and objects deeper
  * than `maxDepth` (checked on the bytes, before parsing), 400
  * invalid_request naming the field when a number is not finite (`1e309`).
  * No body at all reads as undefined.
@@ -33,6 +34,8 @@ export function jsonBodyReader(maxDepth: number): JsonBodyReader {
     strict: false,
     type: () => true,
     verify: (_req, _res, bytes) => {
+      // Decoding would turn bytes that are not UTF-8 (an encoded surrogate, say) into U+FFFD and store that.
+      if (!isUtf8(bytes)) throw new AppError("invalid_json", "The request body is not valid UTF-8.");
       if (nestsDeeperThan(bytes, maxDepth)) {
         throw new AppError("invalid_json", `The request body nests arrays and objects more than ${maxDepth} levels deep.`);
       }

@@ -103,6 +103,23 @@ describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
     expect(answer.headers["x-request-id"]).toMatch(/^req_/);
   });
 
+  it.runIf(available)("answers a conditional request (If-None-Match, If-Modified-Since) in full: the API keeps no validators", async () => {
+    // Sent raw: fetch adds Cache-Control: no-cache to a conditional request, which hides the 304.
+    const conditions = ["If-None-Match: *", 'If-None-Match: W/"x", *', "If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT"];
+    const reads = [
+      ...["/v1/me", "/v1/meetings", "/v1/contacts", "/v1/calendar-connections"].map((path) => ({ path, auth: `Authorization: Bearer ${key}\r\n` })),
+      { path: "/v1/openapi.json", auth: "" },
+      { path: "/admin/v1/users?email=nobody%40example.com", auth: `Authorization: Bearer ${ADMIN_TOKEN}\r\n` },
+    ];
+    for (const { path, auth } of reads) {
+      for (const condition of conditions) {
+        const answer = await rawRequest(url, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${auth}${condition}\r\nConnection: close\r\n\r\n`, { keepOpen: true });
+        expect([path, condition, answer.status]).toEqual([path, condition, 200]);
+        expect(answer.body).toBeTypeOf("object");
+      }
+    }
+  });
+
   it.runIf(available)("names the bad field in invalid_request errors", async () => {
     const unknown = await call(url, "POST", "/v1/contacts", { key, body: { email: "a@example.com", nickname: "A" } });
     expectError(unknown, 400, "invalid_request");

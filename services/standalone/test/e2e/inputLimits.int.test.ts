@@ -68,6 +68,40 @@ describe.each(WIRINGS)("what a client may send, end to end (%s)", async (wiring)
     expect((await call(url, "GET", "/admin/v1/users?email=nul@example.com", { headers: admin })).body.data).toEqual([]);
   });
 
+  it.runIf(available)("a query parameter holding CR or LF is a 400 naming it, and the system goes on serving", async () => {
+    const ana = await createUserWithKey(url);
+    for (const date of ["a%0Ab", "a%0Db", "%0D%0AX-Injected:%201", "a%1Bb%7F"]) {
+      expectRefused(await call(url, "GET", `/v1/availability?date=${date}`, { key: ana.key }), "date");
+    }
+    expect((await call(url, "GET", "/v1/availability?date=2030-03-04", { key: ana.key })).status).toBe(200);
+  });
+
+  it.runIf(available)("an unpaired surrogate escaped in the JSON text is a 400 naming the field on every route, and nothing is stored", async () => {
+    const ana = await createUserWithKey(url);
+    const storable = "must not contain NUL characters or unpaired surrogates";
+    const json = { key: ana.key, headers: { "Content-Type": "application/json" } };
+    expectRefused(await call(url, "PATCH", "/v1/me", { ...json, rawBody: String.raw`{"name":"a\ud800b"}` }), "name", storable);
+    expectRefused(await call(url, "PATCH", "/v1/me", { ...json, rawBody: String.raw`{"name":"a\udc00"}` }), "name", storable);
+    const meeting = String.raw`{"title":"a\ud800b","duration":"30 mins","startTime":"2030-03-04T10:00:00Z","participants":["z@example.com"]}`;
+    expectRefused(await call(url, "POST", "/v1/meetings", { ...json, rawBody: meeting }), "title", storable);
+    expect((await call(url, "GET", "/v1/me", { key: ana.key })).body.name).toBe("Test User");
+  });
+
+  it.runIf(available)("a body whose bytes are not UTF-8 (an encoded surrogate, a stray byte) is a 400 invalid_json on every route, not U+FFFD stored", async () => {
+    const ana = await createUserWithKey(url);
+    const send = (method: string, path: string, before: string, bad: number[], after: string) =>
+      fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${ana.key}`, "Content-Type": "application/json" }, body: Buffer.concat([Buffer.from(before), Buffer.from(bad), Buffer.from(after)]) });
+    const meeting = '","duration":"30 mins","startTime":"2030-03-04T10:00:00Z","participants":["z@example.com"]}';
+    for (const bad of [[0xed, 0xa0, 0x80], [0xff], [0xc3]]) {
+      for (const res of [await send("PATCH", "/v1/me", '{"name":"a', bad, 'b"}'), await send("POST", "/v1/meetings", '{"title":"a', bad, meeting)]) {
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "invalid_json", message: "The request body is not valid UTF-8." });
+      }
+    }
+    expect((await call(url, "GET", "/v1/me", { key: ana.key })).body.name).toBe("Test User");
+    expect((await call(url, "GET", "/v1/meetings", { key: ana.key })).body.data).toEqual([]);
+  });
+
   it.runIf(available)("a list of large meetings is walked whole, a page holding what one message carries", { timeout: 180_000 }, async () => {
     const org = await createUserWithKey(url);
     const limits = await call(url, "PATCH", `/admin/v1/api-keys/${org.keyId}`, { headers: admin, body: { rateLimits: { standardPerMinute: 10_000 } } });
