@@ -2,7 +2,7 @@ import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteaso
 import { API_VERSION, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
 import type { z } from "zod";
 import { errorComponentName, errorComponents, nameComponents } from "./components.js";
-import { byStatus, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
+import { byStatus, EDGE_CODES, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
 import { EXAMPLES } from "./examples.js";
 import { HEADER_COMPONENTS, HEADER_PARAMETERS, responseHeaders, type HeaderContext } from "./headers.js";
 import { closeResponseSchemas, dropStringChecksOfIntegerParameters } from "./postprocess.js";
@@ -161,7 +161,7 @@ function documentOperation(): RouteConfig {
           },
         },
       },
-      500: errorResponse(unauthenticated, 500, ["internal_error"]),
+      ...Object.fromEntries(byStatus([...EDGE_CODES, "internal_error"]).map(([status, codes]) => [status, errorResponse(unauthenticated, status, codes)])),
     },
   };
 }

@@ -53,12 +53,18 @@ export function errorMeaning(code: ErrorCode): string {
 }
 
 /**
+ * The edge's own refusals: they can meet any request, this document's
+ * included, before a route is known or a key is read (a request line or
+ * headers too long or too slow, an HTTP/1.1 request without Host).
+ */
+export const EDGE_CODES: readonly ErrorCode[] = ["invalid_request", "request_timeout", "uri_too_long", "headers_too_large"];
+
+/**
  * Every error code a route can answer: the gateway's checks follow from the
  * route's fields (api-decisions 1, 2 and 10), the service's own from `errors`.
  */
 export function routeErrorCodes(route: RouteDef): ErrorCode[] {
-  // The edge's own refusals can meet any request, before a route is known.
-  const codes = new Set<ErrorCode>(["invalid_request", "request_timeout", "uri_too_long", "headers_too_large"]);
+  const codes = new Set<ErrorCode>(EDGE_CODES);
   if (route.auth !== "none") codes.add("unauthorized");
   if (route.auth === "api-key") codes.add("forbidden");
   // Keyless routes are counted per client address instead of per key; admin routes count failed authentications per address.

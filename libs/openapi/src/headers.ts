@@ -1,4 +1,5 @@
-import type { RouteDef } from "@sched/proto";
+import { ERROR_STATUS, type RouteDef } from "@sched/proto";
+import { EDGE_CODES } from "./errorCodes.js";
 
 export type HeaderObject = {
   description: string;
@@ -73,6 +74,9 @@ export const HEADER_COMPONENTS = {
   IdempotentReplayed: header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key.", false, { type: "string", const: "true" }, "true"),
 } satisfies Record<string, HeaderObject>;
 
+/** Statuses a request may get before it is counted. */
+const MAYBE_UNCOUNTED = new Set([...EDGE_CODES.map((code) => ERROR_STATUS[code]), 429, 500, 503]);
+
 const ref = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/headers/${name}` });
 
 /**
@@ -81,14 +85,14 @@ const ref = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/hea
  * authentication has the X-RateLimit-* headers; 429 and 503 add Retry-After,
  * and so does a 409 of an idempotent operation when it is
  * idempotency_request_in_progress.
- * Where a status can also come before the request was counted (a 429 for
- * failed authentications, a 500 or 503 from the key check itself), the
- * rate-limit headers may be missing.
+ * Where a status can also come before the request was counted (the edge's
+ * refusals, a 429 for failed authentications, a 500 or 503 from the key
+ * check itself), the rate-limit headers may be missing.
  */
 export function responseHeaders(route: HeaderContext, status: number): Record<string, { $ref: string }> {
   const headers: Record<string, { $ref: string }> = { "X-Request-Id": ref("RequestId") };
   if (route.auth === "api-key" && status !== 401) {
-    const counted = ![429, 500, 503].includes(status);
+    const counted = !MAYBE_UNCOUNTED.has(status);
     headers["X-RateLimit-Limit"] = ref(counted ? "RateLimitLimit" : "RateLimitLimitIfCounted");
     headers["X-RateLimit-Remaining"] = ref(counted ? "RateLimitRemaining" : "RateLimitRemainingIfCounted");
     headers["X-RateLimit-Reset"] = ref(counted ? "RateLimitReset" : "RateLimitResetIfCounted");

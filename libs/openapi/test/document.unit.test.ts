@@ -93,18 +93,25 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(update.responses["400"].content["application/json"].examples).sort()).toEqual(["invalid_json", "invalid_request", "meeting_cancelled", "meeting_ended"]);
   });
 
-  it("puts the rate-limit headers on API-key responses, Retry-After on 429 and 503 (and, optional, on an idempotent operation's 409), and X-Request-Id on every response", () => {
+  it("puts the rate-limit headers on API-key responses (optional where the edge may refuse first), Retry-After on 429 and 503 (and, optional, on an idempotent operation's 409), and X-Request-Id on every response", () => {
     for (const route of publicRoutes) {
       for (const [status, response] of Object.entries(operationOf(route).responses) as Array<[string, Json]>) {
         const headers = Object.fromEntries(Object.entries(response.headers).map(([name, h]) => [name, resolve(h)])) as Record<string, Json>;
         expect(headers["X-Request-Id"].required).toBe(true);
-        const counted = route.auth === "api-key" && !["401", "429", "500", "503"].includes(status);
+        // 400 (no Host), 408, 414 and 431 come from the edge before a key is read; 429, 500 and 503 may come from the key check.
+        const counted = route.auth === "api-key" && !["400", "401", "408", "414", "429", "431", "500", "503"].includes(status);
         if (route.auth !== "api-key" || status === "401") expect(headers["X-RateLimit-Limit"]).toBeUndefined();
         else expect(headers["X-RateLimit-Limit"].required).toBe(counted);
         const retryAfter = status === "429" || status === "503" ? true : route.idempotent && status === "409" ? false : undefined;
         expect(headers["Retry-After"]?.required).toBe(retryAfter);
       }
     }
+  });
+
+  it("documents the edge's refusals on its own operation too, which can meet any request", () => {
+    const responses = (document.paths as Record<string, Json>)["/v1/openapi.json"].get.responses as Record<string, Json>;
+    expect(Object.keys(responses).sort()).toEqual(["200", "400", "408", "414", "431", "500"]);
+    expect(Object.keys(responses["431"].headers)).toEqual(["X-Request-Id"]);
   });
 
   it("closes every response body: a field the document does not name is invalid", () => {

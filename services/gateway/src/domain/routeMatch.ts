@@ -13,13 +13,15 @@ interface CompiledRoute {
 /**
  * Matches a request against the route table. Paths only use literal and
  * `:name` segments; a path known under another method is 405 with Allow.
+ * A segment that is not valid percent-encoding (`%zz`) is taken as written:
+ * it matches no literal, and as an id it is one of the wrong shape, which
+ * the route then answers like any other (404 once the key is checked and
+ * counted), while another method on that path is still 405.
  */
 export function compileRoutes(routes: readonly RouteDef[]): (method: string, path: string) => RouteMatch {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: split(route.path) }));
   return (method, rawPath) => {
-    const segments = split(rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath);
-    const decoded = decodeSegments(segments);
-    if (!decoded) return { kind: "not_found" };
+    const decoded = split(rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath).map(decodeSegment);
     const allow = new Set<string>();
     for (const c of compiled) {
       const params = matchSegments(c.segments, decoded);
@@ -36,11 +38,12 @@ function split(path: string): string[] {
   return path.split("/").slice(1);
 }
 
-function decodeSegments(segments: string[]): string[] | undefined {
+/** A path segment decoded, or as written when it is not valid percent-encoding. */
+function decodeSegment(segment: string): string {
   try {
-    return segments.map((s) => decodeURIComponent(s));
+    return decodeURIComponent(segment);
   } catch {
-    return undefined;
+    return segment;
   }
 }
 

@@ -27,6 +27,20 @@ describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
     expectError(await call(url, "GET", "/v2/contacts", { key }), 404, "not_found");
   });
 
+  it.runIf(available)("takes a path segment that is not valid percent-encoding as written: an unknown id once the key is counted, 405 for another method", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await call(url, method, "/v1/contacts/%zz", { key });
+      expectError(res, 404, "not_found");
+      expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+    }
+    expectError(await call(url, "GET", "/v1/meetings/%E0%A4%A", { key }), 404, "not_found");
+    expectError(await call(url, "DELETE", "/v1/meetings/%zz"), 401, "unauthorized");
+    const other = await call(url, "PUT", "/v1/meetings/%zz", { key });
+    expectError(other, 405, "method_not_allowed");
+    expect(other.headers.get("allow")).toBe("DELETE, GET, PATCH");
+    expectError(await call(url, "GET", "/v1/m%zze", { key }), 404, "not_found");
+  });
+
   it.runIf(available)("answers a known path with the wrong method with 405 and Allow", async () => {
     const res = await call(url, "PUT", "/v1/contacts", { key });
     expectError(res, 405, "method_not_allowed");

@@ -3,7 +3,7 @@ import { contactsList } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUserWithKey, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { createUserWithKey, expectDocumented, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
 import { rawRequest, type RawAnswer } from "../raw.js";
 
 // Four places, two for one client; the client address is X-Forwarded-For's, so each test plays its own clients.
@@ -18,6 +18,11 @@ function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
   expect(answer.body.error.requestId).toMatch(/^req_/);
   // Nothing of the inside: no stack frames, file names or SQL.
   expect(answer.text).not.toMatch(/\bat \S+ \(|node_modules|\.[jt]s:\d|\bstack\b|\bselect\b.*\bfrom\b|\binsert into\b/i);
+}
+
+/** The answer is one the OpenAPI document describes for the operation, headers included. */
+function expectDocumentedAnswer(method: string, path: string, answer: RawAnswer): void {
+  expectDocumented(method, path, { status: answer.status, headers: new Headers(answer.headers), body: answer.body });
 }
 
 /** A request whose body never finishes, holding whatever it holds at the gateway until the socket closes. */
@@ -87,14 +92,21 @@ describe.each(WIRINGS)("the HTTP edge's limits (%s)", async (wiring) => {
 
   it.runIf(available)("refuses a URL over the limit with 414, and one just under it is routed", async () => {
     const long = `/v1/contacts?q=${"a".repeat(LIMITS.maxUrlBytes)}`;
-    expectEnvelope(await rawRequest(sys.url, `GET ${long} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`), 414, "uri_too_long");
+    const tooLong = await rawRequest(sys.url, `GET ${long} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expectEnvelope(tooLong, 414, "uri_too_long");
+    expectDocumentedAnswer("GET", long, tooLong);
     const fits = `/v1/nope/${"a".repeat(LIMITS.maxUrlBytes - 20)}`;
     expectEnvelope(await rawRequest(sys.url, `GET ${fits} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 404, "not_found");
   });
 
   it.runIf(available)("refuses headers over the limit with 431 and the envelope", async () => {
-    const answer = await rawRequest(sys.url, `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Filler: ${"b".repeat(LIMITS.maxHeaderBytes)}\r\nConnection: close\r\n\r\n`);
-    expectEnvelope(answer, 431, "headers_too_large");
+    for (const path of ["/v1/me", "/v1/openapi.json", "/admin/v1/users?email=a%40example.com"]) {
+      const answer = await rawRequest(sys.url, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Filler: ${"b".repeat(LIMITS.maxHeaderBytes)}\r\nConnection: close\r\n\r\n`);
+      expectEnvelope(answer, 431, "headers_too_large");
+      // Refused before any key is read: no rate-limit headers, as the document says.
+      expect(answer.headers["x-ratelimit-limit"]).toBeUndefined();
+      expectDocumentedAnswer("GET", path, answer);
+    }
   });
 
   it.runIf(available)("answers a client too slow to send its headers with 408 and closes the connection", async () => {
