@@ -65,8 +65,8 @@ export interface ApiResponse {
   body: any;
 }
 
-/** Paths outside the API, which the document does not describe: probes and the HTML reference page. */
-const OUTSIDE_THE_API = /^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
+/** Paths outside the API, which the document does not describe: the index of where things are, probes and the HTML reference page. */
+const OUTSIDE_THE_API = /^\/$|^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
 
 let validator: ResponseValidator | undefined;
 

@@ -17,8 +17,8 @@ const INSIDE = /\bat \S+ \(|node_modules|\.[jt]s:\d|\bselect\b.+\bfrom\b|\binser
 /** Answers Node's own HTTP parser gives before the API sees the request; the document describes the API's answers, not these. */
 const EDGE_REFUSALS = new Set([400, 408, 413, 414, 431]);
 
-/** Paths outside the API, which the document does not describe: probes and the HTML reference page. */
-const OUTSIDE_THE_API = /^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
+/** Paths outside the API, which the document does not describe: the index of where things are, probes and the HTML reference page. */
+const OUTSIDE_THE_API = /^\/$|^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
 
 /**
  * Everything wrong with the answer to a request: any 5xx but a deliberate 503,

@@ -49,6 +49,12 @@ describe("the fuzz's judge", () => {
     expect(kinds(request("GET", "/v1/meetings/mtg_zzzzzzzzzzzzzzzzzzzzzzzz"), answer(404, { error: { code: "not_found", message: "No such meeting.", requestId: "req_1" } }))).toEqual([]);
   });
 
+  it("leaves the index of where things are (GET /) to the envelope checks, as it does the probes: the document does not describe it", () => {
+    const index = { ...request("GET", "/"), operation: undefined };
+    expect(kinds(index, answer(200, { name: "Scheduling API", api: "/v1" }))).toEqual([]);
+    expect(kinds({ ...request("GET", "/v1"), operation: undefined }, answer(200, { name: "Scheduling API", api: "/v1" }))).toContain("undocumented");
+  });
+
   it("fails a 5xx, except a 503 service_unavailable with Retry-After", () => {
     const internal = { error: { code: "internal_error", message: "An internal error occurred.", requestId: "req_1" } };
     expect(kinds(request("POST", "/v1/contacts", "[]"), answer(500, internal))).toContain("server-error");
