@@ -154,7 +154,11 @@ function documentOperation(): RouteConfig {
           "application/json": {
             schema: {
               type: "object",
-              properties: { openapi: { type: "string", pattern: "^3\\.1\\." }, info: { type: "object" }, paths: { type: "object" } },
+              properties: {
+                openapi: { type: "string", pattern: "^3\\.1\\.", description: "The OpenAPI version of the document." },
+                info: { type: "object", description: "The API's title, version and introduction." },
+                paths: { type: "object", description: "Every operation, by path and method." },
+              },
               required: ["openapi", "info", "paths"],
               additionalProperties: true,
             },
