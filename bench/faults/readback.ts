@@ -1,3 +1,4 @@
+import type { CapturedMail } from "@sched/testing/smtp";
 import type { CaughtMail, OwingMeeting } from "./domain/invites.js";
 import { UPDATED_SUFFIX } from "./domain/writes.js";
 
@@ -27,7 +28,9 @@ export function owingMeetings(meetings: readonly ListedMeeting[], uidDomain: str
   return meetings.map((m) => ({ uid: `${m.id}@${uidDomain}`, changes: m.title.endsWith(UPDATED_SUFFIX) ? 2 : 1, participants: m.participants }));
 }
 
-/** The e-mails the catcher received for any of `recipients`. */
-export function mailsTo(mails: readonly CaughtMail[], recipients: readonly string[]): CaughtMail[] {
-  return mails.filter((m) => m.recipients.some((r) => recipients.includes(r)));
+/** The e-mails the catcher received for any of `recipients`, as the invite count reads them. */
+export function mailsTo(mails: readonly CapturedMail[], recipients: readonly string[]): CaughtMail[] {
+  return mails
+    .filter((m) => m.envelopeTo.some((r) => recipients.includes(r)))
+    .map((m) => ({ recipients: m.envelopeTo, ...(m.mail.messageId ? { messageId: m.mail.messageId } : {}), ...(m.ics !== undefined ? { ics: m.ics } : {}) }));
 }

@@ -13,6 +13,7 @@
  * other than 503 or a hang.
  */
 import { GATEWAY_DEFAULTS } from "@sched/gateway";
+import { SmtpFake } from "@sched/testing/smtp";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { arch, cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -22,7 +23,6 @@ import { attemptStats } from "./domain/attempts.js";
 import { findings, type FaultResult } from "./domain/findings.js";
 import { checkInvites } from "./domain/invites.js";
 import { checkWrites } from "./domain/writes.js";
-import { MailCatcher } from "./mailCatcher.js";
 import { parseOptions, USAGE, type FaultOptions } from "./options.js";
 import { runPhase, type PhaseRun } from "./phase.js";
 import { listMeetings, mailsTo, owingMeetings } from "./readback.js";
@@ -62,7 +62,7 @@ console.log(
 const dir = mkdtempSync(join(tmpdir(), "sched-faults-"));
 const logs = options.logs ?? join(dir, "logs");
 mkdirSync(logs, { recursive: true });
-const smtp = new MailCatcher();
+const smtp = new SmtpFake();
 let servers: Servers | undefined;
 let products: Products | undefined;
 
@@ -169,7 +169,7 @@ async function settle(runs: readonly PhaseRun[], gatewayUrl: string, quietMs: nu
       await new Promise((r) => setTimeout(r, 1_000));
       continue;
     }
-    if (smtp.mails.length !== seen) [seen, quietSince] = [smtp.mails.length, Date.now()];
+    if (smtp.messages.length !== seen) [seen, quietSince] = [smtp.messages.length, Date.now()];
     const waiting = results.reduce((n, r) => n + r.invites.lost, 0);
     if ((waiting === 0 && Date.now() - quietSince >= quietMs) || Date.now() > end) return results;
     await new Promise((r) => setTimeout(r, 1_000));
@@ -186,7 +186,7 @@ async function checkAll(runs: readonly PhaseRun[], gatewayUrl: string): Promise<
       loadAverage: run.loadAverage,
       requests: attemptStats(run.attempts, { faultAt: run.faultAt, hangBoundMs: HANG_BOUND_MS }),
       writes: checkWrites(run.creates, run.updates, existing),
-      invites: checkInvites(owingMeetings(existing, UID_DOMAIN), mailsTo(smtp.mails, run.participants)),
+      invites: checkInvites(owingMeetings(existing, UID_DOMAIN), mailsTo(smtp.messages, run.participants)),
     });
   }
   return results;

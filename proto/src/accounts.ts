@@ -5,22 +5,26 @@ import { AdminUser, AdminUserList, ApiKey, ApiKeyCreated, ApiKeyRevoked } from "
 import type { RouteDef } from "./route.js";
 
 export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
-export const Weekday = z.enum(WEEKDAYS);
+export const Weekday = z.enum(WEEKDAYS).meta({ description: "A weekday, `monday` … `sunday`." });
 export type Weekday = z.infer<typeof Weekday>;
 
 /** Local time of day, 00:00–23:59; "24:00" and other roll-overs are refused. */
-export const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM between 00:00 and 23:59");
+export const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM between 00:00 and 23:59").meta({ description: "Local time of day, `HH:MM` from 00:00 to 23:59.", example: "09:00" });
 
 export const WorkingHoursEntry = z
-  .strictObject({ day: Weekday, start: LocalTime, end: LocalTime })
+  .strictObject({
+    day: Weekday.meta({ description: "The weekday of the window." }),
+    start: LocalTime.meta({ description: "When the window opens, `HH:MM` in the user's zone.", example: "09:00" }),
+    end: LocalTime.meta({ description: "When the window closes, `HH:MM` in the user's zone; after `start`.", example: "17:00" }),
+  })
   .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
 export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
 
 /** A stretch of local time the user likes meetings in, on the listed days (every day when none are listed). */
 export const PreferredTime = z
   .strictObject({
-    start: LocalTime,
-    end: LocalTime,
+    start: LocalTime.meta({ description: "Where the stretch begins, `HH:MM` in the user's zone.", example: "09:00" }),
+    end: LocalTime.meta({ description: "Where the stretch ends, `HH:MM` in the user's zone; after `start`.", example: "12:00" }),
     days: z.array(Weekday).max(7).optional().meta({ description: "Weekdays the stretch applies to; every day when absent." }),
   })
   .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
@@ -62,11 +66,11 @@ export type PreferencesPatch = z.infer<typeof PreferencesPatch>;
 
 /** A user as other services see them. */
 export const UserProfile = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  timezone: z.string(),
-  workingHours: z.array(WorkingHoursEntry),
+  id: z.string().meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }),
+  email: z.string().meta({ description: "The account's e-mail address, lower-cased.", example: "ann@example.com" }),
+  name: z.string().meta({ description: "The user's name." }),
+  timezone: z.string().meta({ description: "IANA time zone name; naive times in requests are read in it.", example: "Europe/Berlin" }),
+  workingHours: z.array(WorkingHoursEntry).meta({ description: "When the user works, in their zone; by default Monday to Friday, 09:00–17:00." }),
   preferences: Preferences,
 });
 export type UserProfile = z.infer<typeof UserProfile>;
@@ -117,12 +121,12 @@ export const callerChanged = noticeDef("accounts.v1.notice.caller-changed", z.ob
 
 // ---- public routes ------------------------------------------------------
 
-const TimeZoneName = Text.min(1).max(64);
+const TimeZoneName = Text.min(1).max(64).meta({ description: "An IANA time zone name (`Europe/Berlin`, or `UTC`); fixed offsets are refused.", example: "Europe/Berlin" });
 
 export const MeUpdateBody = z.strictObject({
-  name: Text.trim().min(1).max(200).optional(),
-  timezone: TimeZoneName.optional(),
-  workingHours: z.array(WorkingHoursEntry).max(50).optional(),
+  name: Text.trim().min(1).max(200).optional().meta({ description: "The user's name, 1–200 characters after trimming." }),
+  timezone: TimeZoneName.optional().meta({ description: "The user's IANA time zone (`Europe/Berlin`, or `UTC`); it applies to every request sent after the answer." }),
+  workingHours: z.array(WorkingHoursEntry).max(50).optional().meta({ description: "Replaces the working hours: `{day, start, end}` windows; several a day when they do not overlap." }),
   preferences: PreferencesPatch.optional(),
 });
 
@@ -140,22 +144,24 @@ export const accountsUpdateMe = endpoint(
 // ---- admin routes (the dashboard's job, api-decisions part 3) -------------
 
 export const AdminCreateUserBody = z.strictObject({
-  email: Email,
-  name: Text.trim().min(1).max(200),
-  timezone: TimeZoneName.optional(),
+  email: Email.meta({ description: "The user's e-mail address; one already used is 409 `user_exists`." }),
+  name: Text.trim().min(1).max(200).meta({ description: "The user's name, 1–200 characters after trimming." }),
+  timezone: TimeZoneName.optional().meta({ description: "The user's IANA time zone; `UTC` when absent.", default: "UTC" }),
 });
 export const AdminCreateKeyBody = z.strictObject({
-  mode: Mode,
-  scopes: z.array(Scope).min(1).max(20).optional(),
-  name: Text.trim().min(1).max(200).optional(),
+  mode: Mode.meta({ description: "`test` or `live`: which data the key sees and changes." }),
+  scopes: z.array(Scope).min(1).max(20).optional().meta({ description: "What the key may do; every scope when absent." }),
+  name: Text.trim().min(1).max(200).optional().meta({ description: "A label for the key, 1–200 characters after trimming." }),
 });
 
 /** Omitted: unchanged; null: back to the deployment's default. */
 export const AdminUpdateKeyBody = z.strictObject({
-  rateLimits: z.strictObject({
-    standardPerMinute: PerMinuteLimit.nullable().optional(),
-    aiPerMinute: PerMinuteLimit.nullable().optional(),
-  }),
+  rateLimits: z
+    .strictObject({
+      standardPerMinute: PerMinuteLimit.nullable().optional().meta({ description: "Requests a minute on every operation but recommended times; null: back to the deployment's default; omitted: unchanged." }),
+      aiPerMinute: PerMinuteLimit.nullable().optional().meta({ description: "Requests a minute on `POST /v1/availability/recommended`; null: back to the deployment's default; omitted: unchanged." }),
+    })
+    .meta({ description: "The key's own limits, applied at once by every gateway." }),
 });
 
 export const accountsAdminCreateUser = endpoint(
@@ -165,23 +171,23 @@ export const accountsAdminCreateUser = endpoint(
 );
 export const accountsAdminFindUsers = endpoint(
   "accounts.v1.http.admin.users.find",
-  httpRequest({ params: Empty, query: z.strictObject({ email: Text.min(1).max(254).meta({ description: "E-mail address, compared case-insensitively." }) }), body: NoBody }),
+  httpRequest({ params: Empty, query: z.strictObject({ email: Text.min(1).max(254).meta({ description: "E-mail address, compared case-insensitively.", example: "ann@example.com" }) }), body: NoBody }),
   HttpReply,
 );
 export const accountsAdminCreateKey = endpoint(
   "accounts.v1.http.admin.keys.create",
-  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`)." }) }), query: Empty, body: AdminCreateKeyBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) }), query: Empty, body: AdminCreateKeyBody }),
   HttpReply,
 );
 export const accountsAdminRevokeKey = endpoint(
   "accounts.v1.http.admin.keys.revoke",
-  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: NoBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }) }), query: Empty, body: NoBody }),
   HttpReply,
 );
 
 export const accountsAdminUpdateKey = endpoint(
   "accounts.v1.http.admin.keys.update",
-  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`)." }) }), query: Empty, body: AdminUpdateKeyBody }),
+  httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }) }), query: Empty, body: AdminUpdateKeyBody }),
   HttpReply,
 );
 

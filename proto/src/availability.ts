@@ -7,56 +7,56 @@ import type { RouteDef } from "./route.js";
 // ---- resources -------------------------------------------------------------
 
 export const SLOT_STATUSES = ["free", "busy"] as const;
-export const SlotStatus = z.enum(SLOT_STATUSES);
+export const SlotStatus = z.enum(SLOT_STATUSES).meta({ description: "`busy`: a confirmed meeting or the connected calendar's busy time; `free`: neither." });
 
 /** One slot of a day view: local times of day on the `timezone` clock (api-spec 2.4). */
 export const DaySlot = z.object({
-  start: z.string().regex(/^\d{2}:\d{2}$/),
+  start: z.string().regex(/^\d{2}:\d{2}$/).meta({ description: "Where the slot begins, `HH:MM` on the `timezone` clock.", example: "09:00" }),
   /** "24:00" only for an end at the following midnight. */
-  end: z.string().regex(/^\d{2}:\d{2}$/),
+  end: z.string().regex(/^\d{2}:\d{2}$/).meta({ description: "Where the slot ends, `HH:MM` on the `timezone` clock; `24:00` for the following midnight.", example: "10:30" }),
   status: SlotStatus,
 });
 
 /** GET /v1/availability answers this (api-spec 2.4). */
 export const DayViewBody = z.object({
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  timezone: z.string(),
-  slots: z.array(DaySlot),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: "The day shown, `YYYY-MM-DD`.", example: "2030-03-06" }),
+  timezone: z.string().meta({ description: "The IANA time zone of the user whose day it is; the slots' times are on its clock.", example: "Europe/Berlin" }),
+  slots: z.array(DaySlot).meta({ description: "Free and busy slots tiling that day's working hours, in order; empty on a day without working hours." }),
 });
 export type DayViewBody = z.infer<typeof DayViewBody>;
 
 export const TIME_RANGES = ["morning", "afternoon", "evening", "any"] as const;
-export const TimeRange = z.enum(TIME_RANGES);
+export const TimeRange = z.enum(TIME_RANGES).meta({ description: "Where in the caller's day to look: `morning` 08:00–12:00, `afternoon` 12:00–17:00, `evening` 17:00–21:00, `any` the caller's working hours." });
 export type TimeRange = z.infer<typeof TimeRange>;
 
 /** Why a recommendation found nothing, as a stable code a client can branch on. */
 export const EMPTY_REASONS = ["horizon_too_short", "outside_working_hours", "no_common_free_time"] as const;
-export const EmptyReason = z.enum(EMPTY_REASONS);
+export const EmptyReason = z.enum(EMPTY_REASONS).meta({ description: "Why no slot fits: `horizon_too_short` (no start with room for the meeting), `outside_working_hours` (`any` only: no start inside the caller's hours), `no_common_free_time`." });
 export type EmptyReason = z.infer<typeof EmptyReason>;
 
 export const RANKERS = ["heuristic", "ai"] as const;
-export const RankedBy = z.enum(RANKERS);
+export const RankedBy = z.enum(RANKERS).meta({ description: "`ai` when the AI ranking answered, `heuristic` otherwise (also without `useAI`)." });
 export type RankedBy = z.infer<typeof RankedBy>;
 
 /** A recommended slot (api-spec 2.5) with the extension of api-decisions 7. */
 export const RecommendedSlot = z.object({
-  start: Timestamp,
-  end: Timestamp,
-  score: z.number().min(0).max(1),
-  reason: z.string(),
+  start: Timestamp.meta({ description: "When the slot starts, on the local 15-minute grid." }),
+  end: Timestamp.meta({ description: "When the slot ends: `start` plus the duration.", example: "2026-05-04T10:00:00Z" }),
+  score: z.number().min(0).max(1).meta({ description: "How good the slot is, from 0 to 1; slots come highest first.", example: 0.87 }),
+  reason: z.string().meta({ description: "One sentence saying why the slot is recommended." }),
   /** E-mails of the counted people, the caller included, whose working hours hold the whole slot. */
-  withinWorkingHours: z.array(z.string()),
+  withinWorkingHours: z.array(z.string()).meta({ description: "E-mails of the counted people, the caller included, whose working hours hold the whole slot." }),
 });
 export type RecommendedSlot = z.infer<typeof RecommendedSlot>;
 
 /** POST /v1/availability/recommended answers this. */
 export const RecommendationBody = z.object({
-  slots: z.array(RecommendedSlot),
+  slots: z.array(RecommendedSlot).meta({ description: "The recommended slots, best first; at most `limit`." }),
   /** The participants (never the caller) whose availability was taken into account. */
-  consideredParticipants: z.array(z.string()),
+  consideredParticipants: z.array(z.string()).meta({ description: "E-mails of the participants (never the caller) who count: those with an account who share visibility with the caller." }),
   rankedBy: RankedBy,
   /** Present exactly when `slots` is empty. */
-  emptyReason: EmptyReason.optional(),
+  emptyReason: EmptyReason.optional().meta({ description: "Present exactly when `slots` is empty: why nothing fits." }),
 });
 export type RecommendationBody = z.infer<typeof RecommendationBody>;
 
@@ -73,15 +73,15 @@ export type AvailabilityDayQuery = z.output<typeof AvailabilityDayQuery>;
 
 export const RecommendBody = z.strictObject({
   /** 1–100 addresses, lower-cased, duplicates dropped in first-seen order. */
-  participants: Participants,
+  participants: Participants.meta({ description: "The people to meet, 1–100 e-mail addresses; the caller always counts too." }),
   duration: Duration,
   timeRange: TimeRange.default("any"),
-  useAI: z.boolean().default(false),
+  useAI: z.boolean().default(false).meta({ description: "Re-rank the best candidates by the users' habits and stated preferences (`rankedBy` says whether that answered)." }),
   /** ISO date or datetime; default now. */
-  from: DateText.max(64).optional(),
+  from: DateText.max(64).optional().meta({ description: "Start of the horizon: an ISO date or datetime (naive ones in the caller's zone); now when absent.", example: "2030-03-04" }),
   /** ISO date (that whole day included) or datetime; default 7 days after `from`, at most 31. */
-  to: DateText.max(64).optional(),
-  limit: z.number().int().min(1).max(50).default(10),
+  to: DateText.max(64).optional().meta({ description: "End of the horizon: an ISO date (that whole day included) or datetime; 7 days after `from` when absent, at most 31 days after it.", example: "2030-03-08" }),
+  limit: z.number().int().min(1).max(50).default(10).meta({ description: "The most slots to return." }),
 });
 export type RecommendBody = z.output<typeof RecommendBody>;
 

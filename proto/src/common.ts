@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 export const MODES = ["test", "live"] as const;
-export const Mode = z.enum(MODES);
+export const Mode = z.enum(MODES).meta({ description: "`test` or `live`: a test key sees and changes only test data, a live key only live data." });
 export type Mode = z.infer<typeof Mode>;
 
 export const SCOPES = [
@@ -13,7 +13,7 @@ export const SCOPES = [
   "account:read",
   "account:write",
 ] as const;
-export const Scope = z.enum(SCOPES);
+export const Scope = z.enum(SCOPES).meta({ description: "What a key may do; an operation names the scope it needs." });
 export type Scope = z.infer<typeof Scope>;
 
 /** Who is calling: resolved by the gateway from the API key, carried in a bus header. */
@@ -23,8 +23,8 @@ export const PerMinuteLimit = z.number().int().min(1).max(MAX_PER_MINUTE_LIMIT);
 
 /** A key's own requests-a-minute limits; null: the deployment's default for that bucket. */
 export const KeyRateLimits = z.object({
-  standardPerMinute: PerMinuteLimit.nullable(),
-  aiPerMinute: PerMinuteLimit.nullable(),
+  standardPerMinute: PerMinuteLimit.nullable().meta({ description: "The key's own limit a minute on every operation but recommended times; null: the deployment's default." }),
+  aiPerMinute: PerMinuteLimit.nullable().meta({ description: "The key's own limit a minute on `POST /v1/availability/recommended`; null: the deployment's default." }),
 });
 export type KeyRateLimits = z.infer<typeof KeyRateLimits>;
 
@@ -41,7 +41,7 @@ export const Caller = z.object({
 export type Caller = z.infer<typeof Caller>;
 
 /** Second-precision UTC timestamp as every response spells it. */
-export const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+export const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/).meta({ description: "UTC, second precision: `YYYY-MM-DDTHH:mm:ssZ`.", example: "2026-05-04T09:30:00Z" });
 
 // ---- what a client may send ------------------------------------------------------
 
@@ -104,7 +104,7 @@ export const Email = Text.trim()
   .max(254)
   .pipe(z.email({ message: "must be a valid e-mail address" }))
   .transform((e) => e.toLowerCase())
-  .meta({ format: "email" });
+  .meta({ format: "email", description: "An e-mail address, at most 254 characters; stored lower-cased.", example: "ann@example.com" });
 
 /** Request payload shape of every public HTTP route forwarded by the gateway. */
 export function httpRequest<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(shape: {

@@ -4,22 +4,22 @@ import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } f
 import type { RouteDef } from "./route.js";
 
 export const RELATIONSHIPS = ["colleague", "client", "friend", "other"] as const;
-export const Relationship = z.enum(RELATIONSHIPS);
+export const Relationship = z.enum(RELATIONSHIPS).meta({ description: "How the user knows the contact." });
 export type Relationship = z.infer<typeof Relationship>;
 
 /** A trusted contact as the public API shows it (api-spec 2.6). */
 export const Contact = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
+  id: z.string().meta({ description: "The contact id (`ctc_…`).", example: "ctc_7HqW2mZp9LrX4nBv6TcK1sYd" }),
+  email: z.string().meta({ description: "The contact's e-mail address, lower-cased.", example: "bo@example.com" }),
+  name: z.string().nullable().meta({ description: "The name of the contact's account; null while no account has this e-mail." }),
   relationship: Relationship,
-  blocked: z.boolean(),
-  addedAt: Timestamp,
+  blocked: z.boolean().meta({ description: "Whether the user blocked the contact: a block grants and receives no visibility." }),
+  addedAt: Timestamp.meta({ description: "When the contact was added." }),
 });
 export type Contact = z.infer<typeof Contact>;
 
 /** The contacts list: `data` only, never `hasMore` (api-spec 4.7). */
-export const ContactList = z.object({ data: z.array(Contact) });
+export const ContactList = z.object({ data: z.array(Contact).meta({ description: "The contacts, most recently added first." }) });
 export type ContactList = z.infer<typeof ContactList>;
 
 // ---- public routes ------------------------------------------------------
@@ -27,18 +27,18 @@ export type ContactList = z.infer<typeof ContactList>;
 const ContactParams = z.strictObject({ id: Text.meta({ description: "The contact id (`ctc_…`).", example: "ctc_7HqW2mZp9LrX4nBv6TcK1sYd" }) });
 
 export const ContactListQuery = z.strictObject({
-  includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional().meta({ description: "Include blocked contacts (default false)." }),
+  includeBlocked: z.enum(["true", "false"], { message: "must be true or false" }).optional().meta({ description: "Include blocked contacts (default false).", default: "false" }),
 });
 
 export const ContactCreateBody = z.strictObject({
-  email: Email,
-  relationship: Relationship.optional(),
+  email: Email.meta({ description: "The contact's e-mail address, not the user's own; one already in the list is 409 `contact_exists`.", example: "bo@example.com" }),
+  relationship: Relationship.optional().meta({ description: "How the user knows the contact.", default: "other" }),
 });
 
 export const ContactUpdateBody = z
   .strictObject({
-    relationship: Relationship.optional(),
-    blocked: z.boolean().optional(),
+    relationship: Relationship.optional().meta({ description: "The new relationship." }),
+    blocked: z.boolean().optional().meta({ description: "Block (`true`) or unblock (`false`) the contact." }),
   })
   .refine((b) => b.relationship !== undefined || b.blocked !== undefined, {
     message: "provide at least one of relationship, blocked",

@@ -26,20 +26,20 @@ export const MeetingInvite = z.object({
   sequence: z.number().int().positive().meta({ description: "The meeting's change number this delivery reports (iCalendar SEQUENCE)." }),
   state: InviteState.meta({ description: "`pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try." }),
   channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `email`: an iCalendar e-mail." }),
-  attempts: z.number().int().min(0),
+  attempts: z.number().int().min(0).meta({ description: "How many times delivery was tried so far." }),
   lastError: z.string().nullable().meta({ description: "Why the last attempt failed; null when none did." }),
-  updatedAt: Timestamp,
+  updatedAt: Timestamp.meta({ description: "When the delivery last changed state." }),
 });
 export type MeetingInvite = z.infer<typeof MeetingInvite>;
 
-export const MeetingInviteList = z.object({ data: z.array(MeetingInvite) });
+export const MeetingInviteList = z.object({ data: z.array(MeetingInvite).meta({ description: "The newest delivery to each participant, removed ones included, by e-mail; empty when no invite was sent." }) });
 
 export const invitesList = endpoint("invites.v1.http.list", httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }), HttpReply);
 
 // ---- calendar connections ------------------------------------------------------
 
 export const CALENDAR_PROVIDERS = ["google"] as const;
-export const CalendarProvider = z.enum(CALENDAR_PROVIDERS);
+export const CalendarProvider = z.enum(CALENDAR_PROVIDERS).meta({ description: "The calendar provider: `google` (Google Calendar)." });
 export type CalendarProvider = z.infer<typeof CalendarProvider>;
 
 export const CONNECTION_STATUSES = ["active", "broken"] as const;
@@ -47,15 +47,15 @@ export const ConnectionStatus = z.enum(CONNECTION_STATUSES);
 export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
 export const CalendarConnection = z.object({
-  id: z.string().meta({ example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }),
+  id: z.string().meta({ description: "The connection id (`cal_…`).", example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }),
   provider: CalendarProvider,
   accountEmail: z.string().nullable().meta({ description: "The provider account's address, when the provider told it." }),
-  status: ConnectionStatus.meta({ description: "`broken`: the grant was revoked or expired; invites go by e-mail until the user connects again." }),
-  createdAt: Timestamp,
+  status: ConnectionStatus.meta({ description: "`active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again." }),
+  createdAt: Timestamp.meta({ description: "When the connection was made." }),
 });
 export type CalendarConnection = z.infer<typeof CalendarConnection>;
 
-export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection) });
+export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection).meta({ description: "Every connection of the user, newest first." }) });
 
 export const ConnectStarted = z.object({
   authorizationUrl: z.string().meta({ description: "Send the user's browser here to grant access; Google then redirects to the callback." }),
@@ -64,26 +64,26 @@ export const ConnectStarted = z.object({
 
 export const OAuthCallbackQuery = z.strictObject({
   state: Text.min(1).max(200).meta({ description: "The value the consent URL carried; binds the answer to the user who started it." }),
-  code: Text.min(1).max(2_000).optional(),
+  code: Text.min(1).max(2_000).optional().meta({ description: "The authorization code Google grants on consent; missing when the user refused." }),
   error: Text.max(200).optional().meta({ description: "Set by Google when the user refused (e.g. `access_denied`)." }),
-  scope: Text.max(2_000).optional(),
-  authuser: Text.max(20).optional(),
-  prompt: Text.max(50).optional(),
-  hd: Text.max(253).optional(),
-  iss: Text.max(200).optional(),
+  scope: Text.max(2_000).optional().meta({ description: "Set by Google: the scopes granted; not used." }),
+  authuser: Text.max(20).optional().meta({ description: "Set by Google; not used." }),
+  prompt: Text.max(50).optional().meta({ description: "Set by Google; not used." }),
+  hd: Text.max(253).optional().meta({ description: "Set by Google: the Workspace domain of the account; not used." }),
+  iss: Text.max(200).optional().meta({ description: "Set by Google: the issuer; not used." }),
 });
 
-const ConnectionIdParams = z.strictObject({ id: Text.meta({ description: "The connection id (`cal_…`)." }) });
-const UserIdParams = z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`)." }) });
+const ConnectionIdParams = z.strictObject({ id: Text.meta({ description: "The connection id (`cal_…`).", example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }) });
+const UserIdParams = z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) });
 
 /** Tokens an operator attaches for tests and demos, as Google's token endpoint would have answered. */
 export const AdminAttachConnectionBody = z.strictObject({
   provider: CalendarProvider,
-  accountEmail: Email.optional(),
-  accessToken: Text.min(1).max(4_096),
-  refreshToken: Text.min(1).max(4_096),
+  accountEmail: Email.optional().meta({ description: "The provider account's address, when known." }),
+  accessToken: Text.min(1).max(4_096).meta({ description: "The OAuth access token, as the provider's token endpoint answered it; stored encrypted." }),
+  refreshToken: Text.min(1).max(4_096).meta({ description: "The OAuth refresh token, used once the access token has expired; stored encrypted." }),
   /** When the access token expires; past it the refresh token is used. */
-  expiresAt: TimestampInput.optional(),
+  expiresAt: TimestampInput.optional().meta({ description: "When the access token expires; past it the refresh token is used." }),
 });
 
 export const connectionsStartGoogle = endpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);

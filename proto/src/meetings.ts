@@ -6,7 +6,7 @@ import type { RouteDef } from "./route.js";
 // ---- resource ------------------------------------------------------------
 
 export const DURATIONS = ["15 mins", "30 mins", "45 mins", "1 hour", "1.5 hours", "2 hours"] as const;
-export const Duration = z.enum(DURATIONS);
+export const Duration = z.enum(DURATIONS).meta({ description: "How long the meeting lasts; its end is `startTime` plus this.", example: "30 mins" });
 export type Duration = z.infer<typeof Duration>;
 
 /** Each duration's length in minutes. */
@@ -20,7 +20,7 @@ export const DURATION_MINUTES: Readonly<Record<Duration, number>> = {
 };
 
 export const MEETING_STATUSES = ["draft", "confirmed", "cancelled"] as const;
-export const MeetingStatus = z.enum(MEETING_STATUSES);
+export const MeetingStatus = z.enum(MEETING_STATUSES).meta({ description: "`draft`: announced to nobody yet; `confirmed`: on the calendar; `cancelled`: called off." });
 export type MeetingStatus = z.infer<typeof MeetingStatus>;
 
 export const MEETING_FILTERS = ["upcoming", "past", "draft", "all"] as const;
@@ -29,16 +29,16 @@ export type MeetingFilter = z.infer<typeof MeetingFilter>;
 
 /** A meeting as GET /v1/meetings/:id, POST and PATCH answer it. */
 export const Meeting = z.object({
-  id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  startTime: Timestamp,
+  id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
+  title: z.string().meta({ description: "The meeting's title." }),
+  description: z.string().meta({ description: "The meeting's description; `\"\"` when none was given." }),
+  startTime: Timestamp.meta({ description: "When the meeting starts, in UTC." }),
   duration: Duration,
-  participants: z.array(z.string()),
+  participants: z.array(z.string()).meta({ description: "The participants' e-mail addresses, lower-cased, in first-seen order." }),
   status: MeetingStatus,
   /** E-mail of the user who created the meeting; only they may update it. */
-  organizer: z.string(),
-  createdAt: Timestamp,
+  organizer: z.string().meta({ description: "The e-mail of the user who created the meeting; only they may change or remove it.", example: "ann@example.com" }),
+  createdAt: Timestamp.meta({ description: "When the meeting was created." }),
 });
 export type Meeting = z.infer<typeof Meeting>;
 
@@ -46,13 +46,16 @@ export type Meeting = z.infer<typeof Meeting>;
 export const MeetingListItem = Meeting.omit({ description: true, createdAt: true });
 export type MeetingListItem = z.infer<typeof MeetingListItem>;
 
-export const MeetingList = z.object({ data: z.array(MeetingListItem), hasMore: z.boolean() });
+export const MeetingList = z.object({
+  data: z.array(MeetingListItem).meta({ description: "The page's meetings, in the filter's order; without `description` and `createdAt`." }),
+  hasMore: z.boolean().meta({ description: "Whether more meetings follow: continue with `startingAfter` set to the last id of `data`." }),
+});
 export type MeetingList = z.infer<typeof MeetingList>;
 
 // ---- request bodies ------------------------------------------------------
 
-export const MeetingTitle = Text.trim().min(1).max(200);
-export const MeetingDescription = Text.max(10_000);
+export const MeetingTitle = Text.trim().min(1).max(200).meta({ description: "The meeting's title, 1–200 characters after trimming.", example: "Quarterly planning" });
+export const MeetingDescription = Text.max(10_000).meta({ description: "Free text about the meeting, at most 10,000 characters; `\"\"` when absent." });
 
 /**
  * An ISO 8601 datetime in extended form on a supported date; without an
@@ -63,14 +66,19 @@ export const DateTimeInput = DateText.max(64)
   .regex(
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/,
     "must be an ISO 8601 datetime such as 2026-05-04T09:30:00Z",
-  );
+  )
+  .meta({
+    description: "When the meeting starts: an ISO 8601 datetime (seconds, fraction and offset optional); without an offset it is read in the user's time zone. Fractions of a second are dropped.",
+    example: "2026-05-04T09:30:00+02:00",
+  });
 
 /** 1–100 addresses, lower-cased, duplicates dropped in first-seen order. */
 export const Participants = z
   .array(Email)
   .min(1)
   .max(100)
-  .transform((emails) => [...new Set(emails)]);
+  .transform((emails) => [...new Set(emails)])
+  .meta({ description: "1–100 e-mail addresses; stored lower-cased, duplicates dropped in first-seen order.", example: ["bo@example.com", "cy@example.com"] });
 
 export const MeetingCreateBody = z.strictObject({
   title: MeetingTitle,
@@ -79,9 +87,9 @@ export const MeetingCreateBody = z.strictObject({
   startTime: DateTimeInput,
   participants: Participants,
   /** Default true. */
-  sendInvites: z.boolean().optional(),
+  sendInvites: z.boolean().optional().meta({ description: "Whether participants of a confirmed meeting are sent an invitation.", default: true }),
   /** Default `confirmed`; a meeting is never created cancelled. */
-  status: z.enum(["draft", "confirmed"]).optional(),
+  status: z.enum(["draft", "confirmed"]).optional().meta({ description: "`draft` announces nothing until confirmed; a meeting is never created cancelled.", default: "confirmed" }),
 });
 export type MeetingCreateBody = z.output<typeof MeetingCreateBody>;
 
@@ -92,8 +100,8 @@ export const MeetingUpdateBody = z.strictObject({
   startTime: DateTimeInput.optional(),
   participants: Participants.optional(),
   /** Default true. */
-  sendInvites: z.boolean().optional(),
-  status: MeetingStatus.optional(),
+  sendInvites: z.boolean().optional().meta({ description: "Whether participants hear about the change (an update, or a cancellation to removed ones); drafts announce nothing.", default: true }),
+  status: MeetingStatus.optional().meta({ description: "The new status: `draft` → `confirmed`, or `draft`/`confirmed` → `cancelled`; the current one again changes nothing." }),
 });
 export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
 
@@ -102,14 +110,14 @@ export const MAX_MEETINGS_PAGE = 100;
 
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const MeetingListQuery = z.strictObject({
-  filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first." }),
+  filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first.", default: "upcoming" }),
   limit: Text.regex(/^\d{1,3}$/, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_MEETINGS_PAGE, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .optional()
     .meta({ type: "integer", minimum: 1, maximum: MAX_MEETINGS_PAGE, default: 20, description: "Most meetings in the page. A page may hold fewer, at least one, with `hasMore` true, where more would not fit one message on the bus; continue with `startingAfter`." }),
   /** Id of the last meeting of the previous page. */
-  startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order." }),
+  startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order.", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 

@@ -1,3 +1,5 @@
+import type { CapturedMail } from "@sched/testing/smtp";
+import type { ParsedMail } from "mailparser";
 import { describe, expect, it } from "vitest";
 import { UPDATED_SUFFIX } from "../domain/writes.js";
 import { mailsTo, owingMeetings } from "../readback.js";
@@ -16,8 +18,13 @@ describe("owingMeetings", () => {
 });
 
 describe("mailsTo", () => {
-  it("keeps the mails to any of the recipients given", () => {
-    const mails = [{ recipients: ["a@x.example"], messageId: "<1@x>" }, { recipients: ["z@x.example"] }, { recipients: ["y@x.example", "b@x.example"] }];
-    expect(mailsTo(mails, ["a@x.example", "b@x.example"])).toEqual([mails[0], mails[2]]);
+  const caught = (envelopeTo: string[], messageId?: string, ics?: string): CapturedMail => ({ envelopeTo, mail: { messageId } as ParsedMail, ics });
+
+  it("keeps the mails to any of the recipients given, with their Message-ID and invite", () => {
+    const mails = [caught(["a@x.example"], "<1@x>", "BEGIN:VCALENDAR"), caught(["z@x.example"]), caught(["y@x.example", "b@x.example"])];
+    expect(mailsTo(mails, ["a@x.example", "b@x.example"])).toEqual([
+      { recipients: ["a@x.example"], messageId: "<1@x>", ics: "BEGIN:VCALENDAR" },
+      { recipients: ["y@x.example", "b@x.example"] },
+    ]);
   });
 });

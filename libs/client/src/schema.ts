@@ -385,187 +385,456 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         InternalErrorError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "internal_error";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         InvalidRequestError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "invalid_request";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         RequestTimeoutError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "request_timeout";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         UriTooLongError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "uri_too_long";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         HeadersTooLargeError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "headers_too_large";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         UnauthorizedError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "unauthorized";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         ForbiddenError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "forbidden";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         RateLimitedError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "rate_limited";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         ServiceUnavailableError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "service_unavailable";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         InvalidJsonError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "invalid_json";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         PayloadTooLargeError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "payload_too_large";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         UnsupportedMediaTypeError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "unsupported_media_type";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         UserExistsError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "user_exists";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         NotFoundError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "not_found";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         IdempotencyRequestInProgressError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "idempotency_request_in_progress";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         IdempotencyKeyReusedError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "idempotency_key_reused";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         MeetingEndedError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "meeting_ended";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         MeetingCancelledError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "meeting_cancelled";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         ContactExistsError: {
+            /** @description The error. */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description What went wrong, a stable code a client can branch on.
+                 * @enum {string}
+                 */
                 code: "contact_exists";
+                /** @description What went wrong, for people; never internals. */
                 message: string;
+                /**
+                 * @description The field or parameter a validation failure is about; only on validation errors.
+                 * @example participants[2]
+                 */
                 param?: string;
+                /**
+                 * @description The response's `X-Request-Id`.
+                 * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
+                 */
                 requestId: string;
             };
         };
         Account: {
+            /**
+             * @description The user id (`usr_…`).
+             * @example usr_kY9pF34Qy6nB3Wwd25rq4f5z
+             */
             id: string;
+            /**
+             * @description The account's e-mail address, lower-cased.
+             * @example ann@example.com
+             */
             email: string;
+            /** @description The user's name. */
             name: string;
+            /**
+             * @description IANA time zone name; naive times in requests are read in it.
+             * @example Europe/Berlin
+             */
             timezone: string;
+            /** @description When the user works, in their zone; by default Monday to Friday, 09:00–17:00. */
             workingHours: components["schemas"]["WorkingHoursEntry"][];
             /** @description When the user likes to meet; `useAI` rankings weigh it above learned habits. */
             preferences: {
                 /** @description Local times the user likes meetings in; empty when not stated. */
                 preferredTimes: {
+                    /**
+                     * @description Where the stretch begins, `HH:MM` in the user's zone.
+                     * @example 09:00
+                     */
                     start: string;
+                    /**
+                     * @description Where the stretch ends, `HH:MM` in the user's zone; after `start`.
+                     * @example 12:00
+                     */
                     end: string;
                     /** @description Weekdays the stretch applies to; every day when absent. */
                     days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
@@ -579,114 +848,286 @@ export interface components {
             };
         };
         WorkingHoursEntry: {
-            /** @enum {string} */
+            /**
+             * @description The weekday of the window.
+             * @enum {string}
+             */
             day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /**
+             * @description When the window opens, `HH:MM` in the user's zone.
+             * @example 09:00
+             */
             start: string;
+            /**
+             * @description When the window closes, `HH:MM` in the user's zone; after `start`.
+             * @example 17:00
+             */
             end: string;
         };
         AdminUser: {
+            /**
+             * @description The user id (`usr_…`).
+             * @example usr_kY9pF34Qy6nB3Wwd25rq4f5z
+             */
             id: string;
+            /**
+             * @description The user's e-mail address, lower-cased.
+             * @example ann@example.com
+             */
             email: string;
+            /** @description The user's name. */
             name: string;
+            /**
+             * @description The user's IANA time zone.
+             * @example Europe/Berlin
+             */
             timezone: string;
+            /**
+             * @description When the user was created.
+             * @example 2026-05-04T09:30:00Z
+             */
             createdAt: string;
         };
         AdminUserList: {
+            /** @description The users with the e-mail: none or one. */
             data: components["schemas"]["AdminUser"][];
         };
         ApiKeyCreated: {
+            /**
+             * @description The key id (`key_…`).
+             * @example key_y7AjzQHb6BAEcn6zJ4A3DdvH
+             */
             id: string;
+            /** @description The API key, `sk_test_…` or `sk_live_…`; shown only in this answer. */
             key: string;
-            /** @enum {string} */
+            /**
+             * @description `test` or `live`: a test key sees and changes only test data, a live key only live data.
+             * @enum {string}
+             */
             mode: "test" | "live";
+            /** @description What the key may do. */
             scopes: ("meetings:read" | "meetings:write" | "availability:read" | "contacts:read" | "contacts:write" | "account:read" | "account:write")[];
+            /** @description The key's label; null when none was given. */
             name: string | null;
+            /**
+             * @description When the key was created.
+             * @example 2026-05-04T09:30:00Z
+             */
             createdAt: string;
         };
         ApiKey: {
+            /**
+             * @description The key id (`key_…`).
+             * @example key_y7AjzQHb6BAEcn6zJ4A3DdvH
+             */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description `test` or `live`: a test key sees and changes only test data, a live key only live data.
+             * @enum {string}
+             */
             mode: "test" | "live";
+            /** @description What the key may do. */
             scopes: ("meetings:read" | "meetings:write" | "availability:read" | "contacts:read" | "contacts:write" | "account:read" | "account:write")[];
+            /** @description The key's label; null when none was given. */
             name: string | null;
+            /** @description The key's own limits; null ones are the deployment's defaults. */
             rateLimits: {
+                /** @description The key's own limit a minute on every operation but recommended times; null: the deployment's default. */
                 standardPerMinute: number | null;
+                /** @description The key's own limit a minute on `POST /v1/availability/recommended`; null: the deployment's default. */
                 aiPerMinute: number | null;
             };
+            /**
+             * @description When the key was created.
+             * @example 2026-05-04T09:30:00Z
+             */
             createdAt: string;
+            /**
+             * @description When the key was revoked; null while it is in use.
+             * @example 2026-05-04T09:30:00Z
+             */
             revokedAt: string | null;
         };
         ApiKeyRevoked: {
+            /**
+             * @description The key id (`key_…`).
+             * @example key_y7AjzQHb6BAEcn6zJ4A3DdvH
+             */
             id: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the key is refused from now on.
+             * @enum {boolean}
+             */
             revoked: true;
         };
         MeetingList: {
+            /** @description The page's meetings, in the filter's order; without `description` and `createdAt`. */
             data: components["schemas"]["MeetingListItem"][];
+            /** @description Whether more meetings follow: continue with `startingAfter` set to the last id of `data`. */
             hasMore: boolean;
         };
         MeetingListItem: {
+            /**
+             * @description The meeting id (`mtg_…`).
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
             id: string;
+            /** @description The meeting's title. */
             title: string;
+            /**
+             * @description When the meeting starts, in UTC.
+             * @example 2026-05-04T09:30:00Z
+             */
             startTime: string;
             duration: components["schemas"]["Duration"];
+            /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
             participants: string[];
             status: components["schemas"]["MeetingStatus"];
+            /**
+             * @description The e-mail of the user who created the meeting; only they may change or remove it.
+             * @example ann@example.com
+             */
             organizer: string;
         };
-        /** @enum {string} */
+        /**
+         * @description How long the meeting lasts; its end is `startTime` plus this.
+         * @example 30 mins
+         * @enum {string}
+         */
         Duration: "15 mins" | "30 mins" | "45 mins" | "1 hour" | "1.5 hours" | "2 hours";
-        /** @enum {string} */
+        /**
+         * @description `draft`: announced to nobody yet; `confirmed`: on the calendar; `cancelled`: called off.
+         * @enum {string}
+         */
         MeetingStatus: "draft" | "confirmed" | "cancelled";
         Meeting: {
+            /**
+             * @description The meeting id (`mtg_…`).
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
             id: string;
+            /** @description The meeting's title. */
             title: string;
+            /** @description The meeting's description; `""` when none was given. */
             description: string;
+            /**
+             * @description When the meeting starts, in UTC.
+             * @example 2026-05-04T09:30:00Z
+             */
             startTime: string;
             duration: components["schemas"]["Duration"];
+            /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
             participants: string[];
             status: components["schemas"]["MeetingStatus"];
+            /**
+             * @description The e-mail of the user who created the meeting; only they may change or remove it.
+             * @example ann@example.com
+             */
             organizer: string;
+            /**
+             * @description When the meeting was created.
+             * @example 2026-05-04T09:30:00Z
+             */
             createdAt: string;
         };
         DayView: {
+            /**
+             * @description The day shown, `YYYY-MM-DD`.
+             * @example 2030-03-06
+             */
             date: string;
+            /**
+             * @description The IANA time zone of the user whose day it is; the slots' times are on its clock.
+             * @example Europe/Berlin
+             */
             timezone: string;
+            /** @description Free and busy slots tiling that day's working hours, in order; empty on a day without working hours. */
             slots: components["schemas"]["DaySlot"][];
         };
         DaySlot: {
+            /**
+             * @description Where the slot begins, `HH:MM` on the `timezone` clock.
+             * @example 09:00
+             */
             start: string;
+            /**
+             * @description Where the slot ends, `HH:MM` on the `timezone` clock; `24:00` for the following midnight.
+             * @example 10:30
+             */
             end: string;
-            /** @enum {string} */
+            /**
+             * @description `busy`: a confirmed meeting or the connected calendar's busy time; `free`: neither.
+             * @enum {string}
+             */
             status: "free" | "busy";
         };
         Recommendation: {
+            /** @description The recommended slots, best first; at most `limit`. */
             slots: components["schemas"]["RecommendedSlot"][];
+            /** @description E-mails of the participants (never the caller) who count: those with an account who share visibility with the caller. */
             consideredParticipants: string[];
-            /** @enum {string} */
+            /**
+             * @description `ai` when the AI ranking answered, `heuristic` otherwise (also without `useAI`).
+             * @enum {string}
+             */
             rankedBy: "heuristic" | "ai";
-            /** @enum {string} */
+            /**
+             * @description Present exactly when `slots` is empty: why nothing fits.
+             * @enum {string}
+             */
             emptyReason?: "horizon_too_short" | "outside_working_hours" | "no_common_free_time";
         };
         RecommendedSlot: {
+            /**
+             * @description When the slot starts, on the local 15-minute grid.
+             * @example 2026-05-04T09:30:00Z
+             */
             start: string;
+            /**
+             * @description When the slot ends: `start` plus the duration.
+             * @example 2026-05-04T10:00:00Z
+             */
             end: string;
+            /**
+             * @description How good the slot is, from 0 to 1; slots come highest first.
+             * @example 0.87
+             */
             score: number;
+            /** @description One sentence saying why the slot is recommended. */
             reason: string;
+            /** @description E-mails of the counted people, the caller included, whose working hours hold the whole slot. */
             withinWorkingHours: string[];
         };
         ContactList: {
+            /** @description The contacts, most recently added first. */
             data: components["schemas"]["Contact"][];
         };
         Contact: {
+            /**
+             * @description The contact id (`ctc_…`).
+             * @example ctc_7HqW2mZp9LrX4nBv6TcK1sYd
+             */
             id: string;
+            /**
+             * @description The contact's e-mail address, lower-cased.
+             * @example bo@example.com
+             */
             email: string;
+            /** @description The name of the contact's account; null while no account has this e-mail. */
             name: string | null;
             relationship: components["schemas"]["Relationship"];
+            /** @description Whether the user blocked the contact: a block grants and receives no visibility. */
             blocked: boolean;
+            /**
+             * @description When the contact was added.
+             * @example 2026-05-04T09:30:00Z
+             */
             addedAt: string;
         };
-        /** @enum {string} */
+        /**
+         * @description How the user knows the contact.
+         * @enum {string}
+         */
         Relationship: "colleague" | "client" | "friend" | "other";
     };
     responses: never;
@@ -1021,14 +1462,28 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The user's name, 1–200 characters after trimming. */
                     name?: string;
+                    /**
+                     * @description The user's IANA time zone (`Europe/Berlin`, or `UTC`); it applies to every request sent after the answer.
+                     * @example Europe/Berlin
+                     */
                     timezone?: string;
+                    /** @description Replaces the working hours: `{day, start, end}` windows; several a day when they do not overlap. */
                     workingHours?: components["schemas"]["WorkingHoursEntry"][];
                     /** @description Each field given replaces the stored one; the others stay. */
                     preferences?: {
                         /** @description Local times the user likes meetings in; empty when not stated. */
                         preferredTimes?: {
+                            /**
+                             * @description Where the stretch begins, `HH:MM` in the user's zone.
+                             * @example 09:00
+                             */
                             start: string;
+                            /**
+                             * @description Where the stretch ends, `HH:MM` in the user's zone; after `start`.
+                             * @example 12:00
+                             */
                             end: string;
                             /** @description Weekdays the stretch applies to; every day when absent. */
                             days?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
@@ -1406,9 +1861,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The user's e-mail address; one already used is 409 `user_exists`.
+                     * @example ann@example.com
+                     */
                     email: string;
+                    /** @description The user's name, 1–200 characters after trimming. */
                     name: string;
+                    /**
+                     * @description The user's IANA time zone; `UTC` when absent.
+                     * @default UTC
+                     * @example Europe/Berlin
+                     */
                     timezone?: string;
                 };
             };
@@ -1576,9 +2041,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description `test` or `live`: which data the key sees and changes.
+                     * @enum {string}
+                     */
                     mode: "test" | "live";
+                    /** @description What the key may do; every scope when absent. */
                     scopes?: ("meetings:read" | "meetings:write" | "availability:read" | "contacts:read" | "contacts:write" | "account:read" | "account:write")[];
+                    /** @description A label for the key, 1–200 characters after trimming. */
                     name?: string;
                 };
             };
@@ -1876,8 +2346,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The key's own limits, applied at once by every gateway. */
                     rateLimits: {
+                        /** @description Requests a minute on every operation but recommended times; null: back to the deployment's default; omitted: unchanged. */
                         standardPerMinute?: number | null;
+                        /** @description Requests a minute on `POST /v1/availability/recommended`; null: back to the deployment's default; omitted: unchanged. */
                         aiPerMinute?: number | null;
                     };
                 };
@@ -2242,13 +2715,37 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * @description The meeting's title, 1–200 characters after trimming.
+                     * @example Quarterly planning
+                     */
                     title: string;
+                    /** @description Free text about the meeting, at most 10,000 characters; `""` when absent. */
                     description?: string;
                     duration: components["schemas"]["Duration"];
+                    /**
+                     * @description When the meeting starts: an ISO 8601 datetime (seconds, fraction and offset optional); without an offset it is read in the user's time zone. Fractions of a second are dropped.
+                     * @example 2026-05-04T09:30:00+02:00
+                     */
                     startTime: string;
+                    /**
+                     * @description 1–100 e-mail addresses; stored lower-cased, duplicates dropped in first-seen order.
+                     * @example [
+                     *       "bo@example.com",
+                     *       "cy@example.com"
+                     *     ]
+                     */
                     participants: string[];
+                    /**
+                     * @description Whether participants of a confirmed meeting are sent an invitation.
+                     * @default true
+                     */
                     sendInvites?: boolean;
-                    /** @enum {string} */
+                    /**
+                     * @description `draft` announces nothing until confirmed; a meeting is never created cancelled.
+                     * @default confirmed
+                     * @enum {string}
+                     */
                     status?: "draft" | "confirmed";
                 };
             };
@@ -2823,13 +3320,37 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * @description The meeting's title, 1–200 characters after trimming.
+                     * @example Quarterly planning
+                     */
                     title?: string;
+                    /** @description Free text about the meeting, at most 10,000 characters; `""` when absent. */
                     description?: string;
                     duration?: components["schemas"]["Duration"];
+                    /**
+                     * @description When the meeting starts: an ISO 8601 datetime (seconds, fraction and offset optional); without an offset it is read in the user's time zone. Fractions of a second are dropped.
+                     * @example 2026-05-04T09:30:00+02:00
+                     */
                     startTime?: string;
+                    /**
+                     * @description 1–100 e-mail addresses; stored lower-cased, duplicates dropped in first-seen order.
+                     * @example [
+                     *       "bo@example.com",
+                     *       "cy@example.com"
+                     *     ]
+                     */
                     participants?: string[];
+                    /**
+                     * @description Whether participants hear about the change (an update, or a cancellation to removed ones); drafts announce nothing.
+                     * @default true
+                     */
                     sendInvites?: boolean;
-                    status?: components["schemas"]["MeetingStatus"];
+                    /**
+                     * @description The new status: `draft` → `confirmed`, or `draft`/`confirmed` → `cancelled`; the current one again changes nothing.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "confirmed" | "cancelled";
                 };
             };
         };
@@ -3243,18 +3764,40 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /**
+                     * @description The people to meet, 1–100 e-mail addresses; the caller always counts too.
+                     * @example [
+                     *       "bo@example.com",
+                     *       "cy@example.com"
+                     *     ]
+                     */
                     participants: string[];
                     duration: components["schemas"]["Duration"];
                     /**
+                     * @description Where in the caller's day to look: `morning` 08:00–12:00, `afternoon` 12:00–17:00, `evening` 17:00–21:00, `any` the caller's working hours.
                      * @default any
                      * @enum {string}
                      */
                     timeRange?: "morning" | "afternoon" | "evening" | "any";
-                    /** @default false */
+                    /**
+                     * @description Re-rank the best candidates by the users' habits and stated preferences (`rankedBy` says whether that answered).
+                     * @default false
+                     */
                     useAI?: boolean;
+                    /**
+                     * @description Start of the horizon: an ISO date or datetime (naive ones in the caller's zone); now when absent.
+                     * @example 2030-03-04
+                     */
                     from?: string;
+                    /**
+                     * @description End of the horizon: an ISO date (that whole day included) or datetime; 7 days after `from` when absent, at most 31 days after it.
+                     * @example 2030-03-08
+                     */
                     to?: string;
-                    /** @default 10 */
+                    /**
+                     * @description The most slots to return.
+                     * @default 10
+                     */
                     limit?: number;
                 };
             };
@@ -3673,9 +4216,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The contact's e-mail address, not the user's own; one already in the list is 409 `contact_exists`.
+                     * @example bo@example.com
+                     */
                     email: string;
-                    relationship?: components["schemas"]["Relationship"];
+                    /**
+                     * @description How the user knows the contact.
+                     * @default other
+                     * @enum {string}
+                     */
+                    relationship?: "colleague" | "client" | "friend" | "other";
                 };
             };
         };
@@ -4231,7 +4783,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    relationship?: components["schemas"]["Relationship"];
+                    /**
+                     * @description The new relationship.
+                     * @enum {string}
+                     */
+                    relationship?: "colleague" | "client" | "friend" | "other";
+                    /** @description Block (`true`) or unblock (`false`) the contact. */
                     blocked?: boolean;
                 };
             };
@@ -4482,6 +5039,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The newest delivery to each participant, removed ones included, by e-mail; empty when no invite was sent. */
                         data: {
                             /** @description The participant's address. */
                             email: string;
@@ -4502,9 +5060,14 @@ export interface operations {
                              * @enum {string}
                              */
                             channel: "google" | "email";
+                            /** @description How many times delivery was tried so far. */
                             attempts: number;
                             /** @description Why the last attempt failed; null when none did. */
                             lastError: string | null;
+                            /**
+                             * @description When the delivery last changed state.
+                             * @example 2026-05-04T09:30:00Z
+                             */
                             updatedAt: string;
                         }[];
                     };
@@ -4681,7 +5244,10 @@ export interface operations {
                     "application/json": {
                         /** @description Send the user's browser here to grant access; Google then redirects to the callback. */
                         authorizationUrl: string;
-                        /** @description The consent must be completed before this time. */
+                        /**
+                         * @description The consent must be completed before this time.
+                         * @example 2026-05-04T09:30:00Z
+                         */
                         expiresAt: string;
                     };
                 };
@@ -4836,13 +5402,19 @@ export interface operations {
             query: {
                 /** @description The value the consent URL carried; binds the answer to the user who started it. */
                 state: string;
+                /** @description The authorization code Google grants on consent; missing when the user refused. */
                 code?: string;
                 /** @description Set by Google when the user refused (e.g. `access_denied`). */
                 error?: string;
+                /** @description Set by Google: the scopes granted; not used. */
                 scope?: string;
+                /** @description Set by Google; not used. */
                 authuser?: string;
+                /** @description Set by Google; not used. */
                 prompt?: string;
+                /** @description Set by Google: the Workspace domain of the account; not used. */
                 hd?: string;
+                /** @description Set by Google: the issuer; not used. */
                 iss?: string;
             };
             header?: {
@@ -4874,17 +5446,27 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                        /**
+                         * @description The connection id (`cal_…`).
+                         * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                         */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The calendar provider: `google` (Google Calendar).
+                         * @enum {string}
+                         */
                         provider: "google";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
-                         * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
                          * @enum {string}
                          */
                         status: "active" | "broken";
+                        /**
+                         * @description When the connection was made.
+                         * @example 2026-05-04T09:30:00Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -5002,18 +5584,29 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Every connection of the user, newest first. */
                         data: {
-                            /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                            /**
+                             * @description The connection id (`cal_…`).
+                             * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                             */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The calendar provider: `google` (Google Calendar).
+                             * @enum {string}
+                             */
                             provider: "google";
                             /** @description The provider account's address, when the provider told it. */
                             accountEmail: string | null;
                             /**
-                             * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                             * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
                              * @enum {string}
                              */
                             status: "active" | "broken";
+                            /**
+                             * @description When the connection was made.
+                             * @example 2026-05-04T09:30:00Z
+                             */
                             createdAt: string;
                         }[];
                     };
@@ -5325,12 +5918,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description The calendar provider: `google` (Google Calendar).
+                     * @enum {string}
+                     */
                     provider: "google";
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The provider account's address, when known.
+                     * @example ann@example.com
+                     */
                     accountEmail?: string;
+                    /** @description The OAuth access token, as the provider's token endpoint answered it; stored encrypted. */
                     accessToken: string;
+                    /** @description The OAuth refresh token, used once the access token has expired; stored encrypted. */
                     refreshToken: string;
+                    /**
+                     * @description When the access token expires; past it the refresh token is used.
+                     * @example 2026-05-04T09:30:00Z
+                     */
                     expiresAt?: string;
                 };
             };
@@ -5353,17 +5959,27 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK */
+                        /**
+                         * @description The connection id (`cal_…`).
+                         * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                         */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The calendar provider: `google` (Google Calendar).
+                         * @enum {string}
+                         */
                         provider: "google";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
-                         * @description `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
                          * @enum {string}
                          */
                         status: "active" | "broken";
+                        /**
+                         * @description When the connection was made.
+                         * @example 2026-05-04T09:30:00Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -5505,8 +6121,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The OpenAPI version of the document. */
                         openapi: string;
+                        /** @description The API's title, version and introduction. */
                         info: Record<string, never>;
+                        /** @description Every operation, by path and method. */
                         paths: Record<string, never>;
                     } & {
                         [key: string]: unknown;

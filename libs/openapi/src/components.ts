@@ -68,8 +68,10 @@ export function errorComponentName(code: ErrorCode): string {
  * so they are handed to the generator as definitions of their own.
  */
 export function errorComponents(codes: Iterable<ErrorCode>): Array<{ type: "schema"; schema: z.ZodType }> {
+  const { error } = ErrorBody.shape;
   return [...codes].map((code) => {
-    const schema = z.strictObject({ error: ErrorBody.shape.error.extend({ code: z.literal(code) }) });
+    // extend() makes a new schema, which keeps none of the descriptions of the one it extends.
+    const schema = z.strictObject({ error: error.extend({ code: z.literal(code).meta({ ...error.shape.code.meta() }) }).meta({ ...error.meta() }) });
     zodToOpenAPIRegistry.add(schema, { _internal: { refId: errorComponentName(code) } });
     return { type: "schema", schema };
   });

@@ -3,6 +3,7 @@ import { API_VERSION, publicRoutes, type ErrorCode, type RouteDef } from "@sched
 import type { z } from "zod";
 import { errorComponentName, errorComponents, nameComponents } from "./components.js";
 import { byStatus, EDGE_CODES, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
+import { codeSamples } from "./codeSamples.js";
 import { EXAMPLES } from "./examples.js";
 import { HEADER_COMPONENTS, HEADER_PARAMETERS, responseHeaders, type HeaderContext } from "./headers.js";
 import { closeResponseSchemas, dropStringChecksOfIntegerParameters } from "./postprocess.js";
@@ -120,6 +121,7 @@ function operation(route: RouteDef): RouteConfig {
     summary: route.summary,
     description: operationDescription(route),
     ...(route.deprecation ? { deprecated: true } : {}),
+    "x-codeSamples": codeSamples(route, { params, query }, examples?.request),
     tags: [tagOf(route)],
     security: route.auth === "none" ? [] : [route.auth === "admin" ? { adminToken: [] } : { apiKey: [] }],
     parameters: [ref("RequestId"), ...(route.idempotent ? [ref("IdempotencyKey")] : [])],
@@ -154,7 +156,11 @@ function documentOperation(): RouteConfig {
           "application/json": {
             schema: {
               type: "object",
-              properties: { openapi: { type: "string", pattern: "^3\\.1\\." }, info: { type: "object" }, paths: { type: "object" } },
+              properties: {
+                openapi: { type: "string", pattern: "^3\\.1\\.", description: "The OpenAPI version of the document." },
+                info: { type: "object", description: "The API's title, version and introduction." },
+                paths: { type: "object", description: "Every operation, by path and method." },
+              },
               required: ["openapi", "info", "paths"],
               additionalProperties: true,
             },

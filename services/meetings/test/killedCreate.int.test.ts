@@ -27,7 +27,7 @@ describe.runIf(available)("a create killed mid-flight, with its Idempotency-Key 
   // Two replicas on one database; each reached on a namespace of its own, so the test picks which serves.
   let doomed: ServiceProcess;
   let survivor: ServiceProcess;
-  let toDoomed: Bus;
+  let doomedBus: Bus;
   let toSurvivor: Bus;
   const [doomedNs, survivorNs] = [`kd${uniqueSuffix()}`, `ks${uniqueSuffix()}`];
 
@@ -35,14 +35,14 @@ describe.runIf(available)("a create killed mid-flight, with its Idempotency-Key 
     database = await createTestDatabase();
     doomed = await startServiceProcess("meetings", { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: doomedNs });
     survivor = await startServiceProcess("meetings", { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: survivorNs });
-    toDoomed = await connectNatsBus({ servers: NATS_URL, namespace: doomedNs, name: "killed-create-test", logger });
+    doomedBus = await connectNatsBus({ servers: NATS_URL, namespace: doomedNs, name: "killed-create-test", logger });
     toSurvivor = await connectNatsBus({ servers: NATS_URL, namespace: survivorNs, name: "killed-create-test", logger });
   }, 120_000);
 
   afterAll(async () => {
     await doomed?.kill();
     await survivor?.kill();
-    await toDoomed?.close();
+    await doomedBus?.close();
     await toSurvivor?.close();
     await database?.drop();
     if (available) for (const ns of [doomedNs, survivorNs]) await deleteNamespaceStreams(NATS_URL, ns);
@@ -55,7 +55,7 @@ describe.runIf(available)("a create killed mid-flight, with its Idempotency-Key 
     await admin.query("begin");
     await admin.query("lock table meetings.meetings in access exclusive mode");
     const sentAt = Date.now();
-    const first = rejection(toDoomed.request(meetingsCreate, create, { caller, headers, timeoutMs: TIMEOUT_MS }));
+    const first = rejection(doomedBus.request(meetingsCreate, create, { caller, headers, timeoutMs: TIMEOUT_MS }));
     const waiting = new pg.Client({ connectionString: database.url });
     await waiting.connect();
     await eventually(async () => (await waiting.query("select 1 from meetings.idempotency_keys where idem_key = $1", [headers["Idempotency-Key"]])).rowCount === 1, 5_000);

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from "@sched/openapi";
 import { ResponseValidator } from "@sched/openapi/response-validator";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { System, type SystemOptions } from "../src/system.js";
+import { afterAll, beforeAll } from "vitest";
 
 export type WiringKind = "standalone" | "cluster";
 export const WIRINGS: WiringKind[] = ["standalone", "cluster"];
@@ -53,6 +54,33 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
       await system.stop();
       await database.drop();
       await deleteNamespaceStreams(NATS_URL, namespace);
+    },
+  };
+}
+
+/**
+ * The system of one wiring's suite: whether this machine can run the wiring
+ * (CI has every one), and the system, started before the suite's tests and
+ * stopped after them. Its `url` and `sys` are read inside tests, once started.
+ */
+export async function systemPerSuite(wiring: WiringKind, start: () => Promise<TestSystem> = () => startTestSystem(wiring)) {
+  const available = await wiringAvailable(wiring);
+  let started: TestSystem | undefined;
+  beforeAll(async () => {
+    if (available) started = await start();
+  });
+  afterAll(async () => started?.stop());
+  const running = (): TestSystem => {
+    if (!started) throw new Error(`the ${wiring} system is not running`);
+    return started;
+  };
+  return {
+    available,
+    get sys(): TestSystem {
+      return running();
+    },
+    get url(): string {
+      return running().url;
     },
   };
 }

@@ -1,6 +1,6 @@
+import { SmtpFake } from "@sched/testing/smtp";
 import ICAL from "ical.js";
 import { GoogleFake } from "./fakes/googleFake.js";
-import { SmtpFake } from "./fakes/smtpFake.js";
 import { call, startTestSystem, ADMIN_TOKEN, type TestSystem, type WiringKind } from "./harness.js";
 
 /** The parts of an invite an e-mail client reads, from an independent iCalendar parser. */

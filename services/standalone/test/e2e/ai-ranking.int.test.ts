@@ -1,37 +1,29 @@
 import { eventually } from "@sched/testing";
 import { DateTime } from "luxon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, createUserWithKey, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { call, createUserWithKey, systemPerSuite, WIRINGS } from "../harness.js";
 
 describe.each(WIRINGS)("AI ranking end to end (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
-  let sys: TestSystem;
-  let url: string;
-
-  beforeAll(async () => {
-    if (!available) return;
-    sys = await startTestSystem(wiring);
-    url = sys.url;
-  });
-  afterAll(async () => sys?.stop());
+  const suite = await systemPerSuite(wiring);
+  const { available } = suite;
 
   it.runIf(available)("ranks by the people's habits and stated preferences with useAI, and falls back to the heuristic at once without ai-ranking", async () => {
-    const ana = await createUserWithKey(url, { name: "Ana", timezone: "UTC" });
-    const bo = await createUserWithKey(url, { name: "Bo", timezone: "UTC" });
-    expect((await call(url, "POST", "/v1/contacts", { key: ana.key, body: { email: bo.email } })).status).toBe(201);
+    const ana = await createUserWithKey(suite.url, { name: "Ana", timezone: "UTC" });
+    const bo = await createUserWithKey(suite.url, { name: "Bo", timezone: "UTC" });
+    expect((await call(suite.url, "POST", "/v1/contacts", { key: ana.key, body: { email: bo.email } })).status).toBe(201);
     // Eight weeks of Tuesday 10:00 meetings between them, in the past.
     const lastTuesday = DateTime.utc().startOf("week").minus({ weeks: 1 }).plus({ days: 1, hours: 10 });
     for (let w = 0; w < 8; w++) {
       const startTime = lastTuesday.minus({ weeks: w }).toISO({ suppressMilliseconds: true })!;
-      const created = await call(url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Weekly sync", duration: "1 hour", startTime, participants: [bo.email], sendInvites: false } });
+      const created = await call(suite.url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Weekly sync", duration: "1 hour", startTime, participants: [bo.email], sendInvites: false } });
       expect(created.status).toBe(201);
     }
-    const aiRanking = sys.system.database("ai-ranking");
+    const aiRanking = suite.sys.system.database("ai-ranking");
     await eventually(async () => (await aiRanking("patterns").where({ user_id: bo.userId, mode: "test" }).first())?.patterns.meetings === 8, 10_000);
 
     const nextMonday = DateTime.utc().startOf("week").plus({ weeks: 1 });
     const body = { participants: [bo.email], duration: "1 hour", from: nextMonday.toISODate(), to: nextMonday.plus({ days: 4 }).toISODate(), limit: 5, useAI: true };
-    const ranked = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body });
+    const ranked = await call(suite.url, "POST", "/v1/availability/recommended", { key: ana.key, body });
     expect(ranked.status).toBe(200);
     expect(ranked.body.rankedBy).toBe("ai");
     const best = DateTime.fromISO(ranked.body.slots[0].start, { zone: "UTC" });
@@ -45,18 +37,18 @@ describe.each(WIRINGS)("AI ranking end to end (%s)", async (wiring) => {
     expect(ranked.body.slots.some((s: { reason: string }) => /usually meet|unusual for|usual \d+ meeting/.test(s.reason))).toBe(true);
 
     // Stated preferences reach ai-ranking through the account's events and outweigh the habit.
-    const patched = await call(url, "PATCH", "/v1/me", { key: ana.key, body: { preferences: { avoidDays: ["tuesday"] } } });
+    const patched = await call(suite.url, "PATCH", "/v1/me", { key: ana.key, body: { preferences: { avoidDays: ["tuesday"] } } });
     expect(patched.status).toBe(200);
     expect(patched.body.preferences).toEqual({ preferredTimes: [], avoidDays: ["tuesday"], bufferMinutes: null, maxMeetingsPerDay: null });
     await eventually(async () => (await aiRanking("people").where({ user_id: ana.userId }).first())?.preferences?.avoidDays?.[0] === "tuesday", 10_000);
-    const avoiding = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body });
+    const avoiding = await call(suite.url, "POST", "/v1/availability/recommended", { key: ana.key, body });
     expect(avoiding.body.rankedBy).toBe("ai");
     expect(avoiding.body.slots.every((s: { start: string }) => DateTime.fromISO(s.start, { zone: "UTC" }).weekday !== 2)).toBe(true);
 
-    await sys.system.stopService("ai-ranking");
+    await suite.sys.system.stopService("ai-ranking");
     try {
       const started = performance.now();
-      const fallback = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body });
+      const fallback = await call(suite.url, "POST", "/v1/availability/recommended", { key: ana.key, body });
       const elapsed = performance.now() - started;
       expect(fallback.status).toBe(200);
       expect(fallback.body.rankedBy).toBe("heuristic");
@@ -65,7 +57,7 @@ describe.each(WIRINGS)("AI ranking end to end (%s)", async (wiring) => {
       // No responder answers at once; at worst the request waits out availability's short deadline.
       expect(elapsed).toBeLessThan(1_500);
     } finally {
-      await sys.system.startService("ai-ranking");
+      await suite.sys.system.startService("ai-ranking");
     }
   });
 });

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { call, createUserWithKey, expectError, systemPerSuite, WIRINGS } from "../harness.js";
 
 /** The next Wednesday (at least two days ahead) in a zone, as a local ISO date. */
 function nextWednesday(zone: string): string {
@@ -10,24 +10,16 @@ function nextWednesday(zone: string): string {
 }
 
 describe.each(WIRINGS)("availability end to end (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
-  let sys: TestSystem;
-  let url: string;
-
-  beforeAll(async () => {
-    if (!available) return;
-    sys = await startTestSystem(wiring);
-    url = sys.url;
-  });
-  afterAll(async () => sys?.stop());
+  const suite = await systemPerSuite(wiring);
+  const { available } = suite;
 
   it.runIf(available)("shows a day as free and busy slots in the user's zone, counting attended meetings", async () => {
-    const ana = await createUserWithKey(url, { timezone: "America/New_York" });
-    const bo = await createUserWithKey(url, { timezone: "Europe/Berlin" });
+    const ana = await createUserWithKey(suite.url, { timezone: "America/New_York" });
+    const bo = await createUserWithKey(suite.url, { timezone: "Europe/Berlin" });
     const day = nextWednesday("America/New_York");
-    await call(url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Own", duration: "1 hour", startTime: `${day}T10:00:00`, participants: ["z@example.com"] } });
-    await call(url, "POST", "/v1/meetings", { key: bo.key, body: { title: "Invited", duration: "30 mins", startTime: `${day}T14:00:00-05:00`, participants: [ana.email] } });
-    const view = await call(url, "GET", `/v1/availability?date=${day}`, { key: ana.key });
+    await call(suite.url, "POST", "/v1/meetings", { key: ana.key, body: { title: "Own", duration: "1 hour", startTime: `${day}T10:00:00`, participants: ["z@example.com"] } });
+    await call(suite.url, "POST", "/v1/meetings", { key: bo.key, body: { title: "Invited", duration: "30 mins", startTime: `${day}T14:00:00-05:00`, participants: [ana.email] } });
+    const view = await call(suite.url, "GET", `/v1/availability?date=${day}`, { key: ana.key });
     expect(view.status).toBe(200);
     const offset = DateTime.fromISO(day, { zone: "America/New_York" }).offset === -300 ? "" : "dst";
     expect(view.body.date).toBe(day);
@@ -40,24 +32,24 @@ describe.each(WIRINGS)("availability end to end (%s)", async (wiring) => {
       { start: invitedLocal[0], end: invitedLocal[1], status: "busy" },
       { start: invitedLocal[1], end: "17:00", status: "free" },
     ]);
-    const tomorrow = await call(url, "GET", "/v1/availability?date=tomorrow", { key: ana.key });
+    const tomorrow = await call(suite.url, "GET", "/v1/availability?date=tomorrow", { key: ana.key });
     expect(tomorrow.status).toBe(200);
     expect(tomorrow.body.date).toBe(DateTime.now().setZone("America/New_York").plus({ days: 1 }).toISODate());
-    const bad = await call(url, "GET", "/v1/availability?date=2026-02-30", { key: ana.key });
+    const bad = await call(suite.url, "GET", "/v1/availability?date=2026-02-30", { key: ana.key });
     expectError(bad, 400, "invalid_request");
     expect(bad.body.error.param).toBe("date");
   });
 
   it.runIf(available)("recommends times only around people who share visibility", async () => {
-    const ana = await createUserWithKey(url, { timezone: "UTC" });
-    const friend = await createUserWithKey(url, { timezone: "UTC" });
-    const stranger = await createUserWithKey(url, { timezone: "UTC" });
-    expect((await call(url, "POST", "/v1/contacts", { key: ana.key, body: { email: friend.email } })).status).toBe(201);
+    const ana = await createUserWithKey(suite.url, { timezone: "UTC" });
+    const friend = await createUserWithKey(suite.url, { timezone: "UTC" });
+    const stranger = await createUserWithKey(suite.url, { timezone: "UTC" });
+    expect((await call(suite.url, "POST", "/v1/contacts", { key: ana.key, body: { email: friend.email } })).status).toBe(201);
     const day = nextWednesday("UTC");
-    await call(url, "POST", "/v1/meetings", { key: friend.key, body: { title: "Busy", duration: "2 hours", startTime: `${day}T09:00:00Z`, participants: ["q@example.com"] } });
-    await call(url, "POST", "/v1/meetings", { key: stranger.key, body: { title: "Hidden", duration: "2 hours", startTime: `${day}T13:00:00Z`, participants: ["q@example.com"] } });
+    await call(suite.url, "POST", "/v1/meetings", { key: friend.key, body: { title: "Busy", duration: "2 hours", startTime: `${day}T09:00:00Z`, participants: ["q@example.com"] } });
+    await call(suite.url, "POST", "/v1/meetings", { key: stranger.key, body: { title: "Hidden", duration: "2 hours", startTime: `${day}T13:00:00Z`, participants: ["q@example.com"] } });
 
-    const res = await call(url, "POST", "/v1/availability/recommended", {
+    const res = await call(suite.url, "POST", "/v1/availability/recommended", {
       key: ana.key,
       body: { participants: [friend.email, stranger.email, "nobody@example.com"], duration: "1 hour", from: day, to: day, limit: 50 },
     });
@@ -77,20 +69,20 @@ describe.each(WIRINGS)("availability end to end (%s)", async (wiring) => {
     const scores = res.body.slots.map((s: { score: number }) => s.score);
     expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));
 
-    const tooLong = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body: { participants: [friend.email], duration: "1 hour", from: "2030-01-01", to: "2030-03-01" } });
+    const tooLong = await call(suite.url, "POST", "/v1/availability/recommended", { key: ana.key, body: { participants: [friend.email], duration: "1 hour", from: "2030-01-01", to: "2030-03-01" } });
     expectError(tooLong, 400, "invalid_request");
   });
 
   it.runIf(available)("shows another user's day only when they trust the caller", async () => {
-    const viewer = await createUserWithKey(url);
-    const owner = await createUserWithKey(url, { timezone: "Asia/Kolkata" });
+    const viewer = await createUserWithKey(suite.url);
+    const owner = await createUserWithKey(suite.url, { timezone: "Asia/Kolkata" });
     const day = nextWednesday("Asia/Kolkata");
-    expectError(await call(url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key }), 404, "not_found");
-    const added = await call(url, "POST", "/v1/contacts", { key: owner.key, body: { email: viewer.email } });
-    const seen = await call(url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key });
+    expectError(await call(suite.url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key }), 404, "not_found");
+    const added = await call(suite.url, "POST", "/v1/contacts", { key: owner.key, body: { email: viewer.email } });
+    const seen = await call(suite.url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key });
     expect(seen.status).toBe(200);
     expect(seen.body.timezone).toBe("Asia/Kolkata");
-    await call(url, "PATCH", `/v1/contacts/${added.body.id}`, { key: owner.key, body: { blocked: true } });
-    expectError(await call(url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key }), 404, "not_found");
+    await call(suite.url, "PATCH", `/v1/contacts/${added.body.id}`, { key: owner.key, body: { blocked: true } });
+    expectError(await call(suite.url, "GET", `/v1/availability?date=${day}&email=${owner.email}`, { key: viewer.key }), 404, "not_found");
   });
 });

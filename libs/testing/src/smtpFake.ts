@@ -13,10 +13,14 @@ export interface CapturedMail {
  * A real SMTP server on loopback that keeps every message. `refuse` makes it
  * answer RCPT TO for an address with the given code (450: try later, 550: never);
  * `answerDelayMs` holds back its answer to a message it has taken (a slow relay).
+ * A sender that dies mid-conversation (a reset connection) ends only its own
+ * connection, as with a real relay.
  */
 export class SmtpFake {
   readonly messages: CapturedMail[] = [];
   answerDelayMs = 0;
+  /** Connections that ended in an error, such as a sender that died. */
+  brokenConnections = 0;
   private readonly refusals = new Map<string, number>();
   private readonly server: SMTPServer;
 
@@ -42,6 +46,8 @@ export class SmtpFake {
           .catch((err: Error) => callback(err));
       },
     });
+    // Without a listener, the first reset connection would throw and end the whole process.
+    this.server.on("error", () => this.brokenConnections++);
   }
 
   async start(): Promise<string> {
