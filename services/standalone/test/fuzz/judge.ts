@@ -63,7 +63,8 @@ export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: 
     }
   }
   if (status >= 200 && status < 300 && context.caller && path !== "/v1/openapi.json") problems.push(...othersData(request, body, context.world, context.caller));
-  const outOfRange = status >= 200 && status < 300 && request.body ? infiniteNumber(request.body.toString("utf8")) : undefined;
+  const outOfRange =
+    status >= 200 && status < 300 && request.body && path !== undefined && readsBody(context.document, request.method, path) ? infiniteNumber(request.body.toString("utf8")) : undefined;
   if (outOfRange) problems.push({ kind: "number-out-of-range", detail: `${status}: a number of the body is past any double (JSON.parse reads it as ${outOfRange}), yet it was taken` });
   return problems;
 }
@@ -125,11 +126,25 @@ function pathOf(target: string): string | undefined {
 
 /** How many of the document's path templates a concrete path matches. */
 function templatesMatching(document: OpenApiDocument, path: string): number {
+  return matchingTemplates(document, path).length;
+}
+
+function matchingTemplates(document: OpenApiDocument, path: string): string[] {
   const segments = path.replace(/(.)\/$/, "$1").split("/");
   return Object.keys(document.paths ?? {}).filter((template) => {
     const parts = template.split("/");
     return parts.length === segments.length && parts.every((p, i) => (p.startsWith("{") ? segments[i] !== "" : p === segments[i]));
-  }).length;
+  });
+}
+
+/**
+ * Whether the operation a request reaches reads a body at all: the gateway
+ * never reads one for the others (a HEAD is its GET), so nothing in it can
+ * have been taken.
+ */
+function readsBody(document: OpenApiDocument, method: string, path: string): boolean {
+  const asked = (method === "HEAD" ? "get" : method.toLowerCase()) as "get";
+  return matchingTemplates(document, path).some((template) => document.paths?.[template]?.[asked]?.requestBody !== undefined);
 }
 
 /**
