@@ -1,8 +1,8 @@
 import { CALLER_HEADER, connectNatsBus, DEADLINE_HEADER, encodeCaller, type Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
-import { meetingsCreate, meetingsList, type Caller } from "@sched/proto";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, rejection, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { meetingsCreate, meetingsList } from "@sched/proto";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, meetingsCaller, NATS_URL, rejection, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
@@ -11,14 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const logger = createLogger({ name: "saturated-pool-test", level: "silent" });
 const available = await clusterServersAvailable();
 
-const caller: Caller = {
-  userId: "usr_SaturatedPool00000000000",
-  email: "organizer@example.com",
-  timezone: "UTC",
-  mode: "test",
-  scopes: ["meetings:read", "meetings:write"],
-  apiKeyId: "key_SaturatedPool00000000000",
-};
+const caller = meetingsCaller("SaturatedPool");
 const create = (title: string) => ({ params: {}, query: {}, body: { title, duration: "15 mins" as const, startTime: "2031-01-06T10:00:00Z", participants: ["guest@example.com"] } });
 
 describe.runIf(available)("a service whose one pooled connection is taken by a request stuck in the database", () => {

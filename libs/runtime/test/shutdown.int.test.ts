@@ -1,8 +1,8 @@
 import { connectNatsBus, type Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
-import { meetingsCreate, type Caller } from "@sched/proto";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { meetingsCreate } from "@sched/proto";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, meetingsCaller, NATS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { createServer as createHttpServer, type Server } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,14 +16,7 @@ const REQUEST_TIMEOUT_MS = 5_000;
 /** Far below the request deadline: a refusal is immediate, only a dropped request waits that long. */
 const FAST_MS = 2_000;
 
-const caller: Caller = {
-  userId: "usr_ShutdownTest000000000000",
-  email: "organizer@example.com",
-  timezone: "UTC",
-  mode: "test",
-  scopes: ["meetings:read", "meetings:write"],
-  apiKeyId: "key_ShutdownTest000000000000",
-};
+const caller = meetingsCaller("ShutdownTest");
 
 async function get(url: string): Promise<{ status: number; text: string } | "refused"> {
   try {

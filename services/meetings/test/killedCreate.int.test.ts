@@ -1,21 +1,14 @@
 import { connectNatsBus, type Bus } from "@sched/bus";
 import { createLogger } from "@sched/logging";
-import { meetingsCreate, type Caller } from "@sched/proto";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, rejection, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { meetingsCreate } from "@sched/proto";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, meetingsCaller, NATS_URL, rejection, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const logger = createLogger({ name: "killed-create-test", level: "silent" });
 const available = await clusterServersAvailable();
 
-const caller: Caller = {
-  userId: "usr_KilledCreate0000000000000",
-  email: "organizer@example.com",
-  timezone: "UTC",
-  mode: "test",
-  scopes: ["meetings:read", "meetings:write"],
-  apiKeyId: "key_KilledCreate0000000000000",
-};
+const caller = meetingsCaller("KilledCreate");
 const TIMEOUT_MS = 1_500;
 /** What docs/api.md promises: a key held by a request that died is free the bus deadline plus one second after it was sent. */
 const FREED_AFTER_MS = TIMEOUT_MS + 1_000;
