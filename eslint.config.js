@@ -1,5 +1,22 @@
 import js from "@eslint/js";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import tseslint from "typescript-eslint";
+
+// The boundaries of docs/architecture.md, as rules: each service folder and the package name it is imported by.
+const root = import.meta.dirname;
+const services = readdirSync(join(root, "services"))
+  .filter((dir) => existsSync(join(root, "services", dir, "package.json")))
+  .map((dir) => ({ dir, name: JSON.parse(readFileSync(join(root, "services", dir, "package.json"), "utf8")).name }));
+/** The one place that may import every service: it wires them into one process (standalone) or many (cluster). */
+const WIRING = "standalone";
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+/** Imports of a service, by package name or by a relative path into its folder. */
+const importsOf = (list) => [
+  { regex: `^(${list.map((s) => escape(s.name)).join("|")})(/.*)?$`, message: "No service imports another: call it over the bus through its contract in proto/." },
+  { regex: `^(\\.\\./)+(services/)?(${list.map((s) => escape(s.dir)).join("|")})/`, message: "No relative import into another service's folder; shared test helpers live in libs/testing." },
+];
+const DATABASE_CODE = ["@sched/db", "@sched/outbox", "knex", "pg", "@electric-sql/pglite"];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", ".data/**", "coverage/**"] },
@@ -18,6 +35,40 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  ...services
+    .filter((service) => service.dir !== WIRING)
+    .map((service) => ({
+      files: [`services/${service.dir}/src/**/*.ts`],
+      rules: {
+        "no-restricted-imports": [
+          "error",
+          {
+            patterns: [
+              ...importsOf(services.filter((other) => other.dir !== service.dir)),
+              ...(service.dir === "gateway"
+                ? [
+                    { group: DATABASE_CODE, message: "The gateway has no database code: it asks the services over the bus." },
+                    { regex: "^@sched/runtime$", message: "The gateway runs in @sched/runtime/process, which loads no database code." },
+                  ]
+                : []),
+            ],
+          },
+        ],
+      },
+    })),
+  {
+    // A service's tests may start its real neighbours (by package), never reach into their files by path; the wiring imports every module.
+    files: [`services/*/test/**/*.ts`, `services/${WIRING}/**/*.ts`],
+    rules: { "no-restricted-imports": ["error", { patterns: importsOf(services.filter((s) => s.dir !== WIRING)).slice(1) }] },
+  },
+  {
+    files: ["libs/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: importsOf(services) }] },
+  },
+  {
+    files: ["proto/src/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(?!zod$|\\.{1,2}/)", message: "The contract in proto/ depends on zod alone, so every side can load it." }] }] },
   },
   {
     // Config parsing, the test helpers and the CLI entry are where the environment is read.

@@ -18,6 +18,7 @@ import {
   type PublishOptions,
   type RequestOptions,
   type ServiceInfo,
+  type ServedEndpoints,
   type Stoppable,
 } from "./types.js";
 
@@ -100,7 +101,7 @@ export class MemoryBus implements Bus {
     return sendRequest("memory", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
   }
 
-  async serve(_service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
+  async serve(_service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints> {
     const mine: Responder[] = bindings.map((binding) => ({ binding, stopped: false, inFlight: new Set() }));
     for (const r of mine) {
       const list = this.responders.get(r.binding.endpoint.subject) ?? [];
@@ -108,6 +109,7 @@ export class MemoryBus implements Bus {
       this.responders.set(r.binding.endpoint.subject, list);
     }
     return {
+      isServing: () => mine.every((r) => !r.stopped),
       stop: async () => {
         for (const r of mine) {
           r.stopped = true;

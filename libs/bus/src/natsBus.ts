@@ -31,6 +31,7 @@ import {
   type PublishOptions,
   type RequestOptions,
   type ServiceInfo,
+  type ServedEndpoints,
   type Stoppable,
 } from "./types.js";
 
@@ -163,7 +164,7 @@ class NatsBus implements Bus {
     return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
   }
 
-  async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
+  async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints> {
     const name = svcmName(service.name);
     const svc = await new Svcm(this.nc).add({
       name,
@@ -188,13 +189,21 @@ class NatsBus implements Bus {
     }
     // Serving means the server knows the subscriptions: a request sent right after finds them.
     await this.nc.flush();
-    return this.track({
+    let serving = true;
+    let stopping = false;
+    void svc.stopped.then((err) => {
+      serving = false;
+      if (!stopping) this.options.logger.error({ err, service: name }, "service endpoints stopped; readiness is false");
+    });
+    const tracked = this.track({
       stop: async () => {
+        stopping = true;
         // Stop taking requests (the server confirms the unsubscriptions), then finish those taken.
         await svc.stop();
         await Promise.allSettled([...inFlight]);
       },
     });
+    return { stop: tracked.stop, isServing: () => serving && !svc.isStopped };
   }
 
   private async answer(binding: EndpointBinding, msg: ServiceMsg): Promise<void> {

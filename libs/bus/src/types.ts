@@ -47,6 +47,12 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
+/** Endpoints being served: stoppable, and able to say whether they still are (readiness asks). */
+export interface ServedEndpoints extends Stoppable {
+  /** False once the endpoints stopped, whether asked to or not. */
+  isServing(): boolean;
+}
+
 /** One delivered event. The handler resolving acknowledges it; throwing asks for redelivery. */
 export interface EventMessage<E extends EventDef = EventDef> {
   readonly subject: E["subject"];
@@ -102,7 +108,7 @@ export interface Bus {
   /** Sends a request and waits for the reply; errors arrive as AppError. */
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;
   /** Serves endpoints in a queue group named after the service, so replicas share load. */
-  serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable>;
+  serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints>;
   /**
    * Stores an event durably; `msgId` de-duplicates a republished event. With
    * `after`, the event is stored only right after the event with that msgId

@@ -59,3 +59,4 @@ export const env = {
 };
 
 export { LOCAL_API_FILES, localApiFile } from "./localApi.js";
+export { declareSettings, setting, type EnvironmentShape, type SettingDeclaration, type SettingsOf } from "./settings.js";

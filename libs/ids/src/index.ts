@@ -1,2 +1,3 @@
 export * from "./ids.js";
 export * from "./apiKeys.js";
+export { canonicalJson, requestFingerprint } from "./fingerprint.js";

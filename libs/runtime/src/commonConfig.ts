@@ -1,11 +1,9 @@
 import { env } from "@sched/config";
 import { z } from "zod";
 
-/** Variables every service process reads (cluster and production wiring). */
-export const commonConfigSchema = z.object({
+/** Variables every process reads, the gateway included: the bus, logs, probes, shutdown. */
+export const processConfigSchema = z.object({
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
-  DATABASE_URL: z.string().min(1).default("postgres://postgres@127.0.0.1:5432/postgres"),
-  DB_POOL_MAX: env.positiveInt(10),
   BUS_NAMESPACE: env.busNamespace(),
   /** Copies JetStream keeps of each stream a service creates: 3 on a clustered NATS, 1 on a single server. */
   BUS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
@@ -19,5 +17,12 @@ export const commonConfigSchema = z.object({
    * taking work, for load balancers to stop sending it any (the gateway).
    */
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+});
+export type ProcessConfig = z.output<typeof processConfigSchema>;
+
+/** Variables every service process reads (cluster and production wiring): the process's, and its database. */
+export const commonConfigSchema = processConfigSchema.extend({
+  DATABASE_URL: z.string().min(1).default("postgres://postgres@127.0.0.1:5432/postgres"),
+  DB_POOL_MAX: env.positiveInt(10),
 });
 export type CommonConfig = z.output<typeof commonConfigSchema>;

@@ -1,10 +1,10 @@
-import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServiceInfo, Stoppable } from "@sched/bus";
+import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServedEndpoints, ServiceInfo, Stoppable } from "@sched/bus";
 import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 
 /** A stop that runs once: a service stopping what the runtime already stopped waits for the same result. */
-function once(stoppable: Stoppable): Stoppable {
+function once<S extends Stoppable>(stoppable: S): S {
   let stopping: Promise<void> | undefined;
-  return { stop: () => (stopping ??= stoppable.stop()) };
+  return { ...stoppable, stop: () => (stopping ??= stoppable.stop()) };
 }
 
 /**
@@ -14,10 +14,15 @@ function once(stoppable: Stoppable): Stoppable {
  * then no new events, then the module's stop, then the connection.
  */
 export class TrackedBus implements Bus {
-  private readonly served: Stoppable[] = [];
+  private readonly served: ServedEndpoints[] = [];
   private readonly consumers: Stoppable[] = [];
 
   constructor(private readonly inner: Bus) {}
+
+  /** True while every endpoint the module serves is still served (readiness asks; a stopped endpoint turns it false). */
+  isServing(): boolean {
+    return this.served.every((s) => s.isServing());
+  }
 
   /** Stops serving every endpoint; resolves when the requests already taken are answered. */
   async stopServing(): Promise<void> {
@@ -33,7 +38,7 @@ export class TrackedBus implements Bus {
     return this.inner.request(endpoint, payload, options);
   }
 
-  async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<Stoppable> {
+  async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints> {
     const handle = once(await this.inner.serve(service, bindings));
     this.served.push(handle);
     return handle;

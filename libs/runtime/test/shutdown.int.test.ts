@@ -85,7 +85,7 @@ describe.runIf(available)("a service process stopped with SIGTERM during a strea
     expect(await get(`${base}/livez`)).toMatchObject({ status: 200 });
     const ready = await get(`${base}/readyz`);
     expect(ready).toMatchObject({ status: 200 });
-    expect(JSON.parse((ready as { text: string }).text).checks).toEqual({ migrations: true, bus: true, database: true });
+    expect(JSON.parse((ready as { text: string }).text).checks).toEqual({ migrations: true, bus: true, database: true, endpoints: true });
 
     const reply = await client.request(meetingsCreate, { params: {}, query: {}, body: probeBody("probe") }, { caller });
     expect(reply.status).toBe(201);

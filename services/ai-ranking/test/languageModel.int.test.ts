@@ -3,7 +3,7 @@ import { aiRankingRank } from "@sched/proto";
 import { startTelemetry } from "@sched/telemetry";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeOpenAI, type Behaviour } from "./fakeOpenAI.js";
+import { FakeOpenAI, type Behaviour } from "@sched/testing/openai";
 import { AiRankingHarness, makePerson } from "./harness.js";
 import { DAY, HOUR, MONDAY, NOW, slot } from "./people.js";
 const MODEL_DEADLINE_MS = 300;

@@ -1,7 +1,8 @@
 import type { Bus } from "@sched/bus";
 import { AppError, checkIdempotencyKey } from "@sched/errors";
+import { requestFingerprint } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, requestFingerprint, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";

@@ -1,4 +1,4 @@
-export { GATEWAY_DEFAULTS, gatewayConfigSchema, type GatewaySettings } from "./config.js";
+export { GATEWAY_DEFAULTS, gatewayConfigSchema, gatewaySettings, type GatewaySettings } from "./config.js";
 export { assembleGateway, type AssembledGateway, type GatewayParts } from "./assemble.js";
 export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./idempotency/store.js";
 export { openRedis } from "./limits/redisLink.js";

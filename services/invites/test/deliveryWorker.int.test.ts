@@ -4,7 +4,7 @@ import type { Meeting } from "@sched/proto";
 import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { SmtpFake } from "@sched/testing/smtp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { refuseFirstSentRecord } from "../../standalone/test/fakes/databaseFaults.js";
+import { refuseFirstUpdate } from "@sched/testing/database-faults";
 import { beginSending, claimDueChanges, latestDeliveries, recordChanges, SENDING_PRESUMED_LOST_SECONDS } from "../src/db/deliveries.js";
 import { EmailSender } from "../src/delivery/email.js";
 import { GoogleCalendar } from "../src/delivery/google.js";
@@ -62,7 +62,7 @@ describe("the delivery worker (Postgres, SMTP)", () => {
 
   it("sends an invite once when recording that it went out fails, and records it sent once the database answers again", async () => {
     // The database refuses the first statement that records a sent delivery, as one restarting would.
-    const refusal = await refuseFirstSentRecord(db);
+    const refusal = await refuseFirstUpdate(db, "deliveries", "new.state = 'sent' and old.state = 'pending'");
     try {
       const guest = `blip-${uniqueSuffix()}@example.com`;
       const meetingId = await owe(guest);

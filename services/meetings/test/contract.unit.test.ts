@@ -1,7 +1,7 @@
 import { invalidRequest, type AppError } from "@sched/errors";
 import { MeetingCreateBody, MeetingListQuery, MeetingUpdateBody, meetingsCreate, meetingsRoutes } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, requestFingerprint } from "@sched/proto";
+import { canonicalJson, requestFingerprint } from "@sched/ids";
 import { readIdempotencyKey } from "../src/domain/idempotency.js";
 
 const valid = { title: "Sync", duration: "30 mins", startTime: "2026-05-04T09:30:00Z", participants: ["a@example.com"] };

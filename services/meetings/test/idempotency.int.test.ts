@@ -1,4 +1,5 @@
-import { MeetingCreateBody, requestFingerprint, type Caller } from "@sched/proto";
+import { requestFingerprint } from "@sched/ids";
+import { MeetingCreateBody, type Caller } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteExpiredIdempotencyKeys } from "../src/db/queries.js";
 

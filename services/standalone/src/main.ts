@@ -1,5 +1,6 @@
 import { loadConfigOrExit, localApiFile } from "@sched/config";
 import { randomBase62 } from "@sched/ids";
+import { gatewaySettings } from "@sched/gateway";
 import { createLogger } from "@sched/logging";
 import { onShutdown } from "@sched/runtime";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +11,8 @@ import { serviceModules } from "./services.js";
 import { System } from "./system.js";
 
 const config = loadConfigOrExit(standaloneConfigSchema);
+// The gateway's tunables (RATE_LIMIT_*, BUS_TIMEOUT_MS, …) mean the same here as in its own process.
+const gateway = gatewaySettings.fromEnvironment(loadConfigOrExit(gatewaySettings.environment));
 const logger = createLogger({ name: "standalone", level: config.LOG_LEVEL });
 const dataDir = resolve(config.DATA_DIR);
 const firstStart = !existsSync(join(dataDir, "accounts"));
@@ -23,7 +26,7 @@ if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 // invites its SMTP_URL, GOOGLE_* and CALENDAR_TOKEN_KEY, ai-ranking its OPENAI_API_KEY and AI_MODEL.
 const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
-const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv }).start();
+const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv, gateway }).start();
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);

@@ -28,17 +28,6 @@ export interface RequestLimits {
   maxJsonDepth: number;
 }
 
-export const DEFAULT_EDGE_LIMITS: EdgeLimits & RequestLimits = {
-  maxHeaderBytes: 16_384,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxUrlBytes: 8_192,
-  maxInFlight: 1_000,
-  inFlightSharePercent: 25,
-  maxJsonDepth: 32,
-};
-
 /**
  * The gateway's HTTP server. Requests Node refuses before express sees them
  * (headers too large, too slow, not HTTP) still get the error envelope, so a

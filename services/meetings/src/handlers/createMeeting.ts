@@ -1,7 +1,8 @@
 import type { Handler } from "@sched/bus";
 import { newId } from "@sched/ids";
 import { outboxInsert } from "@sched/outbox";
-import { meetingCreated, requestFingerprint, type meetingsCreate } from "@sched/proto";
+import { requestFingerprint } from "@sched/ids";
+import { meetingCreated, type meetingsCreate } from "@sched/proto";
 import { invitesOnCreate } from "../domain/changes.js";
 import { newMeeting } from "../domain/create.js";
 import { readDateTime } from "../domain/datetime.js";

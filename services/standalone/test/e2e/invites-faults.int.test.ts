@@ -3,7 +3,7 @@ import { invitesService } from "@sched/invites";
 import { meetingCreated } from "@sched/proto";
 import { eventually, uniqueSuffix } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refuseFirstSentRecord } from "../fakes/databaseFaults.js";
+import { refuseFirstUpdate } from "@sched/testing/database-faults";
 import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
 import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
@@ -86,7 +86,7 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
   // The cluster wiring's database can be reached from outside the system, to make it refuse a statement.
   it.runIf(available && wiring === "cluster")("sends an invite once when the database refuses to record it sent for a moment, and shows it sent", async () => {
     const db = await openSchema({ kind: "postgres", url: world.sys.databaseUrl!, poolMax: 1 }, invitesService.schema, invitesService.migrations);
-    const refusal = await refuseFirstSentRecord(db);
+    const refusal = await refuseFirstUpdate(db, "deliveries", "new.state = 'sent' and old.state = 'pending'");
     try {
       const org = await createUserWithKey(world.url, { mode: "live" });
       const guest = `blip-${uniqueSuffix()}@example.com`;

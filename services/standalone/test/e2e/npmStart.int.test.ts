@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { DateTime } from "luxon";
 import { expect, it } from "vitest";
-import { FakeOpenAI } from "../../../ai-ranking/test/fakeOpenAI.js";
+import { FakeOpenAI } from "@sched/testing/openai";
 import { ADMIN_TOKEN, call, createUserWithKey } from "../harness.js";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -44,9 +44,9 @@ async function startEntryPoint(env: Record<string, string>): Promise<{ url: stri
   return { url, dataDir, output: () => output, stop };
 }
 
-it("npm start hands each service its settings from the environment: with OPENAI_API_KEY and AI_MODEL set, recommendations go through the language model", async () => {
+it("npm start hands each part its settings from the environment: with OPENAI_API_KEY and AI_MODEL set, recommendations go through the language model, and the gateway's RATE_LIMIT_AI_PER_MINUTE holds", async () => {
   const fake = await new FakeOpenAI().start();
-  const started = await startEntryPoint({ ADMIN_TOKEN, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-model" });
+  const started = await startEntryPoint({ ADMIN_TOKEN, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-model", RATE_LIMIT_AI_PER_MINUTE: "1" });
   const { url } = started;
   try {
     const ana = await createUserWithKey(url, { name: "Ana", timezone: "UTC" });
@@ -59,6 +59,9 @@ it("npm start hands each service its settings from the environment: with OPENAI_
     expect(ranked.body.rankedBy).toBe("ai");
     expect(fake.bodies).toHaveLength(1);
     expect(JSON.parse(fake.bodies[0]!).model).toBe("fake-model");
+    const overLimit = await call(url, "POST", "/v1/availability/recommended", { key: ana.key, body });
+    expect(overLimit.status).toBe(429);
+    expect(fake.bodies).toHaveLength(1);
   } finally {
     await started.stop();
     await fake.stop();
