@@ -49,7 +49,7 @@ export default tseslint.config(
               ...(service.dir === "gateway"
                 ? [
                     { group: DATABASE_CODE, message: "The gateway has no database code: it asks the services over the bus." },
-                    { regex: "^@sched/runtime$", message: "The gateway runs in @sched/runtime/process, which loads no database code." },
+                    { regex: "^@sched/runtime(/.*)?$", message: "The gateway runs in @sched/process, the shell without database code." },
                   ]
                 : []),
             ],

@@ -3,7 +3,7 @@ import { loadConfigOrExit } from "@sched/config";
 import { databaseAnswers, openSchema } from "@sched/db";
 import type { z } from "zod";
 import { commonConfigSchema } from "./commonConfig.js";
-import { runProcess } from "./processShell.js";
+import { runProcess } from "@sched/process";
 import type { ServiceModule } from "./service.js";
 import { TrackedBus } from "./trackedBus.js";
 

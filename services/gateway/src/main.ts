@@ -1,5 +1,5 @@
 import { connectNatsBus } from "@sched/bus";
-import { runProcess } from "@sched/runtime/process";
+import { runProcess } from "@sched/process";
 import { assembleGateway } from "./assemble.js";
 import { gatewayConfigSchema, settingsOf } from "./config.js";
 import { closeServer } from "./http/close.js";

@@ -2,7 +2,7 @@ import { loadConfigOrExit } from "@sched/config";
 import { createLogger, type Logger } from "@sched/logging";
 import { shutdownTelemetry, startTelemetry } from "@sched/telemetry";
 import type { z } from "zod";
-import { processConfigSchema, type ProcessConfig } from "./commonConfig.js";
+import { processConfigSchema, type ProcessConfig } from "./processConfig.js";
 import { startHealthServer } from "./health.js";
 import { onShutdown } from "./shutdown.js";
 
