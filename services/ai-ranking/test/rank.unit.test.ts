@@ -16,7 +16,7 @@ describe("rankCandidates", () => {
     const ranked = rankCandidates({ now: NOW, people: [ana, bo], candidates: hourSlots([FRIDAY_15, TUESDAY_10, THURSDAY_10]) });
     expect(ranked.map((s) => s.start)).toEqual(hourSlots([TUESDAY_10, THURSDAY_10, FRIDAY_15]).map((s) => s.start));
     expect(ranked[0]!.reason).toMatch(/^Tuesday mornings are when you and Bo usually meet/);
-    expect(ranked[2]!.reason).toMatch(/Friday afternoons are unusual for you and Bo/);
+    expect(ranked[2]!.reason).toMatch(/Fridays at 15:00 are unusual for you and Bo/);
   });
 
   it("lets stated preferred times outweigh learned habits", () => {
@@ -27,8 +27,8 @@ describe("rankCandidates", () => {
     });
     const ranked = rankCandidates({ now: NOW, people: [ana], candidates: hourSlots([TUESDAY_10, FRIDAY_15]) });
     expect(ranked[0]!.start).toBe(hourSlots([FRIDAY_15])[0]!.start);
-    expect(ranked[0]!.reason).toMatch(/^Inside the hours you prefer/);
-    expect(ranked[1]!.reason).toMatch(/^Outside the hours you prefer/);
+    expect(ranked[0]!.reason).toMatch(/^Inside your stated 15:00–17:00 on Fridays/);
+    expect(ranked[1]!.reason).toMatch(/^Outside your stated 15:00–17:00 on Fridays/);
   });
 
   it("puts avoided days, days past the stated limit and short buffers below the rest", () => {

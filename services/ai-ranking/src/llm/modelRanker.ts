@@ -51,7 +51,10 @@ export class ModelRanker {
   async refine(ranked: ScoredSlot[], people: readonly RankedPerson[]): Promise<Refinement> {
     if (ranked.length < 2) return { ranked, by: "statistics", why: "nothing to reorder" };
     if (!this.breaker.allow()) return { ranked, by: "statistics", why: "circuit open" };
-    const shown = Math.min(this.settings.topSlots, ranked.length);
+    // The model reorders within the best tier only: working hours stay a hard line whatever it says.
+    const sameTier = ranked.findIndex((s) => s.tier !== ranked[0]!.tier);
+    const shown = Math.min(this.settings.topSlots, sameTier < 0 ? ranked.length : sameTier);
+    if (shown < 2) return { ranked, by: "statistics", why: "nothing to reorder" };
     try {
       const answer = await this.ask(ranked.slice(0, shown), people);
       const result = applyModelRanking(ranked, shown, answer, people);
