@@ -11,6 +11,10 @@ const NEXT_TO_MINUTES = 30;
 const AWAY_MINUTES = 120;
 /** Lists longer than this name the first few and count the others. */
 const LONGEST_LIST = 4;
+/** Stated hours are spelled out for this many people at most; more are named only. */
+const SPELLED_OUT = 2;
+/** The contract's limit on a reason. */
+const MAX_REASON = 500;
 
 export type PartOfDay = "morning" | "afternoon" | "evening";
 
@@ -72,7 +76,7 @@ export function explain(slot: Scored, views: readonly PersonView[]): Reason {
   }
 
   for (const { person, f } of pick((f) => f.overMax)) {
-    clauses.push(`puts ${nameOf(person)} past ${person.isCaller ? "your" : "their"} limit of ${f.usualLoad} meetings a day`);
+    clauses.push(`puts ${nameOf(person)} past ${person.isCaller ? "your" : "their"} limit of ${count(f.usualLoad!, "meeting")} a day`);
     claim("overMax", [{ person }]);
   }
 
@@ -124,7 +128,7 @@ export function explain(slot: Scored, views: readonly PersonView[]): Reason {
   }
 
   for (const { person, f } of pick((f) => f.shortBuffer)) {
-    clauses.push(`leaves ${nameOf(person)} only ${Math.floor(f.gapMinutes)} of the ${f.wantedGapMinutes} minutes ${person.isCaller ? "you" : "they"} want between meetings`);
+    clauses.push(`leaves ${nameOf(person)} only ${Math.floor(f.gapMinutes)} of the ${count(f.wantedGapMinutes, "minute")} ${person.isCaller ? "you" : "they"} want between meetings`);
     claim("shortBuffer", [{ person }]);
   }
 
@@ -135,9 +139,14 @@ export function explain(slot: Scored, views: readonly PersonView[]): Reason {
       : "No habit or stated preference speaks for or against this time; ranked by the day's load and the room between meetings.";
     return { text, claims };
   }
-  const sentence = clauses.join("; ");
-  const text = `${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`;
-  return { text: text.length <= 500 ? text : `${text.slice(0, 497)}...`, claims };
+  // The strongest clauses come first: a sentence too long loses its last ones whole.
+  let sentence = clauses.join("; ");
+  while (sentence.length > MAX_REASON - 1 && clauses.length > 1) {
+    clauses.pop();
+    sentence = clauses.join("; ");
+  }
+  const text = `${sentence[0]!.toUpperCase()}${sentence.slice(1, MAX_REASON - 1)}.`;
+  return { text, claims };
 }
 
 interface Entry {
@@ -169,11 +178,11 @@ function loadReason(entries: readonly Entry[]): { text: string; claim: Claim } |
   const after = f.sameDay + 1;
   if (tightest.margin >= 0) {
     return {
-      text: `keeps ${nameOf(person)} within ${person.isCaller ? "your" : "their"} usual ${f.usualLoad} meeting${f.usualLoad === 1 ? "" : "s"} that day`,
+      text: `keeps ${nameOf(person)} within ${person.isCaller ? "your" : "their"} usual ${count(f.usualLoad!, "meeting")} that day`,
       claim: { kind: "withinLoad", userId: person.userId },
     };
   }
-  return { text: `makes it a busier day than usual for ${nameOf(person)} (${after} meetings against a usual ${f.usualLoad})`, claim: { kind: "busierDay", userId: person.userId } };
+  return { text: `makes it a busier day than usual for ${nameOf(person)} (${count(after, "meeting")} against a usual ${f.usualLoad})`, claim: { kind: "busierDay", userId: person.userId } };
 }
 
 export function partOfDay(minuteOfDay: number): PartOfDay {
@@ -197,6 +206,11 @@ function byKey<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
     else groups.set(k, [item]);
   }
   return groups;
+}
+
+/** "1 meeting", "3 meetings". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function nameOf(p: Named): string {
@@ -229,12 +243,10 @@ function possessive(p: Named): string {
   return p.isCaller ? "your" : `${p.name}'s`;
 }
 
-/** "Ana's stated 14:00–16:00", "your stated 09:00–11:00 on Tuesdays and Bo's stated …"; long lists count the others. */
+/** "Ana's stated 14:00–16:00", "your stated 09:00–11:00 on Tuesdays and Bo's stated 14:00–16:00"; for more people "the stated hours of Ana, Bo and you". */
 function statedList(entries: ReadonlyArray<{ person: Named; f: PersonFit }>): string {
-  const shown = entries.length > LONGEST_LIST ? entries.slice(0, 3) : entries;
-  const parts = shown.map(({ person, f }) => `${possessive(person)} stated ${windowsText(f.statedWindows)}`);
-  if (entries.length > LONGEST_LIST) parts.push(`the stated hours of ${entries.length - 3} others`);
-  return list(parts);
+  if (entries.length > SPELLED_OUT) return `the stated hours of ${list(entries.map((e) => nameOf(e.person)))}`;
+  return list(entries.map(({ person, f }) => `${possessive(person)} stated ${windowsText(f.statedWindows)}`));
 }
 
 function windowsText(windows: readonly StatedWindow[]): string {
