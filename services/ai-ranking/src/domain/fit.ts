@@ -81,6 +81,8 @@ export interface PersonFit {
 export const LEARNED_WEIGHTS = { habit: 0.55, load: 0.2, buffer: 0.15, lead: 0.1 } as const;
 /** A stated preferred time takes this share of the score, more than all learned patterns together. */
 export const STATED_TIME_WEIGHT = 0.7;
+/** What a heuristic score of 0 counts as for someone unknown (1 stays 1). */
+export const HEURISTIC_FLOOR = 0.5;
 /** Credit (of 1 for inside) for a slot on a stated window's day, and again for one within its hours. */
 export const NEAR_STATED_TIME = 0.5;
 /** Multipliers when a stated preference, or a learned avoided day, is broken. */
@@ -160,8 +162,13 @@ export class PersonView {
     const insideWorkingHours = slot.withinWorkingHours ? slot.withinWorkingHours.has(this.person.userId) : null;
 
     const learned = LEARNED_WEIGHTS.habit * learnedHabit + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * buffer + LEARNED_WEIGHTS.lead * lead;
-    // Without the asker's score, what is not known reads as neutral, as before there was one.
-    const prior = slot.heuristicScore ?? LEARNED_WEIGHTS.habit * 0.5 + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * room + LEARNED_WEIGHTS.lead * lead;
+    // The asker's score keeps its order but only half its range: its spread over days
+    // cuts a day's later slots hard, which is an order, not a reason to outweigh what
+    // someone stated. Without it, what is not known reads as neutral.
+    const prior =
+      slot.heuristicScore !== null
+        ? HEURISTIC_FLOOR + (1 - HEURISTIC_FLOOR) * slot.heuristicScore
+        : LEARNED_WEIGHTS.habit * 0.5 + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * room + LEARNED_WEIGHTS.lead * lead;
     const base = knowledge * learned + (1 - knowledge) * prior;
     let fit = preferredTime === null ? base : STATED_TIME_WEIGHT * stated + (1 - STATED_TIME_WEIGHT) * base;
     if (avoidedDay) fit *= PENALTY.avoidedDay;

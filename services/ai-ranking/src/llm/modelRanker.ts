@@ -21,7 +21,8 @@ export interface ModelSettings {
 const INSTRUCTIONS = [
   "You rank candidate meeting times for a group of people.",
   "People are labelled P1, P2, …; the caller is marked. For each person you get learned habits (from past meetings) and stated preferences.",
-  "Stated preferences always outweigh learned habits. Avoid days a person avoids, keep within their meeting limits and buffers,",
+  "Stated preferences always outweigh learned habits. Avoid days a person avoids or never meets on, keep within their meeting limits and buffers,",
+  "put meetings next to others for people who keep them back to back,",
   "and prefer the weekdays and hours they usually meet at. Each slot comes with a statistical score from a simpler model.",
   "Return every slot id you were given, best first, each with a score from 0 to 1 and one short sentence naming the habits or",
   "preferences behind it, using the labels (for example: Tuesday mornings are when P1 and P2 usually meet).",
