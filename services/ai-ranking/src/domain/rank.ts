@@ -17,7 +17,7 @@ export interface RankingInput {
 export interface ScoredSlot extends Interval {
   score: number;
   reason: string;
-  /** What the reason says of whom, for checking it against the truth. */
+  /** What the statistical reason says of whom, for checking it against the truth (a language model's reason replaces the text, not these). */
   claims: Claim[];
   /** 0: inside every counted person's working hours, or nothing known of them; 1: outside someone's. Lower tiers rank first. */
   tier: number;
