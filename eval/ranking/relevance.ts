@@ -1,12 +1,18 @@
 import { DateTime } from "luxon";
 import { MIN, type SyntheticPerson } from "./world.js";
 
+/** A clusterer's slot this close to one of their meetings of the same day is next to it. */
+export const CLOSE_MINUTES = 30;
+
 /**
  * How much a slot suits a person by their hidden preferences, 0 to 3: a
  * favourite day (1), inside favourite hours (1), within the daily cap (0.5),
- * the buffer kept (0.5). Read with luxon, apart from the ranker's own clock.
+ * the buffer kept (0.5; for those who cluster, lying within 30 minutes of
+ * another of their meetings that day instead). A day they never meet on, or
+ * a slot outside their working hours, is 0 whatever else. Read with luxon, apart from the ranker's own clock.
  */
-export function personRelevance(person: SyntheticPerson, slot: { start: number; end: number }): number {
+export function personRelevance(person: SyntheticPerson, slot: { start: number; end: number; withinWorkingHours?: readonly string[] }): number {
+  if (slot.withinWorkingHours && !slot.withinWorkingHours.includes(person.userId)) return 0;
   const local = DateTime.fromMillis(slot.start, { zone: person.zone });
   const localEnd = DateTime.fromMillis(slot.end, { zone: person.zone });
   const { hidden } = person;
@@ -14,13 +20,16 @@ export function personRelevance(person: SyntheticPerson, slot: { start: number; 
   const startMinute = local.hour * 60 + local.minute;
   const endMinute = localEnd.hour * 60 + localEnd.minute || 24 * 60;
   const favouriteHours = startMinute >= hidden.favouriteHours.from * 60 && endMinute <= hidden.favouriteHours.to * 60;
-  const sameDay = person.upcoming.filter((m) => DateTime.fromMillis(m.start, { zone: person.zone }).hasSame(local, "day")).length;
-  const gap = Math.min(Infinity, ...person.upcoming.map((m) => (m.start >= slot.end ? m.start - slot.end : slot.start - m.end)));
-  return (favouriteDay ? 1 : 0) + (favouriteHours ? 1 : 0) + (sameDay + 1 <= hidden.dailyCap ? 0.5 : 0) + (gap >= hidden.bufferMinutes * MIN ? 0.5 : 0);
+  if (local.weekday - 1 === hidden.avoidedDay) return 0;
+  const sameDayMeetings = person.upcoming.filter((m) => DateTime.fromMillis(m.start, { zone: person.zone }).hasSame(local, "day"));
+  const gapTo = (m: { start: number; end: number }) => (m.start >= slot.end ? m.start - slot.end : slot.start - m.end);
+  const gap = Math.min(Infinity, ...person.upcoming.map(gapTo));
+  const spacing = hidden.clusters ? sameDayMeetings.some((m) => gapTo(m) <= CLOSE_MINUTES * MIN) : gap >= hidden.bufferMinutes * MIN;
+  return (favouriteDay ? 1 : 0) + (favouriteHours ? 1 : 0) + (sameDayMeetings.length + 1 <= hidden.dailyCap ? 0.5 : 0) + (spacing ? 0.5 : 0);
 }
 
 /** A group's relevance: the mean over its people. */
-export function groupRelevance(people: readonly SyntheticPerson[], slot: { start: number; end: number }): number {
+export function groupRelevance(people: readonly SyntheticPerson[], slot: { start: number; end: number; withinWorkingHours?: readonly string[] }): number {
   return people.reduce((sum, p) => sum + personRelevance(p, slot), 0) / people.length;
 }
 

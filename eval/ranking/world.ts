@@ -18,7 +18,12 @@ export interface HiddenPreferences {
   /** Local hours [from, to) they like meetings in. */
   favouriteHours: { from: number; to: number };
   dailyCap: number;
+  /** 0 for those who cluster. */
   bufferMinutes: number;
+  /** Puts meetings back to back on few days rather than spreading them with room between. */
+  clusters: boolean;
+  /** A working weekday they never meet on (0 = Monday), or null. */
+  avoidedDay: number | null;
 }
 
 export interface SyntheticPerson {
@@ -31,6 +36,8 @@ export interface SyntheticPerson {
 }
 
 const ZONES = ["UTC", "Europe/Berlin", "Europe/London", "America/New_York"];
+/** Shares of people who cluster their meetings, and who never meet on one weekday. */
+export const SHARE = { clusterers: 0.25, avoiders: 0.3 };
 /** How often a meeting lands in their favourite hours, and on a favourite day. */
 export const HABIT_STRENGTH = { hours: 0.8, days: 0.8 };
 
@@ -41,11 +48,16 @@ function pick<T>(rnd: () => number, items: readonly T[]): T {
 export function makePerson(rnd: () => number, index: number, zone: string = pick(rnd, ZONES)): SyntheticPerson {
   const days = [0, 1, 2, 3, 4].sort(() => rnd() - 0.5).slice(0, 2 + Math.floor(rnd() * 2));
   const from = 9 + Math.floor(rnd() * 6);
+  const clusters = rnd() < SHARE.clusterers;
+  const otherDays = [0, 1, 2, 3, 4].filter((d) => !days.includes(d));
   const hidden: HiddenPreferences = {
     favouriteDays: days.sort(),
     favouriteHours: { from, to: Math.min(17, from + 2 + Math.floor(rnd() * 2)) },
-    dailyCap: 2 + Math.floor(rnd() * 4),
-    bufferMinutes: pick(rnd, [0, 15, 30, 45]),
+    // Clusterers fill their days: a cap of 3–5.
+    dailyCap: clusters ? 3 + Math.floor(rnd() * 3) : 2 + Math.floor(rnd() * 4),
+    bufferMinutes: clusters ? 0 : pick(rnd, [0, 15, 30, 45]),
+    clusters,
+    avoidedDay: rnd() < SHARE.avoiders ? pick(rnd, otherDays) : null,
   };
   return { userId: `usr_${index}`, zone, hidden, history: [], upcoming: [] };
 }
@@ -69,7 +81,7 @@ export function meetingsFor(rnd: () => number, person: SyntheticPerson, firstMon
     for (let d = 0; d < 5; d++) {
       const midnight = localMidnight(firstMonday + (w * 7 + d) * DAY, person.zone);
       const favourite = hidden.favouriteDays.includes(d);
-      const wanted = favourite ? 1 + Math.floor(rnd() * hidden.dailyCap) : rnd() < (1 - HABIT_STRENGTH.days) * 2 ? 1 : 0;
+      const wanted = d === hidden.avoidedDay ? 0 : favourite ? 1 + Math.floor(rnd() * hidden.dailyCap) : rnd() < (1 - HABIT_STRENGTH.days) * 2 ? 1 : 0;
       const day: Array<{ start: number; end: number }> = [];
       for (let attempt = 0; attempt < 30 && day.length < wanted; attempt++) {
         const inFavourite = rnd() < HABIT_STRENGTH.hours;
@@ -77,8 +89,13 @@ export function meetingsFor(rnd: () => number, person: SyntheticPerson, firstMon
         const durationMinutes = pick(rnd, [30, 60]);
         const latest = range.to * 60 - durationMinutes;
         if (latest < range.from * 60) continue;
-        const startMinute = range.from * 60 + 30 * Math.floor(rnd() * ((latest - range.from * 60) / 30 + 1));
-        const start = midnight + startMinute * MIN;
+        let start = midnight + (range.from * 60 + 30 * Math.floor(rnd() * ((latest - range.from * 60) / 30 + 1))) * MIN;
+        if (hidden.clusters && day.length > 0) {
+          // Right after, or right before, one of the day's meetings.
+          const next = pick(rnd, day);
+          start = rnd() < 0.5 ? next.end : next.start - durationMinutes * MIN;
+          if (start < midnight + 9 * HOUR || start + durationMinutes * MIN > midnight + 17 * HOUR) continue;
+        }
         const end = start + durationMinutes * MIN;
         const buffer = hidden.bufferMinutes * MIN;
         if (day.some((m) => start < m.end + buffer && m.start < end + buffer)) continue;

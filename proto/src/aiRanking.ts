@@ -23,7 +23,22 @@ export const aiRankingRank = endpoint(
       .min(1)
       .max(101),
     /** Distinct, non-overlapping times, in the asker's own order (its best first). */
-    candidates: z.array(z.object({ start: Timestamp, end: Timestamp })).max(MAX_RANKING_CANDIDATES),
+    candidates: z
+      .array(
+        z.object({
+          start: Timestamp,
+          end: Timestamp,
+          /**
+           * The asker's own score for the slot, spread over days included: what
+           * ranking falls back to for people it knows nothing about. Absent: the
+           * asker's order says everything it knows.
+           */
+          heuristicScore: z.number().min(0).max(1).optional(),
+          /** userIds of the people whose working hours hold the whole slot; absent when the asker does not know them. */
+          withinWorkingHours: z.array(z.string().min(1)).max(101).optional(),
+        }),
+      )
+      .max(MAX_RANKING_CANDIDATES),
   }),
   z.object({
     scores: z.array(

@@ -84,6 +84,25 @@ describe("the language model on top of the statistical ranking, against an OpenA
     expect(await lastRankSpan()).not.toHaveProperty("sched.ai.fallback_reason");
   });
 
+  it("lets the model reorder only the slots inside everyone's working hours: those outside someone's stay below", async () => {
+    fake.behaviour = "good";
+    // Tuesday 10:00 and Wednesday 15:00 lie inside both people's hours; Thursday and Friday only inside Ana's.
+    const tiered = candidates.map((c, i) => ({ ...c, withinWorkingHours: i < 2 ? [ana.userId, bo.userId] : [ana.userId] }));
+    const { scores } = await h.bus.request(aiRankingRank, {
+      mode: "test",
+      callerUserId: ana.userId,
+      people: [{ userId: ana.userId, timezone: ana.timezone }, { userId: bo.userId, timezone: bo.timezone }],
+      candidates: tiered,
+    });
+    const sent = JSON.parse(fake.bodies.at(-1)!) as { messages: Array<{ role: string; content: string }> };
+    expect((JSON.parse(sent.messages.find((m) => m.role === "user")!.content) as { slots: unknown[] }).slots).toHaveLength(2);
+    // The fake reverses what it was shown: Wednesday first, Tuesday second, then the rest as the statistics had them.
+    expect(scores.map((s) => s.start).slice(0, 2)).toEqual([candidates[1]!.start, candidates[0]!.start]);
+    expect(scores[0]!.reason).toMatch(/^The model prefers this/);
+    for (const s of scores.slice(2)) expect(s.reason).toMatch(/^Outside Bo's working hours/);
+    expect(scores[1]!.score).toBeGreaterThan(scores[2]!.score);
+  });
+
   it("falls back to the statistical ranking past the deadline, without waiting for the slow answer", async () => {
     const { scores, elapsed } = await rankWith("slow");
     expectStatistical(scores);

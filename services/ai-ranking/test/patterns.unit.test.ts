@@ -43,3 +43,34 @@ describe("learnPatterns", () => {
     expect(p.usualDurationMinutes).toBe(60);
   });
 });
+
+describe("learnPatterns: clustering and avoided weekdays", () => {
+  /** `weeks` weeks of days holding `perDay` one-hour meetings from 09:00 on the given weekdays, `gapMinutes` apart. */
+  function days(weekdays: readonly number[], perDay: number, gapMinutes: number, weeks = 8) {
+    const history = [];
+    for (let w = 1; w <= weeks; w++) {
+      for (const d of weekdays) {
+        const day = MONDAY - w * 7 * DAY + d * DAY;
+        for (let i = 0; i < perDay; i++) history.push({ start: day + 9 * HOUR + i * (60 + gapMinutes) * MIN, durationMinutes: 60, scheduledAt: day - 2 * DAY });
+      }
+    }
+    return history;
+  }
+
+  it("tells people who put meetings back to back from those who leave room or hold one a day", () => {
+    expect(learnPatterns(days([1, 3], 3, 0), "UTC").clustering).toBe(1);
+    expect(learnPatterns(days([1, 3], 3, 5), "UTC").clustering).toBe(1);
+    expect(learnPatterns(days([1, 3], 3, 30), "UTC").clustering).toBe(0);
+    expect(learnPatterns(days([0, 1, 2, 3, 4], 1, 0), "UTC").clustering).toBe(0);
+    // Too little history to say.
+    expect(learnPatterns(days([1], 3, 0, 2), "UTC").clustering).toBeNull();
+  });
+
+  it("learns a working weekday never met on over weeks of meeting on the others, and none from a short history", () => {
+    expect(learnPatterns(days([1, 2, 3, 4], 1, 0), "UTC").avoidedWeekdays).toEqual([0]);
+    expect(learnPatterns(days([0, 1, 2, 3, 4], 1, 0), "UTC").avoidedWeekdays).toEqual([]);
+    expect(learnPatterns(days([1, 2, 3, 4], 2, 0, 3), "UTC").avoidedWeekdays).toEqual([]);
+    // Meeting on two weekdays only is a sparse calendar, not three avoided days.
+    expect(learnPatterns(days([1, 3], 1, 0, 12), "UTC").avoidedWeekdays).toEqual([]);
+  });
+});

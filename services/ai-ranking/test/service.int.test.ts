@@ -46,7 +46,7 @@ describe("ai-ranking over the bus", () => {
     await eventually(async () => (await h.db("people").where({ user_id: ana.userId }).first())?.preferences !== null);
     const { scores } = await rank([slot(1, 10), slot(4, 16)]);
     expect(scores[0]!.start).toBe(slot(4, 16).start);
-    expect(scores[1]!.reason).toMatch(/^Falls on a day you prefer to avoid/);
+    expect(scores[1]!.reason).toMatch(/^You avoid Tuesdays; outside your stated 15:00–18:00/);
     await h.account(ana, { preferredTimes: [], avoidDays: [], bufferMinutes: null, maxMeetingsPerDay: null }, true);
     await eventually(async () => (await h.db("people").where({ user_id: ana.userId }).first())?.preferences?.avoidDays?.length === 0);
   });

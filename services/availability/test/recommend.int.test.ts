@@ -345,6 +345,14 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
       expect(request.candidates.length).toBeGreaterThan(5);
       expect(request.candidates.length).toBeLessThanOrEqual(500);
       for (const c of request.candidates) expect(overlaps(spanOf(c), meetingSpan(bobsMeeting))).toBe(false);
+      // Each candidate carries the heuristic's own score and whose working hours hold it: its best ones are its answer without useAI.
+      const plain = slotsOf(await w.recommend(w.callerFor(alice), body()));
+      const idOf = new Map([
+        [alice.email, alice.id],
+        [bob.email, bob.id],
+      ]);
+      expect(request.candidates.slice(0, 5)).toEqual(plain.map((s) => ({ start: s.start, end: s.end, heuristicScore: s.score, withinWorkingHours: s.withinWorkingHours.map((e) => idOf.get(e)) })));
+      expect(request.candidates.some((c) => c.withinWorkingHours!.length < 2)).toBe(true);
 
       const slots = slotsOf(answer);
       expect(slots).toHaveLength(5);

@@ -178,7 +178,13 @@ export async function savePatterns(db: Knex, userId: string, mode: Mode, pattern
 export async function patternsOf(db: Knex, userIds: readonly string[], mode: Mode): Promise<Map<string, Patterns>> {
   if (userIds.length === 0) return new Map();
   const rows = (await db("patterns").where({ mode }).whereIn("user_id", userIds).select("user_id", "patterns")) as Array<{ user_id: string; patterns: Patterns | string }>;
-  return new Map(rows.map((r) => [r.user_id, asJson(r.patterns)]));
+  return new Map(
+    rows.map((r) => {
+      // Patterns learned before clustering and avoided days were read carry neither: they read as unknown.
+      const stored = asJson(r.patterns) as Omit<Patterns, "clustering" | "avoidedWeekdays"> & Partial<Pick<Patterns, "clustering" | "avoidedWeekdays">>;
+      return [r.user_id, { ...stored, clustering: stored.clustering ?? null, avoidedWeekdays: stored.avoidedWeekdays ?? [] }];
+    }),
+  );
 }
 
 /** Confirmed meetings of each e-mail overlapping [from, to), in one query. */

@@ -20,8 +20,25 @@ export interface RankedPerson {
   meetings: readonly Interval[];
 }
 
+/** A candidate as the ranker gets it. */
+export interface Candidate extends Interval {
+  /** The asker's own score, its spread over days included; null when it sent none. */
+  heuristicScore: number | null;
+  /** userIds of the people whose working hours hold the whole slot; null when the asker did not say. */
+  withinWorkingHours: ReadonlySet<string> | null;
+}
+
+/** A stated preferred time as reasons name it. */
+export interface StatedWindow {
+  start: string;
+  end: string;
+  days: readonly string[] | null;
+}
+
 /** How well one candidate suits one person, and why. */
 export interface PersonFit {
+  /** [0, 1]: how much of their history stands behind the learned part; the rest follows the asker's heuristic. */
+  knowledge: number;
   /** [0, 1]: how usual this weekday and hour are for them; 0.5 when their history says nothing. */
   habit: number;
   /** Whether enough history stands behind `habit` to mention it. */
@@ -35,13 +52,27 @@ export interface PersonFit {
   gapMinutes: number;
   /** The gap they want (stated, else learned, else a default). */
   wantedGapMinutes: number;
+  /** [0, 1]: learned clustering (0 spreads, 1 back to back); 0 when unknown. */
+  clustering: number;
+  /** [0, 1]: how well the gap to their other meetings suits them, clustering weighed against room. */
   buffer: number;
   lead: number;
   /** Null when they stated no preferred times. */
   preferredTime: boolean | null;
+  /** The stated windows the slot lies in (when preferredTime) or all of them (when not). */
+  statedWindows: readonly StatedWindow[];
+  /** A day they stated they avoid. */
   avoidedDay: boolean;
+  /** A working weekday their history never has a meeting on. */
+  neverMeetsThatDay: boolean;
+  /** Null when the asker did not say. */
+  insideWorkingHours: boolean | null;
   overMax: boolean;
   shortBuffer: boolean;
+  /** The slot's weekday on their clock, 0 = Monday. */
+  weekday: number;
+  /** Minutes after midnight the slot starts, on their clock. */
+  minuteOfDay: number;
   /** [0, 1]: everything together. */
   fit: number;
 }
@@ -49,25 +80,34 @@ export interface PersonFit {
 /** Learned weights; they add up to 1. Habit leads: it is the pattern most people's calendars show. */
 export const LEARNED_WEIGHTS = { habit: 0.55, load: 0.2, buffer: 0.15, lead: 0.1 } as const;
 /** A stated preferred time takes this share of the score, more than all learned patterns together. */
-export const STATED_TIME_WEIGHT = 0.6;
-/** Multipliers when a stated preference is broken. */
-export const PENALTY = { avoidedDay: 0.2, overMax: 0.4 } as const;
+export const STATED_TIME_WEIGHT = 0.7;
+/** What a heuristic score of 0 counts as for someone unknown (1 stays 1). */
+export const HEURISTIC_FLOOR = 0.5;
+/** Credit (of 1 for inside) for a slot on a stated window's day, and again for one within its hours. */
+export const NEAR_STATED_TIME = 0.5;
+/** Multipliers when a stated preference, or a learned avoided day, is broken. */
+export const PENALTY = { avoidedDay: 0.2, neverMeetsThatDay: 0.5, overMax: 0.4 } as const;
 /** With this many meetings learned from, habits are trusted fully. */
 export const CONFIDENT_MEETINGS = 15;
 const DEFAULT_GAP_MINUTES = 15;
+/** A clusterer's slot this close to another meeting is as good as back to back; the closeness fades to nothing over the next two hours. */
+const CLOSE_MINUTES = 30;
+const CLOSENESS_FADE_MINUTES = 120;
 
 /** A person's patterns prepared once per ranking: habit per hour of the week, their meetings sorted and counted by day. */
 export class PersonView {
   readonly clock: ZoneReader;
   private readonly habitByHour: Float64Array;
-  private readonly confidence: number;
+  private readonly knowledge: number;
   private readonly sorted: Interval[];
   private readonly perDay = new Map<number, number>();
+  private readonly windows: StatedWindow[];
 
   constructor(readonly person: RankedPerson) {
+    this.windows = person.preferences.preferredTimes.map((t) => ({ start: t.start, end: t.end, days: t.days ?? null }));
     this.clock = ZoneReader.of(person.zone);
     this.habitByHour = habitTable(person.patterns.hourly);
-    this.confidence = Math.min(1, person.patterns.meetings / CONFIDENT_MEETINGS);
+    this.knowledge = Math.min(1, person.patterns.meetings / CONFIDENT_MEETINGS);
     this.sorted = [...person.meetings].sort((a, b) => a.start - b.start);
     for (const m of this.sorted) {
       const day = this.clock.read(m.start).dayNumber;
@@ -75,13 +115,19 @@ export class PersonView {
     }
   }
 
-  fit(slot: Interval, now: number): PersonFit {
+  /**
+   * Their fit: what their history says, weighed by how much of it there is
+   * against the asker's heuristic (so knowing nobody ranks as the heuristic
+   * does), then stated preferred times mixed in and broken preferences
+   * applied as penalties.
+   */
+  fit(slot: Candidate, now: number): PersonFit {
     const { patterns, preferences } = this.person;
     const from = this.clock.read(slot.start);
     const to = this.clock.read(slot.end - 60_000);
-    const hourIndex = (m: LocalMoment) => m.weekday * 24 + Math.floor(m.minuteOfDay / 60);
     const learnedHabit = (this.habitByHour[hourIndex(from)]! + this.habitByHour[hourIndex(to)]!) / 2;
-    const habit = this.confidence * learnedHabit + (1 - this.confidence) * 0.5;
+    const knowledge = this.knowledge;
+    const habit = knowledge * learnedHabit + (1 - knowledge) * 0.5;
 
     const sameDay = this.perDay.get(from.dayNumber) ?? 0;
     const after = sameDay + 1;
@@ -96,42 +142,61 @@ export class PersonView {
 
     const gapMinutes = this.gapMinutes(slot);
     const wantedGapMinutes = preferences.bufferMinutes ?? clamp(patterns.usualGapMinutes ?? DEFAULT_GAP_MINUTES, 5, 60);
-    const buffer = wantedGapMinutes === 0 ? 1 : Math.min(1, gapMinutes / wantedGapMinutes);
+    const room = wantedGapMinutes === 0 ? 1 : Math.min(1, gapMinutes / wantedGapMinutes);
+    // A stated buffer says they want room, whatever their history shows.
+    const clustering = preferences.bufferMinutes !== null && preferences.bufferMinutes > 0 ? 0 : (patterns.clustering ?? 0);
+    const closeness = gapMinutes <= CLOSE_MINUTES ? 1 : Math.max(0, 1 - (gapMinutes - CLOSE_MINUTES) / CLOSENESS_FADE_MINUTES);
+    const buffer = clustering * closeness + (1 - clustering) * room;
     const shortBuffer = preferences.bufferMinutes !== null && gapMinutes < preferences.bufferMinutes;
 
     const daysAhead = Math.max(0, (slot.start - now) / 86_400_000);
     const usualLead = patterns.usualLeadDays;
     const lead = usualLead === null ? 0.5 : Math.exp(-Math.abs(daysAhead - usualLead) / (usualLead + 3));
 
-    const preferredTime =
-      preferences.preferredTimes.length === 0
-        ? null
-        : from.dayNumber === to.dayNumber &&
-          preferences.preferredTimes.some(
-            (t) => (!t.days || t.days.includes(WEEKDAYS[from.weekday]!)) && minutes(t.start) <= from.minuteOfDay && to.minuteOfDay + 1 <= minutes(t.end),
-          );
-    const avoidedDay = preferences.avoidDays.includes(WEEKDAYS[from.weekday]!);
+    const weekdayName = WEEKDAYS[from.weekday]!;
+    const windows = this.windows;
+    const { holding, stated } = statedTimeFit(windows, from, to);
+    const preferredTime = windows.length === 0 ? null : holding.length > 0;
+    const avoidedDay = preferences.avoidDays.includes(weekdayName);
+    const neverMeetsThatDay = !avoidedDay && patterns.avoidedWeekdays.includes(from.weekday);
+    const insideWorkingHours = slot.withinWorkingHours ? slot.withinWorkingHours.has(this.person.userId) : null;
 
-    const learned = LEARNED_WEIGHTS.habit * habit + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * buffer + LEARNED_WEIGHTS.lead * lead;
-    let fit = preferredTime === null ? learned : STATED_TIME_WEIGHT * (preferredTime ? 1 : 0) + (1 - STATED_TIME_WEIGHT) * learned;
+    const learned = LEARNED_WEIGHTS.habit * learnedHabit + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * buffer + LEARNED_WEIGHTS.lead * lead;
+    // The asker's score keeps its order but only half its range: its spread over days
+    // cuts a day's later slots hard, which is an order, not a reason to outweigh what
+    // someone stated. Without it, what is not known reads as neutral.
+    const prior =
+      slot.heuristicScore !== null
+        ? HEURISTIC_FLOOR + (1 - HEURISTIC_FLOOR) * slot.heuristicScore
+        : LEARNED_WEIGHTS.habit * 0.5 + LEARNED_WEIGHTS.load * load + LEARNED_WEIGHTS.buffer * room + LEARNED_WEIGHTS.lead * lead;
+    const base = knowledge * learned + (1 - knowledge) * prior;
+    let fit = preferredTime === null ? base : STATED_TIME_WEIGHT * stated + (1 - STATED_TIME_WEIGHT) * base;
     if (avoidedDay) fit *= PENALTY.avoidedDay;
+    if (neverMeetsThatDay) fit *= PENALTY.neverMeetsThatDay;
     if (overMax) fit *= PENALTY.overMax;
     if (shortBuffer) fit *= 0.5 + (0.5 * gapMinutes) / preferences.bufferMinutes!;
 
     return {
+      knowledge,
       habit,
-      knowsHabit: this.confidence >= 0.5,
+      knowsHabit: knowledge >= 0.5,
       sameDay,
       usualLoad,
       load,
       gapMinutes,
       wantedGapMinutes,
+      clustering,
       buffer,
       lead,
       preferredTime,
+      statedWindows: preferredTime ? holding : windows,
       avoidedDay,
+      neverMeetsThatDay,
+      insideWorkingHours,
       overMax,
       shortBuffer,
+      weekday: from.weekday,
+      minuteOfDay: from.minuteOfDay,
       fit: clamp(fit, 0, 1),
     };
   }
@@ -152,6 +217,31 @@ export class PersonView {
     for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) gap = Math.min(gap, Math.max(0, slot.start - meetings[i]!.end));
     return gap / 60_000;
   }
+}
+
+function hourIndex(m: LocalMoment): number {
+  return m.weekday * 24 + Math.floor(m.minuteOfDay / 60);
+}
+
+/**
+ * The stated windows holding the slot, and how near it is to what they said:
+ * 1 inside one; otherwise NEAR_STATED_TIME for lying on a window's day and
+ * again for lying within a window's hours.
+ */
+function statedTimeFit(windows: readonly StatedWindow[], from: LocalMoment, to: LocalMoment): { holding: StatedWindow[]; stated: number } {
+  const weekdayName = WEEKDAYS[from.weekday]!;
+  const oneDay = from.dayNumber === to.dayNumber;
+  const holding: StatedWindow[] = [];
+  let onDay = false;
+  let inHours = false;
+  for (const t of windows) {
+    const day = !t.days || t.days.includes(weekdayName);
+    const hours = oneDay && minutes(t.start) <= from.minuteOfDay && to.minuteOfDay + 1 <= minutes(t.end);
+    if (day && hours) holding.push(t);
+    onDay ||= day;
+    inHours ||= hours;
+  }
+  return { holding, stated: holding.length > 0 ? 1 : (onDay ? NEAR_STATED_TIME : 0) + (inHours ? NEAR_STATED_TIME : 0) };
 }
 
 function minutes(hhmm: string): number {

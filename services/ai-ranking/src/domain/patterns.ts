@@ -26,7 +26,26 @@ export interface Patterns {
   usualGapMinutes: number | null;
   /** Median days from scheduling a meeting to its start (never negative); null with none scheduled ahead. */
   usualLeadDays: number | null;
+  /**
+   * [0, 1]: how much they cluster their meetings rather than spread them: the
+   * share of a day's later meetings that start within BACK_TO_BACK_MINUTES of
+   * the one before, 0 for someone whose meeting days seldom hold two. Null
+   * with too little history to say (patterns stored before it was learned
+   * read as null too).
+   */
+  clustering: number | null;
+  /** Working weekdays (0 = Monday … 4 = Friday) they never meet on although they meet on the others; empty when too little is known. */
+  avoidedWeekdays: number[];
 }
+
+/** Two meetings this close (end to start) are back to back; a 15-minute buffer is already room. */
+export const BACK_TO_BACK_MINUTES = 10;
+/** Fewer meetings than this say nothing about clustering or avoided days. */
+const MEETINGS_TO_JUDGE_HABITS = 10;
+/** Fewer same-day pairs than this: their days seldom hold two meetings, so they spread. */
+const PAIRS_TO_JUDGE_CLUSTERING = 3;
+/** A weekday without meetings over this many weeks of history is avoided. */
+const AVOIDANCE_WEEKS = 6;
 
 export const HOURS_A_WEEK = 7 * 24;
 
@@ -56,6 +75,8 @@ export function learnPatterns(meetings: readonly HistoryMeeting[], zone: string)
 
   const loads: number[] = [];
   const gaps: number[] = [];
+  const byWeekday = new Array<number>(7).fill(0);
+  for (let i = 0; i < HOURS_A_WEEK; i++) byWeekday[Math.floor(i / 24)]! += hourly[i]!;
   for (const day of perDay.values()) {
     loads.push(day.length);
     day.sort((a, b) => a.start - b.start);
@@ -74,6 +95,15 @@ export function learnPatterns(meetings: readonly HistoryMeeting[], zone: string)
     }
   }
 
+  const known = meetings.length >= MEETINGS_TO_JUDGE_HABITS;
+  const backToBack = gaps.filter((g) => g <= BACK_TO_BACK_MINUTES).length;
+  const clustering = !known ? null : gaps.length < PAIRS_TO_JUDGE_CLUSTERING ? 0 : backToBack / gaps.length;
+  const workingDaysMet = byWeekday.slice(0, 5).filter((n) => n > 0).length;
+  const days = [...perDay.keys()];
+  const weeksSpanned = days.length ? (Math.max(...days) - Math.min(...days)) / 7 : 0;
+  // An empty weekday over many weeks of meeting on the others is a habit; over a few weeks, or among several empty ones, chance.
+  const avoidedWeekdays = known && workingDaysMet >= 3 && weeksSpanned >= AVOIDANCE_WEEKS ? [0, 1, 2, 3, 4].filter((d) => byWeekday[d] === 0) : [];
+
   return {
     meetings: meetings.length,
     hourly,
@@ -81,6 +111,8 @@ export function learnPatterns(meetings: readonly HistoryMeeting[], zone: string)
     usualDurationMinutes,
     usualGapMinutes: quantile(gaps, 0.2),
     usualLeadDays: quantile(leads, 0.5),
+    clustering,
+    avoidedWeekdays,
   };
 }
 

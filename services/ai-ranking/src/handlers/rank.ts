@@ -25,7 +25,7 @@ export interface RankDeps {
 export function rankHandler(deps: RankDeps): Handler<typeof aiRankingRank> {
   return async (request) => {
     const now = deps.now();
-    const candidates = request.candidates.map((c) => ({ start: Date.parse(c.start), end: Date.parse(c.end) }));
+    const candidates = request.candidates.map((c) => ({ start: Date.parse(c.start), end: Date.parse(c.end), heuristicScore: c.heuristicScore, withinWorkingHours: c.withinWorkingHours }));
     // Each score names its slot by the start as it was sent.
     const sentStart = new Map(request.candidates.map((c, i) => [candidates[i]!.start, c.start]));
     if (candidates.length === 0) return { scores: [] };

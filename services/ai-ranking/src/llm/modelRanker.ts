@@ -21,7 +21,8 @@ export interface ModelSettings {
 const INSTRUCTIONS = [
   "You rank candidate meeting times for a group of people.",
   "People are labelled P1, P2, …; the caller is marked. For each person you get learned habits (from past meetings) and stated preferences.",
-  "Stated preferences always outweigh learned habits. Avoid days a person avoids, keep within their meeting limits and buffers,",
+  "Stated preferences always outweigh learned habits. Avoid days a person avoids or never meets on, keep within their meeting limits and buffers,",
+  "put meetings next to others for people who keep them back to back,",
   "and prefer the weekdays and hours they usually meet at. Each slot comes with a statistical score from a simpler model.",
   "Return every slot id you were given, best first, each with a score from 0 to 1 and one short sentence naming the habits or",
   "preferences behind it, using the labels (for example: Tuesday mornings are when P1 and P2 usually meet).",
@@ -51,7 +52,10 @@ export class ModelRanker {
   async refine(ranked: ScoredSlot[], people: readonly RankedPerson[]): Promise<Refinement> {
     if (ranked.length < 2) return { ranked, by: "statistics", why: "nothing to reorder" };
     if (!this.breaker.allow()) return { ranked, by: "statistics", why: "circuit open" };
-    const shown = Math.min(this.settings.topSlots, ranked.length);
+    // The model reorders within the best tier only: working hours stay a hard line whatever it says.
+    const sameTier = ranked.findIndex((s) => s.tier !== ranked[0]!.tier);
+    const shown = Math.min(this.settings.topSlots, sameTier < 0 ? ranked.length : sameTier);
+    if (shown < 2) return { ranked, by: "statistics", why: "nothing to reorder" };
     try {
       const answer = await this.ask(ranked.slice(0, shown), people);
       const result = applyModelRanking(ranked, shown, answer, people);

@@ -20,6 +20,9 @@ export interface RankingSummary {
       usualDurationMinutes: number | null;
       usualGapMinutes: number | null;
       usualLeadDays: number | null;
+      /** Share of a day's later meetings they put back to back; null when unknown. */
+      backToBackShare: number | null;
+      neverMeetsOn: string[];
     };
     stated: {
       preferredTimes: Array<{ start: string; end: string; days?: string[] }>;
@@ -50,6 +53,8 @@ export function summarize(slots: readonly ScoredSlot[], people: readonly RankedP
         usualDurationMinutes: p.patterns.meetings > 0 ? p.patterns.usualDurationMinutes : null,
         usualGapMinutes: p.patterns.usualGapMinutes,
         usualLeadDays: p.patterns.usualLeadDays,
+        backToBackShare: p.patterns.clustering,
+        neverMeetsOn: p.patterns.avoidedWeekdays.map((d) => WEEKDAY_NAMES[d]!),
       },
       stated: {
         preferredTimes: p.preferences.preferredTimes.map((t) => ({ start: t.start, end: t.end, ...(t.days ? { days: [...t.days] } : {}) })),

@@ -28,7 +28,12 @@ export async function rankWithAI(deps: AvailabilityDeps, question: RankingQuesti
         mode: question.mode,
         callerUserId: question.callerUserId,
         people: question.people.map((p) => ({ userId: p.id, timezone: p.timezone })),
-        candidates: question.candidates.map((c) => ({ start: formatTimestamp(c.start), end: formatTimestamp(c.end) })),
+        candidates: question.candidates.map((c) => ({
+          start: formatTimestamp(c.start),
+          end: formatTimestamp(c.end),
+          heuristicScore: c.score,
+          withinWorkingHours: c.withinWorkingHours,
+        })),
       },
       { timeoutMs: deps.aiRankingTimeoutMs },
     ));
