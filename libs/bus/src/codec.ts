@@ -1,5 +1,5 @@
 import { AppError, currentDeadline, deadlinePassed, internalError, invalidRequest, isBackingServiceUnavailable, unavailable, withDeadline } from "@sched/errors";
-import { Caller, type Endpoint } from "@sched/proto";
+import { Caller, HttpReply, type Endpoint } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import { DEFAULT_TIMEOUT_MS, type EndpointBinding, type RequestContext } from "./types.js";
 
@@ -44,9 +44,12 @@ export function decodeCaller(raw: string | undefined): Caller | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** HTTP route endpoints: requests of `{params, query, body}`, replies an HttpReply. */
+/**
+ * HTTP route endpoints: requests of `{params, query, body}`, replies an
+ * HttpReply. The contract declares it by the reply schema it gives the endpoint.
+ */
 export function isHttpRoute(endpoint: Endpoint): boolean {
-  return endpoint.subject.includes(".http.");
+  return endpoint.reply === HttpReply;
 }
 
 /**
