@@ -1,0 +1,56 @@
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, sep } from "node:path";
+
+/**
+ * A new PGlite runs initdb, its longest step by far (seconds, and many more on
+ * a busy machine). Every new embedded database starts instead from a copy of
+ * one freshly initialised folder: made once per installation of PGlite and
+ * kept in node_modules/.cache, so only the very first start pays initdb; the
+ * process keeps it in memory for the databases it opens after (tests open
+ * many).
+ */
+let template: Promise<Blob> | undefined;
+
+/** The freshly initialised folder made with `initOptions`, as a tarball for PGlite's `loadDataDir`. */
+export function initialisedFolder(initOptions: PGliteOptions): Promise<Blob> {
+  template ??= cachedOrMade(initOptions).catch((err: unknown) => {
+    template = undefined;
+    throw err;
+  });
+  return template;
+}
+
+async function cachedOrMade(initOptions: PGliteOptions): Promise<Blob> {
+  const file = cacheFile(initOptions);
+  const cached = await readFile(file).catch(() => undefined);
+  if (cached) return new Blob([cached]);
+  const pglite = await PGlite.create(initOptions);
+  let made: Blob;
+  try {
+    made = await pglite.dumpDataDir("gzip");
+  } finally {
+    await pglite.close();
+  }
+  // Written aside and renamed, so a process starting meanwhile never reads half a file.
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
+    renameSync(partial, file);
+  } catch {
+    // No cache where node_modules is read-only: each process makes its own.
+  }
+  return made;
+}
+
+/** node_modules/.cache/sched-embedded-postgres/<PGlite version and initdb options>.tar.gz */
+function cacheFile(initOptions: PGliteOptions): string {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const nodeModules = entry.slice(0, entry.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  const { version } = JSON.parse(readFileSync(join(nodeModules, "@electric-sql", "pglite", "package.json"), "utf8")) as { version: string };
+  const flavour = (initOptions.initDbStartParams ?? []).join("").replace(/[^a-z0-9]+/gi, "-");
+  return join(nodeModules, ".cache", "sched-embedded-postgres", `pglite-${version}${flavour}.tar.gz`);
+}
