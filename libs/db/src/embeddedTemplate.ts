@@ -46,11 +46,20 @@ async function cachedOrMade(initOptions: PGliteOptions): Promise<Blob> {
   return made;
 }
 
-/** node_modules/.cache/sched-embedded-postgres/<PGlite version and initdb options>.tar.gz */
+/** Where initialised folders are kept: node_modules/.cache/sched-embedded-postgres. */
+export function initialisedFolderCache(): string {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  return join(nodeModulesOf(entry), ".cache", "sched-embedded-postgres");
+}
+
+/** <cache>/pglite-<PGlite version><initdb options>.tar.gz */
 function cacheFile(initOptions: PGliteOptions): string {
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  const nodeModules = entry.slice(0, entry.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
-  const { version } = JSON.parse(readFileSync(join(nodeModules, "@electric-sql", "pglite", "package.json"), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(nodeModulesOf(entry), "@electric-sql", "pglite", "package.json"), "utf8")) as { version: string };
   const flavour = (initOptions.initDbStartParams ?? []).join("").replace(/[^a-z0-9]+/gi, "-");
-  return join(nodeModules, ".cache", "sched-embedded-postgres", `pglite-${version}${flavour}.tar.gz`);
+  return join(initialisedFolderCache(), `pglite-${version}${flavour}.tar.gz`);
+}
+
+function nodeModulesOf(file: string): string {
+  return file.slice(0, file.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
 }

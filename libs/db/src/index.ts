@@ -8,6 +8,7 @@ import { EmbeddedDatabase, embeddedConfig } from "./embedded.js";
 
 export type { Knex } from "knex";
 export { EmbeddedDatabase, joinsCallersTransaction } from "./embedded.js";
+export { initialisedFolderCache } from "./embeddedTemplate.js";
 
 // Postgres returns int8 and numeric as strings to protect precision; our
 // counts and sequences are far below 2^53, so read them as numbers (as PGlite does).
