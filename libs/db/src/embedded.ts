@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
-import { initialisedFolder } from "./embeddedTemplate.js";
+import { initialisedFolder, keepInitialisedFolder } from "./embeddedTemplate.js";
 
 /**
  * initdb's 16 MB WAL segments and Postgres's wal sizes (80 MB kept for reuse,
@@ -78,6 +78,7 @@ export class EmbeddedDatabase {
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const loadDataDir = fresh ? await initialisedFolder(SMALL_FOLDER) : undefined;
     const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
+    if (fresh && !loadDataDir) await keepInitialisedFolder(pglite, SMALL_FOLDER);
     return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS);
   }
 

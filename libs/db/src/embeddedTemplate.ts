@@ -1,4 +1,4 @@
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -7,43 +7,36 @@ import { dirname, join, sep } from "node:path";
 /**
  * A new PGlite runs initdb, its longest step by far (seconds, and many more on
  * a busy machine). Every new embedded database starts instead from a copy of
- * one freshly initialised folder: made once per installation of PGlite and
- * kept in node_modules/.cache, so only the very first start pays initdb; the
- * process keeps it in memory for the databases it opens after (tests open
- * many).
+ * one freshly initialised folder: taken from the first database made on an
+ * installation of PGlite, right after its initdb, and kept in
+ * node_modules/.cache, so only the very first start pays initdb; the process
+ * keeps it in memory for the databases it opens after (tests open many).
  */
-let template: Promise<Blob> | undefined;
+let template: Promise<Blob | undefined> | undefined;
 
-/** The freshly initialised folder made with `initOptions`, as a tarball for PGlite's `loadDataDir`. */
-export function initialisedFolder(initOptions: PGliteOptions): Promise<Blob> {
-  template ??= cachedOrMade(initOptions).catch((err: unknown) => {
-    template = undefined;
-    throw err;
-  });
+/** The freshly initialised folder made with `initOptions`, as a tarball for PGlite's `loadDataDir`, once one was kept. */
+export function initialisedFolder(initOptions: PGliteOptions): Promise<Blob | undefined> {
+  template ??= readFile(cacheFile(initOptions)).then(
+    (cached) => new Blob([cached]),
+    () => undefined,
+  );
   return template;
 }
 
-async function cachedOrMade(initOptions: PGliteOptions): Promise<Blob> {
-  const file = cacheFile(initOptions);
-  const cached = await readFile(file).catch(() => undefined);
-  if (cached) return new Blob([cached]);
-  const pglite = await PGlite.create(initOptions);
-  let made: Blob;
-  try {
-    made = await pglite.dumpDataDir("none");
-  } finally {
-    await pglite.close();
-  }
+/** Keeps the folder of `pglite`, a database just initialised with `initOptions` and not yet written to, for the next new ones. */
+export async function keepInitialisedFolder(pglite: PGlite, initOptions: PGliteOptions): Promise<void> {
+  const made = await pglite.dumpDataDir("none");
+  template = Promise.resolve(made);
   // Written aside and renamed, so a process starting meanwhile never reads half a file.
   try {
+    const file = cacheFile(initOptions);
     mkdirSync(dirname(file), { recursive: true });
     const partial = `${file}.${process.pid}`;
     writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
     renameSync(partial, file);
   } catch {
-    // No cache where node_modules is read-only: each process makes its own.
+    // No cache where node_modules is read-only: each process initialises its first database.
   }
-  return made;
 }
 
 /** Where initialised folders are kept: node_modules/.cache/sched-embedded-postgres. */
