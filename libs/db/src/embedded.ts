@@ -89,7 +89,6 @@ export class EmbeddedDatabase {
     this.searchPath = schema;
   }
 
-  /** Closes the database; every handle on it must be destroyed first. */
   /**
    * PGlite runs Postgres single-user, without autovacuum: the rows that
    * updates and deletes leave behind (outbox marks, consumer positions,
@@ -112,6 +111,7 @@ export class EmbeddedDatabase {
     return this.lastVacuum;
   }
 
+  /** Closes the database; every handle on it must be destroyed first. */
   async close(): Promise<void> {
     clearInterval(this.vacuuming);
     await this.lastVacuum;
