@@ -10,11 +10,13 @@
 import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
+import { benchStartup } from "./startup.js";
 import type { WiringKind } from "./lib/system.js";
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
   meetings: benchMeetings,
   availability: benchAvailability,
+  startup: benchStartup,
 };
 
 function usage(message: string): never {

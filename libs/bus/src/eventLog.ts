@@ -24,10 +24,16 @@ export interface PublishState {
 
 /**
  * Where the in-process bus keeps its events and each durable consumer's
- * acknowledged position. The bus appends one event at a time, so an
- * implementation needs no locking of its own.
+ * acknowledged position. The bus stores one publish at a time (within
+ * `storing`), so an implementation needs no locking of its own.
  */
 export interface EventLog {
+  /**
+   * Runs one publish's reads and writes of the log (`publishState`, then
+   * `append`, on the log `work` is given) as one unit that no other publish
+   * interleaves with, and resolves once what it wrote is kept.
+   */
+  storing<T>(work: (log: EventLog) => Promise<T>): Promise<T>;
   publishState(stream: string, msgId: string): Promise<PublishState>;
   /** Stores the event after every other one. */
   append(event: NewEvent): Promise<void>;
@@ -45,6 +51,10 @@ export class MemoryEventLog implements EventLog {
   private readonly msgIds = new Set<string>();
   private readonly lastMsgIds = new Map<string, string>();
   private readonly ackFloors = new Map<string, number>();
+
+  async storing<T>(work: (log: EventLog) => Promise<T>): Promise<T> {
+    return work(this);
+  }
 
   async publishState(stream: string, msgId: string): Promise<PublishState> {
     return { duplicate: this.msgIds.has(msgId), lastMsgId: this.lastMsgIds.get(stream) };

@@ -1,4 +1,4 @@
-import type { Knex, Migration } from "@sched/db";
+import { joinsCallersTransaction, type Knex, type Migration } from "@sched/db";
 import type { EventLog, NewEvent, PublishState, StoredEvent } from "./eventLog.js";
 
 /** The schema the durable event log lives in. */
@@ -44,25 +44,33 @@ interface EventRow {
 /**
  * The event log in a database, so that what the in-process bus accepted and
  * where each durable consumer stands outlive the process: an event is
- * committed before its publish resolves, a position when its event is
- * acknowledged. Needs only a handle on its schema (EVENT_LOG_SCHEMA, brought
- * up to date with eventLogMigrations) and reads lazily, so opening it costs
- * nothing however long the log is.
+ * committed before its publish resolves (or, published from an outbox relay's
+ * transaction on the shared embedded database, with that transaction), a
+ * position when its event is acknowledged. Needs only a handle on its schema
+ * (EVENT_LOG_SCHEMA, brought up to date with eventLogMigrations) and reads
+ * lazily, so opening it costs nothing however long the log is. Its tables are
+ * named with their schema: a query that joins the caller's transaction runs
+ * under the caller's search path.
  */
 export class KnexEventLog implements EventLog {
   constructor(private readonly db: Knex) {}
 
+  async storing<T>(work: (log: EventLog) => Promise<T>): Promise<T> {
+    if (joinsCallersTransaction(this.db)) return work(this);
+    return this.db.transaction((trx) => work(new KnexEventLog(trx)));
+  }
+
   async publishState(stream: string, msgId: string): Promise<PublishState> {
     const { rows } = await this.db.raw<{ rows: Array<{ duplicate: boolean; last_msg_id: string | null }> }>(
-      `select exists (select 1 from events where msg_id = ?) as duplicate,
-              (select msg_id from events where stream = ? order by stream_sequence desc limit 1) as last_msg_id`,
+      `select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate,
+              (select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1) as last_msg_id`,
       [msgId, stream],
     );
     return { duplicate: rows[0]!.duplicate, lastMsgId: rows[0]!.last_msg_id ?? undefined };
   }
 
   async append(event: NewEvent): Promise<void> {
-    await this.db("events").insert({
+    await this.db.withSchema(EVENT_LOG_SCHEMA).table("events").insert({
       stream: event.stream,
       subject: event.subject,
       payload: JSON.stringify(event.payload),
@@ -72,7 +80,9 @@ export class KnexEventLog implements EventLog {
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
-    const rows: EventRow[] = await this.db("events")
+    const rows: EventRow[] = await this.db
+      .withSchema(EVENT_LOG_SCHEMA)
+      .table("events")
       .select("stream_sequence", "subject", "payload", "headers")
       .where("stream_sequence", ">", position)
       .whereIn("subject", [...subjects])
@@ -82,11 +92,11 @@ export class KnexEventLog implements EventLog {
   }
 
   async ackFloor(durable: string): Promise<number> {
-    const row: { ack_floor: number } | undefined = await this.db("consumer_positions").where({ durable }).first("ack_floor");
+    const row: { ack_floor: number } | undefined = await this.db.withSchema(EVENT_LOG_SCHEMA).table("consumer_positions").where({ durable }).first("ack_floor");
     return row ? Number(row.ack_floor) : 0;
   }
 
   async acknowledge(durable: string, position: number): Promise<void> {
-    await this.db("consumer_positions").insert({ durable, ack_floor: position }).onConflict("durable").merge();
+    await this.db.withSchema(EVENT_LOG_SCHEMA).table("consumer_positions").insert({ durable, ack_floor: position }).onConflict("durable").merge();
   }
 }

@@ -125,18 +125,24 @@ export class MemoryBus implements Bus {
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
-    const stored = this.appending.then(() => this.append(event, checked, options));
-    this.appending = stored.catch(() => undefined);
-    if (await stored) for (const c of this.consumers) c.wake();
+    // Taken in turn only once the log is this publish's: a publish waiting in
+    // line for the log must not hold up one that already has it (an outbox
+    // relay's transaction on the shared embedded database).
+    const appended = await this.log.storing((log) => {
+      const stored = this.appending.then(() => this.append(log, event, checked, options));
+      this.appending = stored.catch(() => undefined);
+      return stored;
+    });
+    if (appended) for (const c of this.consumers) c.wake();
   }
 
   /** Stores the event unless it is a duplicate (false); `after` is checked against the stream's last event. */
-  private async append(event: EventDef, checked: unknown, options: PublishOptions): Promise<boolean> {
-    const state = await this.log.publishState(event.stream.name, options.msgId);
+  private async append(log: EventLog, event: EventDef, checked: unknown, options: PublishOptions): Promise<boolean> {
+    const state = await log.publishState(event.stream.name, options.msgId);
     if (state.duplicate) return false;
     if (options.after !== undefined && state.lastMsgId !== options.after) throw new PublishOrderError(options.msgId, options.after);
     await publishEvent("memory", event.subject, checked, (headers) =>
-      this.log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }),
+      log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }),
     );
     return true;
   }

@@ -1,12 +1,14 @@
 import { deadlinePassed, remainingMs } from "@sched/errors";
 import knexFactory, { type Knex } from "knex";
-import ClientPgLite from "knex-pglite";
 import pg from "pg";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
+import { EmbeddedDatabase, embeddedConfig } from "./embedded.js";
 
 export type { Knex } from "knex";
+export { EmbeddedDatabase, joinsCallersTransaction } from "./embedded.js";
+export { initialisedFolderCache } from "./embeddedTemplate.js";
 
 // Postgres returns int8 and numeric as strings to protect precision; our
 // counts and sequences are far below 2^53, so read them as numbers (as PGlite does).
@@ -35,8 +37,14 @@ export function preparedName(prefix: string, sql: string): string {
 /** Where a service's schema lives. */
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
-  /** Embedded Postgres; `dataDir` undefined keeps the data in memory. */
-  | { kind: "pglite"; dataDir?: string };
+  /** An embedded Postgres of the schema's own, in `dataDir`/<schema>, or in memory when `dataDir` is undefined. */
+  | { kind: "pglite"; dataDir?: string }
+  /**
+   * A schema of an embedded Postgres the process shares among its schemas. With
+   * `joinsTransactions`, the handle's queries run in the caller's transaction
+   * when the caller holds the database's session (see EmbeddedDatabase).
+   */
+  | { kind: "embedded"; database: EmbeddedDatabase; joinsTransactions?: boolean };
 
 /** One migration of a service's schema; `name` orders them and never changes once released. */
 export interface Migration {
@@ -46,13 +54,13 @@ export interface Migration {
 }
 
 /**
- * Opens the service's own schema and brings it up to date. In Postgres every
- * service has its schema in the shared database; embedded, every service has
- * its own PGlite directory, since one PGlite session cannot be shared safely.
+ * Opens the service's own schema and brings it up to date (its own migration
+ * table in its own schema). In Postgres every service has its schema in the
+ * shared database; embedded, in the process's one PGlite (or one of its own).
  */
 export async function openSchema(target: DatabaseTarget, schema: string, migrations: readonly Migration[]): Promise<Knex> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
-  const db = waitNoLongerThanTheRequest(target.kind === "postgres" ? postgres(target, schema) : embedded(target, schema));
+  const db = waitNoLongerThanTheRequest(target.kind === "postgres" ? postgres(target, schema) : await embedded(target, schema));
   try {
     await (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations));
   } catch (err) {
@@ -63,6 +71,7 @@ export async function openSchema(target: DatabaseTarget, schema: string, migrati
 }
 
 async function migrate(db: Knex, schema: string, migrations: readonly Migration[]): Promise<void> {
+  if (await upToDate(db, schema, migrations)) return;
   await db.raw(`create schema if not exists ${schema}`);
   await db.migrate.latest({
     schemaName: schema,
@@ -73,6 +82,19 @@ async function migrate(db: Knex, schema: string, migrations: readonly Migration[
       getMigration: async (m: Migration) => ({ up: (k: Knex) => m.up(k), down: (k: Knex) => (m.down ? m.down(k) : Promise.resolve()) }),
     },
   });
+}
+
+/**
+ * Whether the schema has run exactly these migrations: two queries, where
+ * knex's migrator, with nothing to do, takes a dozen (which adds up on the
+ * embedded database, every schema taking its turn on one session). Anything
+ * else, a missing or an unknown migration, goes through knex.
+ */
+async function upToDate(db: Knex, schema: string, migrations: readonly Migration[]): Promise<boolean> {
+  const { rows: found } = await db.raw<{ rows: Array<{ exists: boolean }> }>("select to_regclass(?) is not null as exists", [`${schema}.schema_migrations`]);
+  if (!found[0]?.exists) return false;
+  const done = new Set<string>((await db.withSchema(schema).table("schema_migrations").pluck("name")) as string[]);
+  return done.size === migrations.length && migrations.every((m) => done.has(m.name));
 }
 
 /**
@@ -91,9 +113,6 @@ async function whileHoldingMigrationLock(url: string, schema: string, work: () =
     await session.end();
   }
 }
-
-/** How long a connection may be waited for outside a request (migrations, event consumers, timers). */
-const ACQUIRE_TIMEOUT_MS = 5_000;
 
 /**
  * knex's own warnings, but not the stack it prints for every connection the
@@ -119,29 +138,10 @@ function postgres(target: { url: string; poolMax?: number }, schema: string): Kn
   });
 }
 
-/**
- * knex-pglite names a delete's command "DEL" where knex's Postgres dialect
- * expects "DELETE", so `delete()` would resolve to the raw response instead
- * of the number of rows, as it does with `pg`.
- */
-class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Config) => { processResponse(obj: unknown, runner: unknown): unknown }) {
-  override processResponse(obj: { method?: string; response?: { command?: string } }, runner: unknown): unknown {
-    if (obj.method === "del" || obj.method === "delete") {
-      const result = super.processResponse(obj, runner) as { rowCount?: number } | number;
-      return typeof result === "object" && result !== null && "rowCount" in result ? result.rowCount : result;
-    }
-    return super.processResponse(obj, runner);
-  }
-}
-
-function embedded(target: { dataDir?: string }, schema: string): Knex {
-  let connection: { filename?: string } = {};
-  if (target.dataDir) {
-    const dir = join(target.dataDir, schema);
-    mkdirSync(dir, { recursive: true });
-    connection = { filename: dir };
-  }
-  return knexFactory({ client: EmbeddedClient, dialect: "postgres", connection, searchPath: [schema], log: knexLog } as unknown as Knex.Config);
+async function embedded(target: Exclude<DatabaseTarget, { kind: "postgres" }>, schema: string): Promise<Knex> {
+  if (target.kind === "embedded") return knexFactory(embeddedConfig({ database: target.database, schema, joinsTransactions: target.joinsTransactions ?? false }, knexLog));
+  const database = await EmbeddedDatabase.open(target.dataDir ? join(target.dataDir, schema) : undefined);
+  return knexFactory(embeddedConfig({ database, schema, ownsDatabase: true }, knexLog));
 }
 
 /**

@@ -1,10 +1,9 @@
-import { PGlite } from "@electric-sql/pglite";
 import { AppError, isBackingServiceUnavailable, withDeadline } from "@sched/errors";
 import { clusterServersAvailable, createTestDatabase, freePort } from "@sched/testing";
 import knexFactory from "knex";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { databaseAnswers, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
+import { databaseAnswers, EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
 
 const postgresUp = await clusterServersAvailable();
 const drops: Array<() => Promise<void>> = [];
@@ -86,9 +85,10 @@ describe("the errors a database that is down gives", () => {
   });
 
   it("count as unavailable for embedded Postgres once it is closed, unlike its SQL errors", async () => {
-    const db = new PGlite();
+    const database = await EmbeddedDatabase.open();
+    const db = database.pglite;
     const sqlError = await failure(() => db.query("select * from no_such_table"));
-    await db.close();
+    await database.close();
     const closed = await failure(() => db.query("select 1"));
     expect(isBackingServiceUnavailable(closed.err), String(closed.err)).toBe(true);
     expect(isBackingServiceUnavailable(sqlError.err)).toBe(false);

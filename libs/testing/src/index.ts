@@ -81,3 +81,4 @@ export { deleteNamespaceStreams } from "./nats.js";
 export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
 export { seededRandom } from "./random.js";
 export { startTcpProxy, type TcpProxy } from "./tcpProxy.js";
+export { folderBytes } from "./folderBytes.js";

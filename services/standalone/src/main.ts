@@ -8,15 +8,23 @@ import { join, relative, resolve } from "node:path";
 import { standaloneConfigSchema } from "./config.js";
 import { createDemoUser } from "./demo.js";
 import { serviceModules } from "./services.js";
-import { System } from "./system.js";
+import { EMBEDDED_DATABASE_FOLDER, System } from "./system.js";
 
 const config = loadConfigOrExit(standaloneConfigSchema);
 // The gateway's tunables (RATE_LIMIT_*, BUS_TIMEOUT_MS, …) mean the same here as in its own process.
 const gateway = gatewaySettings.fromEnvironment(loadConfigOrExit(gatewaySettings.environment));
 const logger = createLogger({ name: "standalone", level: config.LOG_LEVEL });
 const dataDir = resolve(config.DATA_DIR);
-const firstStart = !existsSync(join(dataDir, "accounts"));
+if (!existsSync(join(dataDir, EMBEDDED_DATABASE_FOLDER)) && existsSync(join(dataDir, "accounts", "PG_VERSION"))) {
+  process.stderr.write(
+    `${dataDir} holds data of an earlier version, which kept one database per service; this version keeps every service in one (${EMBEDDED_DATABASE_FOLDER}/) and does not read the old folders.\n` +
+      `Move that folder away (or set DATA_DIR to another one) and start again.\n`,
+  );
+  process.exit(1);
+}
+const firstStart = !existsSync(join(dataDir, EMBEDDED_DATABASE_FOLDER));
 mkdirSync(dataDir, { recursive: true });
+process.stdout.write(`Starting the scheduling API (standalone), data in ${dataDir}\n`);
 
 const tokenFile = localApiFile(dataDir, "adminToken");
 const adminToken = config.ADMIN_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : `adm_${randomBase62(32)}`);
@@ -26,7 +34,8 @@ if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 // invites its SMTP_URL, GOOGLE_* and CALENDAR_TOKEN_KEY, ai-ranking its OPENAI_API_KEY and AI_MODEL.
 const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
-const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv, gateway }).start();
+const onStage = (stage: string, ms: number) => process.stdout.write(`  ${stage} (${(ms / 1_000).toFixed(1)} s)\n`);
+const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv, gateway, onStage }).start();
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);

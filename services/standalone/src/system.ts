@@ -1,12 +1,16 @@
 import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
-import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { serviceModules } from "./services.js";
+
+/** The folder of DATA_DIR the embedded Postgres keeps every schema in. */
+export const EMBEDDED_DATABASE_FOLDER = "postgres";
 
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
 export type Wiring =
@@ -22,6 +26,8 @@ export interface SystemOptions {
   gateway?: Partial<typeof GATEWAY_DEFAULTS>;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
+  /** Told as each stage of start() ends, with how long it took. */
+  onStage?: (stage: string, ms: number) => void;
 }
 
 interface RunningService {
@@ -42,7 +48,9 @@ export class System {
   private server!: Server;
   private redis: Redis | undefined;
   private memoryBus: MemoryBus | undefined;
-  /** The database of the in-process bus's event log, when the data is kept on disk. */
+  /** Standalone: the one embedded Postgres holding every service's schema (and the bus's, on disk). */
+  private embedded: EmbeddedDatabase | undefined;
+  /** The in-process bus's event log, when the data is kept on disk. */
   private eventLogDb: Knex | undefined;
   private stopAuth: Stoppable | undefined;
 
@@ -55,13 +63,19 @@ export class System {
 
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
-    if (wiring.kind === "standalone") this.memoryBus = new MemoryBus(logger.child({ component: "bus" }), await this.openEventLog(wiring.dataDir));
-    if (wiring.kind === "cluster") await Promise.all(serviceModules.map((m) => this.startService(m.name)));
-    else {
-      // Each embedded database compiles its own WebAssembly Postgres: started together on
-      // a busy machine, every one of them is slow enough to miss its connection deadline.
-      for (const m of serviceModules) await this.startService(m.name);
+    const stage = this.stageClock();
+    if (wiring.kind === "standalone") {
+      this.embedded = await EmbeddedDatabase.open(wiring.dataDir ? join(wiring.dataDir, EMBEDDED_DATABASE_FOLDER) : undefined);
+      stage("database ready");
+      this.memoryBus = new MemoryBus(logger.child({ component: "bus" }), await this.openEventLog(wiring.dataDir));
     }
+    // One session embedded: the schemas migrate in turn there anyway.
+    const databases = new Map<string, Knex>();
+    if (wiring.kind === "cluster") await Promise.all(serviceModules.map(async (m) => databases.set(m.name, await this.openDatabase(m))));
+    else for (const m of serviceModules) databases.set(m.name, await this.openDatabase(m));
+    stage(`${databases.size + (this.eventLogDb ? 1 : 0)} schemas migrated`);
+    await Promise.all(serviceModules.map((m) => this.startService(m.name, databases.get(m.name))));
+    stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
     const gateway = await assembleGateway({
@@ -75,15 +89,16 @@ export class System {
     this.server = gateway.server;
     this.stopAuth = gateway.revocations;
     await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
+    stage("gateway listening");
     return this;
   }
 
-  /** Starts one service (again); tests use it with stopService to show what a missing service does. */
-  async startService(name: string): Promise<void> {
+  /** Starts one service (again), on its migrated schema when given; tests use it with stopService to show what a missing service does. */
+  async startService(name: string, migrated?: Knex): Promise<void> {
     const module = serviceModules.find((m) => m.name === name);
     if (!module) throw new Error(`unknown service ${name}`);
     const { logger } = this.options;
-    const db = await openSchema(this.databaseTarget(), module.schema, module.migrations);
+    const db = migrated ?? (await this.openDatabase(module));
     const bus = await this.newBus(module.name);
     const config = module.config.parse({ ...module.standaloneEnv, ...this.options.serviceEnv?.[name] });
     const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
@@ -119,24 +134,42 @@ export class System {
     if (this.gatewayBus !== this.memoryBus) await this.gatewayBus?.close();
     await this.memoryBus?.close();
     await this.eventLogDb?.destroy();
+    await this.embedded?.close();
     this.redis?.disconnect();
   }
 
+  /** Reports each stage with the time since the one before. */
+  private stageClock(): (stage: string) => void {
+    let since = performance.now();
+    return (stage) => {
+      const now = performance.now();
+      this.options.onStage?.(stage, now - since);
+      since = now;
+    };
+  }
+
+  private openDatabase(module: ServiceModule): Promise<Knex> {
+    return openSchema(this.databaseTarget(), module.schema, module.migrations);
+  }
+
   /**
-   * Where the in-process bus keeps events: beside the services' data when that
-   * is on disk, so an event accepted (and its outbox row marked published)
-   * survives a crash as it would on JetStream; in memory, with the data, otherwise.
+   * Where the in-process bus keeps events: in a schema of the services'
+   * database when that is on disk, so an event accepted (and its outbox row
+   * marked published) survives a crash as it would on JetStream; in memory,
+   * with the data, otherwise. The log joins the transaction of the outbox
+   * relay that publishes (docs/architecture.md): the event and the row's mark
+   * are committed together.
    */
   private async openEventLog(dataDir: string | undefined): Promise<EventLog | undefined> {
     if (!dataDir) return undefined;
-    this.eventLogDb = await openSchema({ kind: "pglite", dataDir }, EVENT_LOG_SCHEMA, eventLogMigrations);
+    this.eventLogDb = await openSchema({ kind: "embedded", database: this.embedded!, joinsTransactions: true }, EVENT_LOG_SCHEMA, eventLogMigrations);
     return new KnexEventLog(this.eventLogDb);
   }
 
   private databaseTarget(): DatabaseTarget {
     const { wiring } = this.options;
     if (wiring.kind === "cluster") return { kind: "postgres", url: wiring.databaseUrl, poolMax: 5 };
-    return wiring.dataDir ? { kind: "pglite", dataDir: wiring.dataDir } : { kind: "pglite" };
+    return { kind: "embedded", database: this.embedded! };
   }
 
   private async newBus(name: string): Promise<Bus> {

@@ -1,7 +1,7 @@
 import { eventually, freePort } from "@sched/testing";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -49,6 +49,8 @@ it("npm start hands each part its settings from the environment: with OPENAI_API
   const started = await startEntryPoint({ ADMIN_TOKEN, OPENAI_API_KEY: "sk-fake", OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-model", RATE_LIMIT_AI_PER_MINUTE: "1" });
   const { url } = started;
   try {
+    // A line per start-up stage, with its time, before the banner.
+    expect(started.output()).toMatch(/database ready \(\d+\.\d s\)\n.*schemas migrated \(\d+\.\d s\)\n.*services started \(\d+\.\d s\)\n.*gateway listening \(\d+\.\d s\)\nScheduling API \(standalone\) on/);
     const ana = await createUserWithKey(url, { name: "Ana", timezone: "UTC" });
     const bo = await createUserWithKey(url, { name: "Bo", timezone: "UTC" });
     expect((await call(url, "POST", "/v1/contacts", { key: ana.key, body: { email: bo.email } })).status).toBe(201);
@@ -80,5 +82,25 @@ it("the admin command line finds a local npm start on any port through its data 
     expect(JSON.parse(admin.stdout)).toMatchObject({ email: "cli@example.com", name: "Cli" });
   } finally {
     await started.stop();
+  }
+}, 120_000);
+
+it("npm start refuses a data folder of the earlier layout, one database per service, saying what to do, and leaves it as it was", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "sched-old-"));
+  try {
+    mkdirSync(join(dataDir, "accounts"));
+    writeFileSync(join(dataDir, "accounts", "PG_VERSION"), "17\n");
+    const refused = await promisify(execFile)(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/standalone/src/main.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir },
+    }).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain("Move that folder away (or set DATA_DIR to another one)");
+    expect(readdirSync(dataDir)).toEqual(["accounts"]);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }, 120_000);

@@ -1,0 +1,256 @@
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import type { Knex } from "knex";
+import ClientPgLite from "knex-pglite";
+import { Pool } from "tarn";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
+import { initialisedFolder, keepInitialisedFolder } from "./embeddedTemplate.js";
+
+/**
+ * initdb's 16 MB WAL segments and Postgres's wal sizes (80 MB kept for reuse,
+ * 1 GB before a checkpoint) are made for servers; PGlite runs single-user,
+ * with no checkpointer of its own, so its folder grew to whatever the WAL
+ * reached between two starts. 1 MB segments, a few kept, and a checkpoint
+ * every 16 MB of WAL keep a data folder small (and recovery after a crash
+ * short). The segment size is fixed when the folder is created.
+ */
+const SMALL_FOLDER: PGliteOptions = {
+  initDbStartParams: ["--wal-segsize=1"],
+  postgresqlconf: ["min_wal_size=4MB", "max_wal_size=16MB"],
+};
+
+/** The Postgres of PGlite 0.5: knex asks no version of the embedded database. */
+const EMBEDDED_POSTGRES_VERSION = "18.0";
+
+/** How often dead rows are made reusable (see vacuum()). */
+const VACUUM_EVERY_MS = 5 * 60_000;
+
+/** A transaction holding the session, as seen from the code it runs. */
+interface HeldSession {
+  database: EmbeddedDatabase;
+  /** False once the transaction's own code has finished: its commit or rollback follows. */
+  active: boolean;
+  /** Queries of joining handles running on it now. */
+  joined: number;
+}
+
+const heldSessions = new AsyncLocalStorage<HeldSession>();
+
+/**
+ * One embedded Postgres (PGlite) for every schema of the process. PGlite has a
+ * single session, so the handles on it take turns: each query, or each whole
+ * transaction, holds the session (a pool of one, shared by all handles) and
+ * sets its handle's schema as the search path first. A handle opened with
+ * `joinsTransactions` (the in-process bus's event log) does not wait while
+ * the code it is called from holds the session in a transaction: its query
+ * runs in that transaction, committed or rolled back with it. An outbox
+ * relay publishes inside its transaction; waiting there would wait for itself.
+ */
+export class EmbeddedDatabase {
+  /** The session, handed to one query or transaction at a time, in turn. */
+  readonly session: Pool<PGlite>;
+  private searchPath: string | undefined;
+
+  private readonly vacuuming: NodeJS.Timeout;
+  private lastVacuum: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly pglite: PGlite,
+    vacuumEveryMs: number,
+  ) {
+    this.vacuuming = setInterval(() => void this.vacuum(), vacuumEveryMs).unref();
+    this.session = new Pool<PGlite>({
+      min: 0,
+      max: 1,
+      create: async () => pglite,
+      // The session outlives every turn; close() ends it.
+      destroy: () => undefined,
+      acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+      propagateCreateError: true,
+    });
+  }
+
+  /** A database in `dataDir` (created when missing), or in memory. */
+  static async open(dataDir?: string, options: { vacuumEveryMs?: number } = {}): Promise<EmbeddedDatabase> {
+    const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const loadDataDir = fresh ? await initialisedFolder(SMALL_FOLDER) : undefined;
+    const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
+    if (fresh && !loadDataDir) await keepInitialisedFolder(pglite, SMALL_FOLDER);
+    return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS);
+  }
+
+  /** Points the session at `schema`; called by the handle that was just handed the session. */
+  async useSchema(schema: string): Promise<void> {
+    if (this.searchPath === schema) return;
+    await this.pglite.query(`set search_path to "${schema}"`);
+    this.searchPath = schema;
+  }
+
+  /**
+   * PGlite runs Postgres single-user, without autovacuum: the rows that
+   * updates and deletes leave behind (outbox marks, consumer positions,
+   * expired keys) are made reusable here, in the session's turn, or the
+   * folder would only grow.
+   */
+  private vacuum(): Promise<void> {
+    this.lastVacuum = this.lastVacuum.then(async () => {
+      try {
+        const session = await this.session.acquire().promise;
+        try {
+          await session.query("vacuum");
+        } finally {
+          this.session.release(session);
+        }
+      } catch {
+        // Closed, or the session stayed busy: the next turn vacuums.
+      }
+    });
+    return this.lastVacuum;
+  }
+
+  /** Closes the database; every handle on it must be destroyed first. */
+  async close(): Promise<void> {
+    clearInterval(this.vacuuming);
+    await this.lastVacuum;
+    await this.session.destroy();
+    await this.pglite.close();
+  }
+
+  /** The session, when the calling code runs in a transaction of this database that holds it. */
+  heldByCaller(): HeldSession | undefined {
+    const held = heldSessions.getStore();
+    return held?.database === this && held.active ? held : undefined;
+  }
+}
+
+export interface EmbeddedHandleOptions {
+  database: EmbeddedDatabase;
+  schema: string;
+  /** Queries run in the caller's transaction when it holds the session (see EmbeddedDatabase). */
+  joinsTransactions?: boolean;
+  /** Closes the database when the handle is destroyed: a database of the handle's own. */
+  ownsDatabase?: boolean;
+}
+
+type KnexClientConfig = Knex.Config & { embedded: EmbeddedHandleOptions };
+type Container = (trx: Knex.Transaction) => unknown;
+
+interface PgLiteClient {
+  config: KnexClientConfig;
+  pglite: PGlite;
+  _driver(): void;
+  acquireConnection(): Promise<PGlite>;
+  releaseConnection(connection: PGlite): Promise<void>;
+  transaction(container: Container, config: unknown, outerTx: unknown): unknown;
+  processResponse(obj: unknown, runner: unknown): unknown;
+  destroy(callback?: unknown): Promise<void>;
+}
+
+/**
+ * knex's PGlite client on a shared EmbeddedDatabase: turns on the session
+ * instead of a connection of its own, and marks the code of its transactions
+ * as holding the session.
+ */
+export class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Config) => PgLiteClient) {
+  private get embedded(): EmbeddedHandleOptions {
+    return this.config.embedded;
+  }
+
+  /** Whether this handle joins transactions and the calling code holds the session in one. */
+  joins(): boolean {
+    return (this.embedded.joinsTransactions ?? false) && this.embedded.database.heldByCaller() !== undefined;
+  }
+
+  /** knex-pglite would start a PGlite of its own here. */
+  override _driver(): void {
+    this.pglite = this.embedded.database.pglite;
+  }
+
+  override async acquireConnection(): Promise<PGlite> {
+    const { database, schema, joinsTransactions } = this.embedded;
+    const held = joinsTransactions ? database.heldByCaller() : undefined;
+    if (held) {
+      held.joined += 1;
+      return database.pglite;
+    }
+    const connection = await super.acquireConnection();
+    try {
+      await database.useSchema(schema);
+    } catch (err) {
+      await super.releaseConnection(connection);
+      throw err;
+    }
+    return connection;
+  }
+
+  override releaseConnection(connection: PGlite): Promise<void> {
+    // A query that joined a transaction returns nothing to the pool: the transaction holds the session.
+    const held = heldSessions.getStore();
+    if (this.embedded.joinsTransactions && held?.database === this.embedded.database && held.joined > 0) {
+      held.joined -= 1;
+      return Promise.resolve();
+    }
+    return super.releaseConnection(connection);
+  }
+
+  override transaction(container: Container, config: unknown, outerTx: unknown): unknown {
+    const database = this.embedded.database;
+    const marked: Container = (trx) => {
+      const held: HeldSession = { database, active: true, joined: 0 };
+      return heldSessions.run(held, () => {
+        let result: unknown;
+        try {
+          result = container(trx);
+        } catch (err) {
+          held.active = false;
+          throw err;
+        }
+        // knex commits when a returned promise settles, and waits for commit() otherwise: keep the kind.
+        if (result instanceof Promise) return result.finally(() => (held.active = false));
+        held.active = false;
+        return result;
+      });
+    };
+    return super.transaction(marked, config, outerTx);
+  }
+
+  /**
+   * knex-pglite names a delete's command "DEL" where knex's Postgres dialect
+   * expects "DELETE", so `delete()` would resolve to the raw response instead
+   * of the number of rows, as it does with `pg`.
+   */
+  override processResponse(obj: { method?: string; response?: { command?: string } }, runner: unknown): unknown {
+    if (obj.method === "del" || obj.method === "delete") {
+      const result = super.processResponse(obj, runner) as { rowCount?: number } | number;
+      return typeof result === "object" && result !== null && "rowCount" in result ? result.rowCount : result;
+    }
+    return super.processResponse(obj, runner);
+  }
+
+  override async destroy(callback?: unknown): Promise<void> {
+    await super.destroy(callback);
+    if (this.embedded.ownsDatabase) await this.embedded.database.close();
+  }
+}
+
+/** Whether `db` is a handle that joins transactions and the calling code holds its database's session in one. */
+export function joinsCallersTransaction(db: Knex): boolean {
+  const client = db.client as unknown;
+  return client instanceof EmbeddedClient && client.joins();
+}
+
+/** knex's configuration of a handle on `options.schema` of an embedded database. */
+export function embeddedConfig(options: EmbeddedHandleOptions, log: Knex.Config["log"]): Knex.Config {
+  return {
+    client: EmbeddedClient,
+    dialect: "postgres",
+    version: EMBEDDED_POSTGRES_VERSION,
+    connectionPool: options.database.session,
+    searchPath: [options.schema],
+    log,
+    embedded: options,
+  } as unknown as Knex.Config;
+}
