@@ -17,7 +17,8 @@ export const MeetingPrevious = Meeting.pick({ title: true, description: true, st
 export type MeetingPrevious = z.infer<typeof MeetingPrevious>;
 
 export const EventData = z.object({
-  object: Meeting.meta({ description: "The meeting after the change, exactly as `GET /v1/meetings/:id` answered it then (for `meeting.deleted`, its last state, marked `cancelled`)." }),
+  /** For `meeting.deleted`, the meeting's last state, marked `cancelled`. */
+  object: Meeting,
   previous: MeetingPrevious.optional(),
 });
 

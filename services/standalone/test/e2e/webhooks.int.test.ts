@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookReceiver, type Received } from "../fakes/webhookReceiver.js";
 import { call, createUserWithKey, expectError, startTestSystem, systemPerSuite, WIRINGS } from "../harness.js";
 
-/** Retries within a test's patience: the first after about 200 ms, doubling. */
-const FAST_RETRIES = { WEBHOOKS_RETRY_BASE_MS: "200", WEBHOOKS_RETRY_MAX_DELAY_MS: "1000", WEBHOOKS_POLL_MS: "100" };
+/** Retries within a test's patience: the first after about 200 ms, doubling to a second at most, for 6 s in all. */
+const FAST_RETRIES = { WEBHOOKS_RETRY_BASE_MS: "200", WEBHOOKS_RETRY_MAX_DELAY_MS: "1000", WEBHOOKS_RETRY_WINDOW_MS: "6000", WEBHOOKS_POLL_MS: "100" };
 
 const meetingBody = (title: string) => ({ title, duration: "30 mins", startTime: "2031-05-04T09:30:00Z", participants: ["guest@example.com"], sendInvites: false });
 
@@ -125,8 +125,45 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     }, 30_000);
     expect(liveDeliveries.map((d: { eventId: string }) => d.eventId)).toEqual([liveEvents[0].id]);
     // Nothing listens on port 9 with TLS: the attempt failed and is retried.
-    expect(liveDeliveries[0]).toMatchObject({ state: "pending", attempts: [{ status: null }] });
+    expect(liveDeliveries[0].attempts[0]).toMatchObject({ status: null, error: expect.stringContaining("could not reach") });
     expect(receiver.at("/test-world")).toHaveLength(1);
+  });
+
+  it.runIf(suite.available)("fails a delivery after the retry window and disables an endpoint that took nothing in it", { timeout: 90_000 }, async () => {
+    const user = await createUserWithKey(suite.url);
+    const endpoint = await createEndpoint(user.key, receiver.url("/down", Array<number>(200).fill(503)));
+    await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: meetingBody("Down") });
+    const disabled = await eventually(async () => {
+      const res = await call(suite.url, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { key: user.key });
+      return res.body.enabled === false && res.body;
+    }, 60_000);
+    expect(disabled.id).toBe(endpoint.id);
+    const [delivery] = (await call(suite.url, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { key: user.key })).body.data;
+    expect(delivery.state).toBe("failed");
+    expect(delivery.attempts.length).toBeGreaterThan(2);
+    expect(delivery.attempts.every((a: { status: number }) => a.status === 503)).toBe(true);
+  });
+
+  it.runIf(suite.available && wiring === "cluster")("delivers every event at least once, with the same webhook-id, across a restart of the webhooks service", async () => {
+    const user = await createUserWithKey(suite.url);
+    await createEndpoint(user.key, receiver.url("/restart"));
+    const ids: string[] = [];
+    const create = async (i: number) => ids.push((await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: meetingBody(`Restart ${i}`) })).body.id);
+    for (let i = 0; i < 3; i++) await create(i);
+    await suite.sys.system.stopService("webhooks");
+    for (let i = 3; i < 6; i++) await create(i);
+    await suite.sys.system.startService("webhooks");
+    const got = await eventually(() => {
+      const seen = new Set(receiver.at("/restart").map((r) => JSON.parse(r.body).data.object.id));
+      return ids.every((id) => seen.has(id)) && receiver.at("/restart");
+    }, 60_000);
+    const idOfMeeting = new Map<string, string>();
+    for (const r of got) {
+      const meeting = JSON.parse(r.body).data.object.id as string;
+      expect(idOfMeeting.get(meeting) ?? r.headers["webhook-id"]).toBe(r.headers["webhook-id"]);
+      idOfMeeting.set(meeting, String(r.headers["webhook-id"]));
+    }
+    expect(idOfMeeting.size).toBe(6);
   });
 
   it.runIf(suite.available)("pages through the events newest first without gaps or repeats", async () => {
