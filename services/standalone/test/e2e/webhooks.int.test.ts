@@ -7,6 +7,7 @@ import { call, createUserWithKey, expectError, startTestSystem, systemPerSuite, 
 /** Retries within a test's patience: the first after about 200 ms, doubling to a second at most, for 6 s in all. */
 const FAST_RETRIES = { WEBHOOKS_RETRY_BASE_MS: "200", WEBHOOKS_RETRY_MAX_DELAY_MS: "1000", WEBHOOKS_RETRY_WINDOW_MS: "6000", WEBHOOKS_POLL_MS: "100" };
 
+// Waits poll every 250 ms: faster polling of the API would spend the key's 100 requests a minute and wait out a 429.
 const meetingBody = (title: string) => ({ title, duration: "30 mins", startTime: "2031-05-04T09:30:00Z", participants: ["guest@example.com"], sendInvites: false });
 
 /** The event a delivery carried, after checking its Standard Webhooks signature with the receiver's secret. */
@@ -39,7 +40,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const cancelled = await call(suite.url, "PATCH", `/v1/meetings/${created.body.id}`, { key: user.key, body: { status: "cancelled", sendInvites: false } });
     expect([created.status, updated.status, cancelled.status]).toEqual([201, 200, 200]);
 
-    const received = await eventually(() => receiver.at("/ordered").length >= 3 && receiver.at("/ordered"), 30_000);
+    const received = await eventually(() => receiver.at("/ordered").length >= 3 && receiver.at("/ordered"), 30_000, 250);
     const events = received.map((r) => verified(endpoint.secret, r));
     expect(events.map((e) => e.type)).toEqual(["meeting.created", "meeting.updated", "meeting.cancelled"]);
     expect(events.map((e) => e.data.object)).toEqual([created.body, updated.body, cancelled.body]);
@@ -69,7 +70,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const delivered = await eventually(async () => {
       const res = await call(suite.url, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { key: user.key });
       return res.body.data[0]?.state === "delivered" && res.body.data[0];
-    }, 30_000);
+    }, 30_000, 250);
     expect(delivered.attempts.map((a: { status: number }) => a.status)).toEqual([500, 500, 200]);
     expect(delivered.nextAttemptAt).toBeNull();
     const got = receiver.at("/flaky");
@@ -79,7 +80,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const resent = await call(suite.url, "POST", `/v1/events/${delivered.eventId}/resend`, { key: user.key });
     expect(resent.status).toBe(202);
     expect(resent.body.data).toHaveLength(1);
-    const again = await eventually(() => receiver.at("/flaky").length >= 4 && receiver.at("/flaky")[3], 30_000);
+    const again = await eventually(() => receiver.at("/flaky").length >= 4 && receiver.at("/flaky")[3], 30_000, 250);
     expect(verified(endpoint.secret, again).id).toBe(delivered.eventId);
   });
 
@@ -89,7 +90,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const live = await createEndpoint(user.key, receiver.url("/prompt"));
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push((await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: meetingBody(`Busy ${i}`) })).body.id);
-    const prompt = await eventually(() => receiver.at("/prompt").length >= ids.length && receiver.at("/prompt"), 30_000);
+    const prompt = await eventually(() => receiver.at("/prompt").length >= ids.length && receiver.at("/prompt"), 30_000, 250);
     // The silent receiver holds each request 10 s: every prompt delivery arrived before the first of them gave up.
     const firstSilent = Math.min(...receiver.at("/silent").map((r) => r.at));
     expect(Math.max(...prompt.map((r) => r.at))).toBeLessThan(firstSilent + 9_000);
@@ -109,20 +110,20 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
 
     const liveMeeting = await call(suite.url, "POST", "/v1/meetings", { key: live, body: meetingBody("Live") });
     const testMeeting = await call(suite.url, "POST", "/v1/meetings", { key: tester.key, body: meetingBody("Test") });
-    const [testDelivery] = await eventually(() => receiver.at("/test-world").length >= 1 && receiver.at("/test-world"), 30_000);
+    const [testDelivery] = await eventually(() => receiver.at("/test-world").length >= 1 && receiver.at("/test-world"), 30_000, 250);
     expect(verified(testEndpoint.secret, testDelivery!).data.object.id).toBe(testMeeting.body.id);
 
     const liveEvents = await eventually(async () => {
       const res = await call(suite.url, "GET", "/v1/events", { key: live });
       return res.body.data.length > 0 && res.body.data;
-    }, 30_000);
+    }, 30_000, 250);
     expect(liveEvents.map((e: { data: { object: { id: string } }; mode: string }) => [e.data.object.id, e.mode])).toEqual([[liveMeeting.body.id, "live"]]);
     const testEvents = (await call(suite.url, "GET", "/v1/events", { key: tester.key })).body.data;
     expect(testEvents.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toEqual([testMeeting.body.id]);
     const liveDeliveries = await eventually(async () => {
       const res = await call(suite.url, "GET", `/v1/webhook-endpoints/${liveEndpoint.id}/deliveries`, { key: live });
       return res.body.data[0]?.attempts.length > 0 && res.body.data;
-    }, 30_000);
+    }, 30_000, 250);
     expect(liveDeliveries.map((d: { eventId: string }) => d.eventId)).toEqual([liveEvents[0].id]);
     // Nothing listens on port 9 with TLS: the attempt failed and is retried.
     expect(liveDeliveries[0].attempts[0]).toMatchObject({ status: null, error: expect.stringContaining("could not reach") });
@@ -136,7 +137,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const disabled = await eventually(async () => {
       const res = await call(suite.url, "GET", `/v1/webhook-endpoints/${endpoint.id}`, { key: user.key });
       return res.body.enabled === false && res.body;
-    }, 60_000);
+    }, 60_000, 250);
     expect(disabled.id).toBe(endpoint.id);
     const [delivery] = (await call(suite.url, "GET", `/v1/webhook-endpoints/${endpoint.id}/deliveries`, { key: user.key })).body.data;
     expect(delivery.state).toBe("failed");
@@ -156,7 +157,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const got = await eventually(() => {
       const seen = new Set(receiver.at("/restart").map((r) => JSON.parse(r.body).data.object.id));
       return ids.every((id) => seen.has(id)) && receiver.at("/restart");
-    }, 60_000);
+    }, 60_000, 250);
     const idOfMeeting = new Map<string, string>();
     for (const r of got) {
       const meeting = JSON.parse(r.body).data.object.id as string;
@@ -177,7 +178,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const all = await eventually(async () => {
       const res = await call(suite.url, "GET", "/v1/events?limit=100", { key: user.key });
       return res.body.data.length === 8 && (res.body.data as { id: string }[]).map((e) => e.id);
-    }, 30_000);
+    }, 30_000, 250);
     const walked: string[] = [];
     let after: string | undefined;
     for (;;) {
@@ -200,7 +201,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     const [event] = await eventually(async () => {
       const res = await call(suite.url, "GET", "/v1/events", { key: owner.key });
       return res.body.data.length > 0 && res.body.data;
-    }, 30_000);
+    }, 30_000, 250);
     for (const [method, path] of [
       ["GET", `/v1/webhook-endpoints/${endpoint.id}`],
       ["DELETE", `/v1/webhook-endpoints/${endpoint.id}`],
@@ -228,7 +229,7 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     expect(rolled.body.secret).not.toBe(endpoint.secret);
     expect(Date.parse(rolled.body.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(23 * 3_600_000);
     await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: meetingBody("Rolled") });
-    const [got] = await eventually(() => receiver.at("/rolled").length >= 1 && receiver.at("/rolled"), 30_000);
+    const [got] = await eventually(() => receiver.at("/rolled").length >= 1 && receiver.at("/rolled"), 30_000, 250);
     expect(String(got!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(verified(rolled.body.secret, got!).id).toBe(verified(endpoint.secret, got!).id);
   });

@@ -47,6 +47,17 @@ export async function recordEvent(db: Knex, record: EventToRecord, newDeliveryId
   return true;
 }
 
+/**
+ * Forgets events past the kept days, with their deliveries and attempts (long
+ * settled: deliveries are retried for days, not weeks). A batch at a time,
+ * so the statement stays short however much has piled up.
+ */
+export async function purgeOldEvents(db: Knex, batch = 1_000): Promise<number> {
+  return db("events")
+    .whereIn("seq", db("events").select("seq").whereRaw(`created_at < now() - interval '${EVENTS_KEPT_DAYS} days'`).orderBy("seq").limit(batch))
+    .delete();
+}
+
 export interface EventPage {
   events: PublicEvent[];
   hasMore: boolean;

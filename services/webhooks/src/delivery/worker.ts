@@ -1,10 +1,13 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { claimDue, endpointsByIds, lastSuccessAt, settleAttempt, type AttemptOutcome, type ClaimedDelivery, type EndpointRecord } from "../db/queries.js";
+import { claimDue, endpointsByIds, lastSuccessAt, purgeOldEvents, settleAttempt, type AttemptOutcome, type ClaimedDelivery, type EndpointRecord } from "../db/queries.js";
 import { disablesEndpoint, isDelivered, nextAttemptAt, type RetryPolicy } from "../domain/retry.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
 import { signDelivery } from "./signer.js";
+
+const PURGE_EVERY_MS = 3_600_000;
+const PURGE_BATCH = 1_000;
 
 export interface WorkerSettings {
   retry: RetryPolicy;
@@ -36,6 +39,7 @@ export class DeliveryWorker {
   private running: Promise<void> | undefined;
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
+  private lastPurge = 0;
 
   constructor(
     private readonly db: Knex,
@@ -65,6 +69,7 @@ export class DeliveryWorker {
     const { settings } = this;
     while (!this.stopped) {
       try {
+        await this.purgeHourly();
         const free = settings.concurrency - this.sending.size;
         if (free > 0) {
           const busy = [...this.inFlight].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
@@ -112,6 +117,19 @@ export class DeliveryWorker {
     const disable = disablesEndpoint((await lastSuccessAt(this.db, endpoint.id))?.getTime() ?? null, delivery.createdAt.getTime());
     if (disable) this.logger.warn({ endpoint: endpoint.id }, "webhook endpoint disabled: every delivery failed for the whole retry window");
     return settleAttempt(this.db, ref, outcome, { state: "failed", disable });
+  }
+
+  /** Events older than the list shows are deleted about once an hour, by whichever replica gets there. */
+  private async purgeHourly(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    let purged = 0;
+    for (;;) {
+      const batch = await purgeOldEvents(this.db, PURGE_BATCH);
+      purged += batch;
+      if (batch < PURGE_BATCH || this.stopped) break;
+    }
+    if (purged > 0) this.logger.info({ purged }, "events older than 30 days deleted");
   }
 
   private sleep(ms: number): Promise<void> {
