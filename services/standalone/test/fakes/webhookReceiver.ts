@@ -9,8 +9,8 @@ export interface Received {
   at: number;
 }
 
-/** How a path answers: statuses in turn (then 200), or never. */
-export type Script = number[] | "hang";
+/** How a path answers: statuses in turn (then 200), 200 after a pause, or never. */
+export type Script = number[] | { delayMs: number } | "hang";
 
 /**
  * A webhook receiver on loopback, as a customer would run one: it records
@@ -33,6 +33,10 @@ export class WebhookReceiver {
         const script = this.scripts.get(path);
         if (script === "hang") {
           this.hanging.add(res);
+          return;
+        }
+        if (script && "delayMs" in script) {
+          setTimeout(() => res.end("ok"), script.delayMs);
           return;
         }
         res.statusCode = script?.shift() ?? 200;
