@@ -10,9 +10,7 @@ import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored signing secrets. */
-  WEBHOOKS_SECRET_KEY: z
-    .string({ error: "is required (32 random bytes, base64)" })
-    .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
+  WEBHOOKS_SECRET_KEY: env.aesKey(),
   /** Whether endpoints may be on loopback, private and link-local addresses: for local development only. */
   WEBHOOKS_ALLOW_PRIVATE: env.flag(false),
   /** The wait after a first failed attempt; the waits double from it. */

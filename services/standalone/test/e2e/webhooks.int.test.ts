@@ -42,6 +42,9 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
 
     const received = await eventually(() => receiver.at("/ordered").length >= 3 && receiver.at("/ordered"), 30_000, 250);
     const events = received.map((r) => verified(endpoint.secret, r));
+    // Fields in the order GET answers them, the event's own first.
+    expect(Object.keys(JSON.parse(received[0]!.body) as object)).toEqual(["id", "type", "createdAt", "mode", "data"]);
+    expect(Object.keys(events[0]!.data.object)).toEqual(Object.keys(created.body as object));
     expect(events.map((e) => e.type)).toEqual(["meeting.created", "meeting.updated", "meeting.cancelled"]);
     expect(events.map((e) => e.data.object)).toEqual([created.body, updated.body, cancelled.body]);
     expect(events[1]!.data.previous).toEqual({ title: "Plan" });

@@ -5,7 +5,8 @@ export const createWebhooks: Migration = {
   async up(db) {
     // One row a public event. `seq` is the order of recording (a meeting's events are recorded
     // in their order), so it orders lists and a meeting's deliveries; `source_event_id` makes a
-    // redelivered meeting event record nothing again.
+    // redelivered meeting event record nothing again. The body is json, not jsonb: kept as
+    // written, so deliveries and the list show fields in the order GET does.
     await db.raw(`
       create table events (
         seq bigserial primary key,
@@ -15,7 +16,7 @@ export const createWebhooks: Migration = {
         mode varchar(4) not null check (mode in ('test', 'live')),
         type varchar(32) not null,
         meeting_id varchar(64) not null,
-        body jsonb not null,
+        body json not null,
         created_at timestamptz not null
       )`);
     await db.raw("create index events_by_user on events (user_id, mode, seq desc)");
