@@ -262,4 +262,11 @@ describe("webhooks refuse private addresses unless allowed (standalone)", async 
     }
     expect((await call(suite.url, "GET", "/v1/webhook-endpoints", { key: user.key })).body.data).toEqual([]);
   });
+
+  it("keeps each user to 16 endpoints a mode", async () => {
+    const user = await createUserWithKey(suite.url);
+    for (let i = 0; i < 16; i++) expect((await call(suite.url, "POST", "/v1/webhook-endpoints", { key: user.key, body: { url: `https://93.184.215.14/hook-${i}` } })).status).toBe(201);
+    expectError(await call(suite.url, "POST", "/v1/webhook-endpoints", { key: user.key, body: { url: "https://93.184.215.14/one-more" } }), 400, "invalid_request");
+    expect((await call(suite.url, "GET", "/v1/webhook-endpoints", { key: user.key })).body.data).toHaveLength(16);
+  });
 });

@@ -142,6 +142,11 @@ export async function listEndpoints(db: Knex, userId: string, mode: Mode): Promi
   return rows.map(toEndpoint);
 }
 
+export async function countEndpoints(db: Knex, userId: string, mode: Mode): Promise<number> {
+  const row = await db("endpoints").where({ user_id: userId, mode }).count<{ count: number | string }>({ count: "*" }).first();
+  return Number(row?.count ?? 0);
+}
+
 /** One endpoint of a user's mode; another user's or mode's is not found. */
 export async function findEndpoint(db: Knex, userId: string, mode: Mode, id: string): Promise<EndpointRecord | undefined> {
   const row = await db("endpoints").where({ id, user_id: userId, mode }).first<EndpointRow | undefined>("*");

@@ -9,6 +9,9 @@ import { isDelivered } from "../domain/retry.js";
 /** The most of a receiver's answer read; the rest is dropped, and nothing of it is stored. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** How long a check before any delivery waits for a name to resolve. */
+const RESOLVE_TIMEOUT_MS = 2_000;
+
 /** What one POST to a receiver came to. */
 export interface PostResult {
   /** The HTTP status; null when no answer came. */
@@ -46,10 +49,11 @@ export async function hostRefusal(url: URL, allowPrivate: boolean): Promise<stri
   const host = hostOf(url);
   if (isIP(host) !== 0) return isForbiddenAddress(host) ? "must not point to a private, loopback or link-local address" : null;
   return new Promise((resolve) => {
+    // A name that does not resolve now (or not in time) may later; every delivery checks it again.
+    const timer = setTimeout(() => resolve(null), RESOLVE_TIMEOUT_MS);
     dnsLookup(host, { all: true }, (err, addresses) => {
-      // A name that does not resolve now may later; every delivery checks it again.
-      if (err) return resolve(null);
-      resolve(addressesRefusal(addresses.map((a) => a.address), allowPrivate));
+      clearTimeout(timer);
+      resolve(err ? null : addressesRefusal(addresses.map((a) => a.address), allowPrivate));
     });
   });
 }

@@ -12,7 +12,7 @@ import {
   webhookEndpointsUpdate,
   type Mode,
 } from "@sched/proto";
-import { deleteEndpoint, deliverySeq, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, rollSecret, updateEndpoint } from "../db/queries.js";
+import { countEndpoints, deleteEndpoint, deliverySeq, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, rollSecret, updateEndpoint } from "../db/queries.js";
 import { urlRefusal } from "../domain/endpointUrl.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { newSigningSecret, ROLLED_SECRET_VALID_MS } from "../domain/secrets.js";
@@ -21,6 +21,9 @@ import { hostRefusal } from "../delivery/post.js";
 import { requireCaller } from "./caller.js";
 
 const DEFAULT_PAGE_SIZE = 20;
+
+/** Endpoints a user may have in each mode: every event is sent to each, so the count bounds one user's fan-out. */
+export const MAX_ENDPOINTS = 16;
 
 export interface EndpointDeps {
   db: Knex;
@@ -59,6 +62,9 @@ export function endpointBindings(deps: EndpointDeps): EndpointBinding[] {
     bind(webhookEndpointsCreate, async ({ body }, ctx) => {
       const caller = requireCaller(ctx);
       const url = await checkedUrl(body.url, caller.mode, allowPrivate);
+      if ((await countEndpoints(db, caller.userId, caller.mode)) >= MAX_ENDPOINTS) {
+        throw new AppError("invalid_request", `Too many webhook endpoints: at most ${MAX_ENDPOINTS} in each mode; remove one first.`);
+      }
       const id = newId("whe");
       const secret = newSigningSecret();
       const endpoint = await insertEndpoint(db, { id, userId: caller.userId, mode: caller.mode, url, events: eventFilters(body.events), description: body.description ?? "", sealedSecret: cipher.seal(secret, id) });
