@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One recipe for every service: `docker build --target <service> .` with
 # <service> one of accounts, contacts, meetings, availability, invites,
-# ai-ranking, gateway. The targets differ only in their last line, so they share layers.
+# webhooks, ai-ranking, gateway. The targets differ only in their last line, so they share layers.
 # Each CMD preloads the OpenTelemetry SDK (configured by the OTEL_* variables)
 # there rather than in NODE_OPTIONS, which the health check's node would inherit.
 
@@ -59,6 +59,9 @@ CMD ["node", "--import", "@sched/telemetry/register", "services/availability/dis
 
 FROM runtime AS invites
 CMD ["node", "--import", "@sched/telemetry/register", "services/invites/dist/main.js"]
+
+FROM runtime AS webhooks
+CMD ["node", "--import", "@sched/telemetry/register", "services/webhooks/dist/main.js"]
 
 FROM runtime AS ai-ranking
 CMD ["node", "--import", "@sched/telemetry/register", "services/ai-ranking/dist/main.js"]

@@ -1,5 +1,5 @@
 /**
- * npm run bench -- <meetings|availability> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
+ * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -11,12 +11,14 @@ import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchStartup } from "./startup.js";
+import { benchWebhooks } from "./webhooks.js";
 import type { WiringKind } from "./lib/system.js";
 
 const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
   meetings: benchMeetings,
   availability: benchAvailability,
   startup: benchStartup,
+  webhooks: benchWebhooks,
 };
 
 function usage(message: string): never {

@@ -297,7 +297,7 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
       expect(allowed(policies, "Egress", pod, chartPod("valkey"), 6379), `${name} → Valkey`).toBe(name === "gateway");
       expect(allowed(policies, "Egress", pod, chartPod("nats"), 5432), `${name} → NATS on another port`).toBe(false);
       expect(allowed(policies, "Egress", pod, ANY_POD, 443), `${name} → any pod`).toBe(false);
-      expect(allowed(policies, "Egress", pod, "internet", 443), `${name} → internet`).toBe(name === "ai-ranking" || name === "invites");
+      expect(allowed(policies, "Egress", pod, "internet", 443), `${name} → internet`).toBe(name === "ai-ranking" || name === "invites" || name === "webhooks");
       expect(allowed(policies, "Egress", pod, "internet", 587), `${name} → SMTP`).toBe(name === "invites");
     }
   });

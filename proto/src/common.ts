@@ -12,6 +12,9 @@ export const SCOPES = [
   "contacts:write",
   "account:read",
   "account:write",
+  "events:read",
+  "webhooks:read",
+  "webhooks:write",
 ] as const;
 export const Scope = z.enum(SCOPES).meta({ description: "What a key may do; an operation names the scope it needs." });
 export type Scope = z.infer<typeof Scope>;

@@ -8,6 +8,7 @@ export * from "./contacts.js";
 export * from "./meetings.js";
 export * from "./availability.js";
 export * from "./invites.js";
+export * from "./webhooks.js";
 export * from "./aiRanking.js";
 export * from "./routes.js";
 export * from "./version.js";

@@ -39,7 +39,7 @@ export const Meeting = z.object({
   /** E-mail of the user who created the meeting; only they may update it. */
   organizer: z.string().meta({ description: "The e-mail of the user who created the meeting; only they may change or remove it.", example: "ann@example.com" }),
   createdAt: Timestamp.meta({ description: "When the meeting was created." }),
-});
+}).meta({ description: "A meeting, as `GET /v1/meetings/:id` answers it." });
 export type Meeting = z.infer<typeof Meeting>;
 
 /** List items leave out the long and rarely needed fields. */

@@ -28,3 +28,5 @@ export function createSchedulingClient(options: SchedulingClientOptions): Schedu
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }
+
+export { verifyWebhook, type WebhookEvent, type WebhookHeaders } from "./webhooks.js";

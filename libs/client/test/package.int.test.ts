@@ -16,7 +16,7 @@ describe("the typed client as a package", () => {
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/"))).toEqual([]);
     const manifest = JSON.parse(readFileSync(`${clientDir}/package.json`, "utf8")) as { private?: boolean; dependencies: Record<string, string> };
     expect(manifest.private).toBeUndefined();
-    expect(Object.keys(manifest.dependencies)).toEqual(["openapi-fetch"]);
+    expect(Object.keys(manifest.dependencies)).toEqual(["openapi-fetch", "standardwebhooks"]);
   }, 120_000);
 
   it("is versioned with the API: the package, the OpenAPI document and the changelog say the same version", () => {

@@ -56,6 +56,11 @@ export const env = {
       .string()
       .regex(/^[A-Za-z0-9_-]{1,32}$/, "letters, digits, _ or -, at most 32")
       .default("sched"),
+  /** A required AES-256 key: 32 random bytes, base64 (`openssl rand -base64 32`). */
+  aesKey: () =>
+    z
+      .string({ error: "is required (32 random bytes, base64)" })
+      .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded (openssl rand -base64 32)"),
 };
 
 export { LOCAL_API_FILES, localApiFile } from "./localApi.js";

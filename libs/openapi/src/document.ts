@@ -7,6 +7,7 @@ import { codeSamples } from "./codeSamples.js";
 import { EXAMPLES } from "./examples.js";
 import { HEADER_COMPONENTS, HEADER_PARAMETERS, responseHeaders, type HeaderContext } from "./headers.js";
 import { closeResponseSchemas, dropStringChecksOfIntegerParameters } from "./postprocess.js";
+import { registerWebhooks } from "./webhooks.js";
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31["generateDocument"]>;
 
@@ -20,6 +21,8 @@ const TAGS = [
   { name: "Availability", description: "Free and busy time of one day, and recommended times across participants." },
   { name: "Contacts", description: "Trusted contacts: a contact sees the user's availability and counts for recommendations." },
   { name: "Account", description: "The authenticated user's own account: name, time zone and working hours." },
+  { name: "Events", description: "Every change to the user's meetings, as an event: the list of the last 30 days, for catching up after downtime, and the events webhooks deliver." },
+  { name: "Webhooks", description: "Endpoints that receive the user's events as signed HTTP POSTs (Standard Webhooks), with retries for 3 days, and their deliveries." },
   { name: "Calendar connections", description: "The calendar provider the user connects (Google Calendar, OAuth 2.0): invites are sent through it, and its busy time counts in availability." },
   {
     name: "Admin",
@@ -29,7 +32,7 @@ const TAGS = [
   { name: "Reference", description: "This document." },
 ];
 
-const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections" };
+const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections", events: "Events", "webhook-endpoints": "Webhooks" };
 
 const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, recommended times and trusted contacts.
 
@@ -197,6 +200,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[] = publicRoutes)
   }
   for (const route of routes) registry.registerPath(operation(route));
   registry.registerPath(documentOperation());
+  registerWebhooks(registry);
 
   const document = new OpenApiGeneratorV31([...registry.definitions, ...errorComponents(usedCodes)]).generateDocument({
     openapi: "3.1.0",

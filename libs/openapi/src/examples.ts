@@ -54,6 +54,39 @@ const ADMIN_USER = { id: ACCOUNT.id, email: ACCOUNT.email, name: ACCOUNT.name, t
 
 const CONNECTION = { id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" };
 
+const EVENT = {
+  id: "evt_3nR8sVbQ2xL7tKmP0aZcY9dF",
+  type: "meeting.updated",
+  createdAt: "2030-02-21T09:00:00Z",
+  mode: "live",
+  data: { object: MEETING, previous: { startTime: "2030-03-03T09:00:00Z" } },
+};
+
+const WEBHOOK_ENDPOINT = {
+  id: "whe_5kT2sVnB8xR1tLmP4aZcY7dQ",
+  url: "https://example.com/webhooks/scheduling",
+  events: ["*"],
+  description: "Sync to our CRM",
+  enabled: true,
+  mode: "live",
+  createdAt: "2030-02-20T14:20:00Z",
+};
+
+const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwUQ7bM0kHbJc=";
+
+const DELIVERY = {
+  id: "whd_8pL3sVnB2xR7tKmQ0aZcY1dW",
+  eventId: EVENT.id,
+  eventType: EVENT.type,
+  state: "delivered",
+  attempts: [
+    { at: "2030-02-21T09:00:01Z", status: 503, error: "the endpoint answered 503", durationMs: 84 },
+    { at: "2030-02-21T09:00:06Z", status: 200, error: null, durationMs: 61 },
+  ],
+  nextAttemptAt: null,
+  createdAt: "2030-02-21T09:00:00Z",
+};
+
 const listItem = ({ description: _d, createdAt: _c, ...item }: typeof MEETING) => item;
 
 export const EXAMPLES: Record<string, OperationExamples> = {
@@ -195,4 +228,17 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { provider: "google", accountEmail: "ann@example.com", accessToken: "ya29.a0AfB_byC2example", refreshToken: "1//0gExampleRefreshToken", expiresAt: "2030-02-20T15:12:09Z" },
     responses: { 201: CONNECTION },
   },
+  "GET /v1/events": { responses: { 200: { data: [EVENT], hasMore: false } } },
+  "GET /v1/events/:id": { responses: { 200: EVENT } },
+  "POST /v1/events/:id/resend": { responses: { 202: { data: [{ ...DELIVERY, state: "pending", attempts: [], nextAttemptAt: "2030-02-22T10:00:00Z", createdAt: "2030-02-22T10:00:00Z", id: "whd_2mR7sVnB4xL9tKmQ1aZcY3dP" }] } } },
+  "POST /v1/webhook-endpoints": {
+    request: { url: WEBHOOK_ENDPOINT.url, events: ["*"], description: WEBHOOK_ENDPOINT.description },
+    responses: { 201: { ...WEBHOOK_ENDPOINT, secret: WEBHOOK_SECRET } },
+  },
+  "GET /v1/webhook-endpoints": { responses: { 200: { data: [WEBHOOK_ENDPOINT] } } },
+  "GET /v1/webhook-endpoints/:id": { responses: { 200: WEBHOOK_ENDPOINT } },
+  "PATCH /v1/webhook-endpoints/:id": { request: { events: ["meeting.created", "meeting.cancelled"] }, responses: { 200: { ...WEBHOOK_ENDPOINT, events: ["meeting.created", "meeting.cancelled"] } } },
+  "DELETE /v1/webhook-endpoints/:id": { responses: {} },
+  "POST /v1/webhook-endpoints/:id/roll-secret": { responses: { 200: { secret: "whsec_Zk3pQ8vN2rT5wY7bC1dF4gH6jK9mL0nP2qS4uV6xW8y=", previousSecretExpiresAt: "2030-02-23T10:00:00Z" } } },
+  "GET /v1/webhook-endpoints/:id/deliveries": { responses: { 200: { data: [DELIVERY], hasMore: false } } },
 };

@@ -5,6 +5,7 @@ import { contactsService } from "@sched/contacts";
 import { invitesService } from "@sched/invites";
 import { meetingsService } from "@sched/meetings";
 import type { ServiceModule } from "@sched/runtime";
+import { webhooksService } from "@sched/webhooks";
 
 /** Every bus service of the product. */
-export const serviceModules = [accountsService, contactsService, meetingsService, availabilityService, aiRankingService, invitesService] as unknown as ServiceModule[];
+export const serviceModules = [accountsService, contactsService, meetingsService, availabilityService, aiRankingService, invitesService, webhooksService] as unknown as ServiceModule[];

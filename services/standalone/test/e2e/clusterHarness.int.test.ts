@@ -2,6 +2,7 @@ import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, ev
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { serviceModules } from "../../src/services.js";
 import { ADMIN_TOKEN, call, createUserWithKey } from "../harness.js";
 
 const available = await clusterServersAvailable();
@@ -105,7 +106,7 @@ describe.runIf(available)("two local clusters on one NATS", () => {
     const spare = await ownWorld();
     const sameNamespace = await refusal(await start({ ...spare, BUS_NAMESPACE: firstWorld.BUS_NAMESPACE }));
     expect(sameNamespace).toContain(
-      `BUS_NAMESPACE=${firstWorld.BUS_NAMESPACE} is in use on ${NATS_URL}: accounts, ai-ranking, availability, contacts, invites, meetings already answer there`,
+      `BUS_NAMESPACE=${firstWorld.BUS_NAMESPACE} is in use on ${NATS_URL}: ${serviceModules.map((m) => m.name).sort().join(", ")} already answer there`,
     );
     expect(sameNamespace).not.toContain("Scheduling API (cluster)");
     const samePort = await refusal(await start({ ...spare, PORT: new URL(first.url).port }));

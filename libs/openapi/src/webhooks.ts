@@ -1,0 +1,42 @@
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { EVENT_TYPES, PublicEvent, type EventType } from "@sched/proto";
+import { z } from "zod";
+
+const WHAT_HAPPENED: Record<EventType, string> = {
+  "meeting.created": "A meeting was created. `data.object` is the meeting as `GET /v1/meetings/:id` answered it then.",
+  "meeting.updated": "A meeting changed. `data.object` is the meeting after the change; `data.previous` holds the earlier values of exactly the fields that changed.",
+  "meeting.cancelled": "A meeting was cancelled. `data.object` is the cancelled meeting; `data.previous` holds the earlier values of the fields that changed (`status` at least).",
+  "meeting.deleted": "A meeting was removed by its organizer. `data.object` is its last state, marked `cancelled`; it answers 404 from now on.",
+};
+
+const SIGNATURE_HEADERS = z.object({
+  "webhook-id": z.string().meta({ description: "The event id (`evt_…`): the same on every retry and resend, so a receiver can drop repeats.", example: "evt_3nR8sVbQ2xL7tKmP0aZcY9dF" }),
+  "webhook-timestamp": z.string().meta({ description: "When the attempt was signed, in Unix seconds; refuse one too far from now (Standard Webhooks suggests 5 minutes).", example: "1898380800" }),
+  "webhook-signature": z.string().meta({
+    description:
+      "`v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">`, keyed with the base64 part of the endpoint's `whsec_` secret; for a day after a roll, a second signature by the old secret follows, separated by a space. Any one that verifies is enough.",
+    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  }),
+});
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: what each event type's delivery POSTs
+ * to a webhook endpoint, with the Standard Webhooks headers that sign it.
+ */
+export function registerWebhooks(registry: OpenAPIRegistry): void {
+  for (const type of EVENT_TYPES) {
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      operationId: `${type.replace(/\.(\w)/, (_m, c: string) => c.toUpperCase())}Webhook`,
+      summary: `${type} event`,
+      description: `${WHAT_HAPPENED[type]} Delivered as the Standard Webhooks specification says; any 2xx within 10 seconds is delivered, anything else is retried with exponential back-off for 3 days. The events of one meeting arrive in order.`,
+      tags: ["Webhooks"],
+      request: {
+        headers: SIGNATURE_HEADERS,
+        body: { required: true, content: { "application/json": { schema: PublicEvent.extend({ type: z.literal(type).meta({ description: "The event type." }) }) } } },
+      },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery; the body is not read past 64 KiB and not kept." } },
+    });
+  }
+}

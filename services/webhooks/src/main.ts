@@ -1,0 +1,4 @@
+import { runService } from "@sched/runtime";
+import { webhooksService } from "./service.js";
+
+await runService(webhooksService);

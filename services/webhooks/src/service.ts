@@ -1,0 +1,69 @@
+import { env } from "@sched/config";
+import { defineService } from "@sched/runtime";
+import { z } from "zod";
+import { migrations } from "./db/migrations/index.js";
+import { DeliveryWorker } from "./delivery/worker.js";
+import { SecretCipher } from "./domain/secretCipher.js";
+import { endpointBindings } from "./handlers/endpoints.js";
+import { eventBindings } from "./handlers/events.js";
+import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
+
+const config = z.object({
+  /** 32 bytes, base64: the AES-256-GCM key of stored signing secrets. */
+  WEBHOOKS_SECRET_KEY: env.aesKey(),
+  /** Whether endpoints may be on loopback, private and link-local addresses: for local development only. */
+  WEBHOOKS_ALLOW_PRIVATE: env.flag(false),
+  /** The wait after a first failed attempt; the waits double from it. */
+  WEBHOOKS_RETRY_BASE_MS: env.positiveInt(5_000),
+  WEBHOOKS_RETRY_MAX_DELAY_MS: env.positiveInt(6 * 3_600_000),
+  /** How long a delivery is retried: 3 days. */
+  WEBHOOKS_RETRY_WINDOW_MS: env.positiveInt(3 * 24 * 3_600_000),
+  WEBHOOKS_TIMEOUT_MS: env.positiveInt(10_000),
+  WEBHOOKS_CONCURRENCY: env.positiveInt(64),
+  WEBHOOKS_PER_ENDPOINT: env.positiveInt(4),
+  WEBHOOKS_POLL_MS: env.positiveInt(1_000),
+});
+
+/**
+ * A development-only key for standalone mode and tests, so `npm start` needs
+ * no setup. A deployment sets its own WEBHOOKS_SECRET_KEY.
+ */
+export const DEV_WEBHOOKS_SECRET_KEY = Buffer.from("sched-standalone-dev-webhook-key").toString("base64");
+
+/**
+ * Webhooks: turns meeting events into public events (`GET /v1/events`) and
+ * delivers them, signed by the Standard Webhooks specification, to the
+ * endpoints users register; retried with back-off for 3 days.
+ */
+export const webhooksService = defineService({
+  name: "webhooks",
+  schema: "webhooks",
+  migrations,
+  config,
+  standaloneEnv: { WEBHOOKS_SECRET_KEY: DEV_WEBHOOKS_SECRET_KEY, WEBHOOKS_ALLOW_PRIVATE: "true" },
+  async start({ bus, db, logger, config: c }) {
+    const cipher = new SecretCipher(Buffer.from(c.WEBHOOKS_SECRET_KEY, "base64"));
+    const worker = new DeliveryWorker(db, cipher, logger, {
+      retry: { baseMs: c.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: c.WEBHOOKS_RETRY_MAX_DELAY_MS, windowMs: c.WEBHOOKS_RETRY_WINDOW_MS },
+      timeoutMs: c.WEBHOOKS_TIMEOUT_MS,
+      allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE,
+      concurrency: c.WEBHOOKS_CONCURRENCY,
+      perEndpoint: c.WEBHOOKS_PER_ENDPOINT,
+      pollMs: c.WEBHOOKS_POLL_MS,
+    });
+    const wake = () => worker.wake();
+    const served = await bus.serve({ name: "webhooks", version: "1.0.0", description: "Public events and signed webhooks" }, [
+      ...eventBindings(db, bus, wake),
+      ...endpointBindings({ db, cipher, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
+    ]);
+    const events = await consumeMeetingEvents(bus, db, logger, wake);
+    worker.start();
+    return {
+      stop: async () => {
+        await served.stop();
+        await events.stop();
+        await worker.stop();
+      },
+    };
+  },
+});

@@ -1,0 +1,68 @@
+import { openSchema, type Knex } from "@sched/db";
+import type { PublicEvent } from "@sched/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimDue, insertEndpoint, listEvents, purgeOldEvents, recordEvent, settleAttempt } from "../src/db/queries.js";
+import { webhooksService } from "../src/service.js";
+
+let db: Knex;
+let next = 0;
+const id = (prefix: string) => `${prefix}_${String(++next).padStart(24, "0")}`;
+
+const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z")): PublicEvent => ({
+  id: id("evt"),
+  type,
+  createdAt,
+  mode: "test",
+  data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z" } },
+});
+
+const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: e.data.object.id, event: e }, () => id("whd"));
+const endpoint = (userId: string, events = ["*"]) => insertEndpoint(db, { id: id("whe"), userId, mode: "test", url: "http://127.0.0.1:9/", events, description: "", sealedSecret: "sealed" });
+const claim = (busy: string[] = [], perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, busy, leaseMs: 30_000 });
+
+describe("webhooks queries", () => {
+  beforeAll(async () => {
+    db = await openSchema({ kind: "pglite" }, webhooksService.schema, webhooksService.migrations);
+  });
+  afterAll(() => db.destroy());
+
+  it("records an event once, with one delivery per subscribed endpoint of its user and mode", async () => {
+    const all = await endpoint("usr_a");
+    await endpoint("usr_a", ["meeting.deleted"]);
+    await endpoint("usr_b");
+    const e = event("mtg_a1", "meeting.created");
+    expect(await record("usr_a", e, "src_once")).toBe(true);
+    expect(await record("usr_a", { ...e, id: id("evt") }, "src_once")).toBe(false);
+    const claimed = await claim();
+    expect(claimed.map((c) => [c.endpointId, c.event.id])).toEqual([[all.id, e.id]]);
+    expect(await claim()).toEqual([]);
+  });
+
+  it("holds a meeting's later event for an endpoint until the earlier one is settled, and caps each endpoint", async () => {
+    const target = await endpoint("usr_c");
+    const first = event("mtg_c1", "meeting.created");
+    const second = event("mtg_c1", "meeting.updated");
+    await record("usr_c", first);
+    await record("usr_c", second);
+    for (let i = 0; i < 5; i++) await record("usr_c", event(`mtg_c${i + 2}`, "meeting.created"));
+    const claimed = await claim([], 3);
+    expect(claimed.map((c) => c.event.id)).toContain(first.id);
+    expect(claimed.map((c) => c.event.id)).not.toContain(second.id);
+    expect(claimed).toHaveLength(3);
+    expect(await claim([target.id])).toEqual([]);
+    const held = claimed.find((c) => c.event.id === first.id)!;
+    await settleAttempt(db, { seq: held.seq, endpointId: target.id, attempt: 1 }, { at: new Date(), status: 200, error: null, durationMs: 3 }, { state: "delivered" });
+    const rest = await claim([], 10);
+    expect(rest.map((c) => c.event.id)).toContain(second.id);
+  });
+
+  it("lists only the kept days and forgets older events", async () => {
+    const old = event("mtg_d1", "meeting.created", "2020-01-01T00:00:00Z");
+    const recent = event("mtg_d2", "meeting.created");
+    await record("usr_d", old);
+    await record("usr_d", recent);
+    expect((await listEvents(db, { userId: "usr_d", mode: "test", limit: 10 })).events.map((e) => e.id)).toEqual([recent.id]);
+    expect(await purgeOldEvents(db)).toBe(1);
+    expect(await db("events").where({ user_id: "usr_d" }).pluck("id")).toEqual([recent.id]);
+  });
+});
