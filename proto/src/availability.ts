@@ -7,7 +7,7 @@ import type { RouteDef } from "./route.js";
 // ---- resources -------------------------------------------------------------
 
 export const SLOT_STATUSES = ["free", "busy"] as const;
-export const SlotStatus = z.enum(SLOT_STATUSES).meta({ description: "`busy`: a confirmed meeting or the connected calendar's busy time; `free`: neither." });
+export const SlotStatus = z.enum(SLOT_STATUSES).meta({ description: "`busy`: a confirmed meeting, time off or the connected calendar's busy time; `free`: none of them." });
 
 /** One slot of a day view: local times of day on the `timezone` clock (api-spec 2.4). */
 export const DaySlot = z.object({

@@ -8,6 +8,14 @@ export interface OperationExamples {
   responses: Record<number, unknown>;
 }
 
+const TIME_OFF = {
+  id: "off_3vN8qLxT5bR2mK9pW4cY7zHd",
+  start: "2030-03-10T23:00:00Z",
+  end: "2030-03-13T23:00:00Z",
+  reason: "Skiing",
+  createdAt: "2030-02-20T09:12:05Z",
+};
+
 const ACCOUNT = {
   id: "usr_kY9pF34Qy6nB3Wwd25rq4f5z",
   email: "ann@example.com",
@@ -62,6 +70,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { timezone: "Europe/Berlin", workingHours: ACCOUNT.workingHours, preferences: { avoidDays: ["friday"], maxMeetingsPerDay: 5 } },
     responses: { 200: ACCOUNT },
   },
+  "POST /v1/me/time-off": { request: { start: "2030-03-11", end: "2030-03-13", reason: "Skiing" }, responses: { 201: TIME_OFF } },
+  "GET /v1/me/time-off": {
+    responses: { 200: { data: [TIME_OFF, { ...TIME_OFF, id: "off_Qm4T8sLw2ZxB7nRc5KdV9hJp", start: "2030-03-20T12:00:00Z", end: "2030-03-20T16:00:00Z", reason: "" }] } },
+  },
+  "DELETE /v1/me/time-off/:id": { responses: {} },
   "GET /v1/meetings": {
     responses: {
       200: {
