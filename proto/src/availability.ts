@@ -60,6 +60,28 @@ export const RecommendationBody = z.object({
 });
 export type RecommendationBody = z.infer<typeof RecommendationBody>;
 
+/** A busy interval of a free-busy answer, `[start, end)` in UTC. */
+export const BusyPeriod = z.object({
+  start: Timestamp.meta({ description: "When the busy time begins (or the range's `from`, where it began earlier)." }),
+  end: Timestamp.meta({ description: "When the busy time ends (or the range's `to`, where it goes on), exclusive.", example: "2026-05-04T10:30:00Z" }),
+});
+
+/** One visible person of a free-busy answer. */
+export const FreeBusyPerson = z.object({
+  email: z.string().meta({ description: "The person's e-mail, as listed in `participants` (lower-cased).", example: "bo@example.com" }),
+  busy: z.array(BusyPeriod).meta({ description: "Their busy time inside the range, in UTC: confirmed meetings, time off and connected calendars, merged (none overlap or touch), cut to the range, in order." }),
+  busyComplete: z.boolean().meta({ description: "False when a connected calendar of theirs did not answer in time: `busy` may then miss some of their time; treat it as unknown, not free." }),
+});
+
+/** POST /v1/availability/free-busy answers this. */
+export const FreeBusyAnswer = z.object({
+  from: Timestamp.meta({ description: "The range's start, in UTC." }),
+  to: Timestamp.meta({ description: "The range's end (exclusive), in UTC.", example: "2026-05-11T00:00:00Z" }),
+  people: z.array(FreeBusyPerson).meta({ description: "Each listed person whose time the caller may see (the caller, and those who share visibility with the caller), in the order listed." }),
+  notVisible: z.array(z.string()).meta({ description: "E-mails of the listed people whose time the caller may not see (no account, no shared visibility, or a block): unknown, never free.", example: ["dana@example.net"] }),
+});
+export type FreeBusyAnswer = z.infer<typeof FreeBusyAnswer>;
+
 // ---- requests ----------------------------------------------------------------
 
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
@@ -85,6 +107,21 @@ export const RecommendBody = z.strictObject({
 });
 export type RecommendBody = z.output<typeof RecommendBody>;
 
+/** The most people one free-busy request may ask about. */
+export const MAX_FREE_BUSY_PEOPLE = 50;
+
+export const FreeBusyBody = z.strictObject({
+  participants: z
+    .array(Email)
+    .min(1)
+    .max(MAX_FREE_BUSY_PEOPLE)
+    .transform((emails) => [...new Set(emails)])
+    .meta({ description: `The people whose busy time to show, 1–${MAX_FREE_BUSY_PEOPLE} e-mail addresses (the caller's own included if wanted); duplicates dropped.`, example: ["bo@example.com", "cy@example.org"] }),
+  from: DateText.max(64).meta({ description: "Start of the range: an ISO date (that day's start in the caller's zone) or datetime (naive ones in the caller's zone).", example: "2026-05-04" }),
+  to: DateText.max(64).meta({ description: "End of the range: an ISO date (that whole day included) or datetime; after `from`, at most 31 days after it.", example: "2026-05-10" }),
+});
+export type FreeBusyBody = z.output<typeof FreeBusyBody>;
+
 // ---- public routes -----------------------------------------------------------
 
 export const availabilityDay = endpoint(
@@ -98,7 +135,14 @@ export const availabilityRecommend = endpoint(
   HttpReply,
 );
 
+export const availabilityFreeBusy = endpoint(
+  "availability.v1.http.free-busy",
+  httpRequest({ params: Empty, query: Empty, body: FreeBusyBody }),
+  HttpReply,
+);
+
 export const availabilityRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/availability", endpoint: availabilityDay, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone", responses: [{ status: 200, description: "The day view", body: DayViewBody }], errors: ["not_found"] },
+  { method: "POST", path: "/v1/availability/free-busy", endpoint: availabilityFreeBusy, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: true, idempotent: true, summary: "Busy time of several people over up to 31 days", responses: [{ status: 200, description: "Each visible person's busy time in UTC; the others listed as not visible", body: FreeBusyAnswer }] },
   { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: true, summary: "Recommended meeting times across participants", responses: [{ status: 200, description: "Recommended slots, best first", body: RecommendationBody }] },
 ];

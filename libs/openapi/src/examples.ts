@@ -117,6 +117,20 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  "POST /v1/availability/free-busy": {
+    request: { participants: ["ann@example.com", "bo@example.com", "dana@example.net"], from: "2030-03-04", to: "2030-03-05" },
+    responses: {
+      200: {
+        from: "2030-03-03T23:00:00Z",
+        to: "2030-03-05T23:00:00Z",
+        people: [
+          { email: "ann@example.com", busy: [{ start: "2030-03-04T09:00:00Z", end: "2030-03-04T10:00:00Z" }], busyComplete: true },
+          { email: "bo@example.com", busy: [{ start: "2030-03-04T08:30:00Z", end: "2030-03-04T09:00:00Z" }, { start: "2030-03-05T00:00:00Z", end: "2030-03-05T23:00:00Z" }], busyComplete: true },
+        ],
+        notVisible: ["dana@example.net"],
+      },
+    },
+  },
   "POST /v1/availability/recommended": {
     request: { participants: ["bo@example.com", "cy@example.org"], duration: "45 mins", timeRange: "morning", useAI: false },
     responses: {

@@ -1,23 +1,19 @@
 import { replyBodyBudget, type Handler } from "@sched/bus";
 import {
-  contactsVisibility,
   type availabilityRecommend,
-  type Caller,
   DURATION_MINUTES,
   type RankedBy,
   type RecommendationBody,
-  type RecommendBody,
-  type UserProfile,
 } from "@sched/proto";
 import { MINUTE_MS } from "@sched/time";
-import { parseHorizon } from "../domain/dates.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
 import { fitRecommendation } from "../domain/replySize.js";
 import { rankWithAI } from "./aiRanking.js";
 import { busyWithCalendars } from "./busy.js";
-import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
-import { callerProfile, lookupUsers } from "./people.js";
+import { formatTimestamp, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { readHorizon } from "./horizon.js";
+import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
 
 /**
  * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's
@@ -54,7 +50,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
     const users = await lookupUsers(deps.bus, { ids: [caller.userId], emails });
     const me = callerProfile(users, caller);
     const horizon = readHorizon(body, me.timezone, now);
-    const counted = await countedParticipants(deps, caller, me, emails, users);
+    const counted = await visibleParticipants(deps, caller, me, emails, users);
     const people = [me, ...counted];
 
     const durationMs = DURATION_MINUTES[body.duration] * MINUTE_MS;
@@ -63,7 +59,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
     // the horizon still shorten the buffer of a slot at its edge.
     const busy =
       horizon.end - earliest >= durationMs
-        ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS }, deps.calendarBusyTimeoutMs)
+        ? (await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS }, deps.calendarBusyTimeoutMs)).busy
         : new Map<string, Interval[]>();
 
     const recommendation = recommendSlots({
@@ -105,31 +101,3 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
   };
 }
 
-function readHorizon(body: RecommendBody, zone: string, now: number): Interval {
-  const parsed = parseHorizon({ from: body.from, to: body.to }, zone, now);
-  if (!parsed.ok) throw invalidParam(parsed);
-  return parsed.value;
-}
-
-/**
- * The participants who count, in the order they were listed: those with an
- * account (never the caller) whom the visibility rule lets the caller see.
- */
-async function countedParticipants(
-  deps: AvailabilityDeps,
-  caller: Caller,
-  me: UserProfile,
-  emails: readonly string[],
-  users: readonly UserProfile[],
-): Promise<UserProfile[]> {
-  const byEmail = new Map(users.filter((u) => u.id !== me.id).map((u) => [u.email.toLowerCase(), u]));
-  const withAccount = [...new Set(emails.flatMap((e) => byEmail.get(e) ?? []))];
-  if (withAccount.length === 0) return [];
-  const { visibleUserIds } = await deps.bus.request(
-    contactsVisibility,
-    { mode: caller.mode, viewer: { userId: me.id, email: me.email }, others: withAccount.map((u) => ({ userId: u.id, email: u.email })) },
-    { timeoutMs: SIBLING_TIMEOUT_MS },
-  );
-  const visible = new Set(visibleUserIds);
-  return withAccount.filter((u) => visible.has(u.id));
-}

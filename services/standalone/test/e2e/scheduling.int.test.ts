@@ -159,4 +159,60 @@ describe.each(WIRINGS)("scheduling rules end to end (%s)", async (wiring) => {
       expect(res.body.error.param).toBe(param);
     }
   });
+
+  it.runIf(available)("answers free-busy in UTC for visible people, merged and cut to a daylight-saving day, and names the others", async () => {
+    const ann = await person("Europe/Berlin");
+    const bob = await person("America/New_York", [ann.email]);
+    const carol = await person("UTC");
+    const meeting = async (key: string, startTime: string, duration: string, participants: string[], status?: string) =>
+      expect((await call(suite.url, "POST", "/v1/meetings", { key, body: { title: "M", duration, startTime, participants, ...(status ? { status } : {}) } })).status).toBe(201);
+    await meeting(bob.key, "2030-03-30T22:30:00Z", "1 hour", ["x@example.com"]); // cut at the range's start, 23:00Z
+    await meeting(bob.key, "2030-03-31T09:00:00Z", "1 hour", ["x@example.com"]);
+    await meeting(ann.key, "2030-03-31T09:30:00Z", "1 hour", [bob.email]); // Bob attends: merges with his own
+    await meeting(bob.key, "2030-03-31T13:00:00Z", "1 hour", ["x@example.com"], "draft");
+    await meeting(ann.key, "2030-03-31T15:00:00Z", "30 mins", ["y@example.com"]);
+    await meeting(carol.key, "2030-03-31T10:00:00Z", "1 hour", ["x@example.com"]);
+    expect((await call(suite.url, "POST", "/v1/me/time-off", { key: bob.key, body: { start: "2030-03-31T20:00:00Z", end: "2030-04-01T02:00:00Z", reason: "Late flight" } })).status).toBe(201);
+
+    // 2030-03-31 in Berlin is 23 hours long: 2030-03-30T23:00Z to 2030-03-31T22:00Z.
+    const res = await call(suite.url, "POST", "/v1/availability/free-busy", {
+      key: ann.key,
+      body: { participants: [bob.email.toUpperCase(), carol.email, "nobody@example.com", ann.email, bob.email], from: "2030-03-31", to: "2030-03-31" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      from: "2030-03-30T23:00:00Z",
+      to: "2030-03-31T22:00:00Z",
+      people: [
+        {
+          email: bob.email,
+          busy: [
+            { start: "2030-03-30T23:00:00Z", end: "2030-03-30T23:30:00Z" },
+            { start: "2030-03-31T09:00:00Z", end: "2030-03-31T10:30:00Z" },
+            { start: "2030-03-31T20:00:00Z", end: "2030-03-31T22:00:00Z" },
+          ],
+          busyComplete: true,
+        },
+        { email: ann.email, busy: [{ start: "2030-03-31T09:30:00Z", end: "2030-03-31T10:30:00Z" }, { start: "2030-03-31T15:00:00Z", end: "2030-03-31T15:30:00Z" }], busyComplete: true },
+      ],
+      notVisible: [carol.email, "nobody@example.com"],
+    });
+    expect(JSON.stringify(res.body)).not.toContain("Late flight");
+
+    const refused = async (body: unknown, param: string) => {
+      const bad = await call(suite.url, "POST", "/v1/availability/free-busy", { key: ann.key, body });
+      expectError(bad, 400, "invalid_request");
+      expect(bad.body.error.param).toBe(param);
+    };
+    await refused({ participants: [bob.email], from: "2030-03-01", to: "2030-04-15" }, "to");
+    await refused({ participants: [bob.email], from: "2030-03-02", to: "2030-03-01" }, "to");
+    await refused({ participants: [bob.email], from: "2030-02-30", to: "2030-03-01" }, "from");
+    await refused({ participants: [bob.email], from: "2030-03-01" }, "to");
+    await refused({ participants: [], from: "2030-03-01", to: "2030-03-02" }, "participants");
+    await refused({ participants: Array.from({ length: 51 }, (_, i) => `p${i}@example.com`), from: "2030-03-01", to: "2030-03-02" }, "participants");
+    await refused({ participants: ["not-an-address"], from: "2030-03-01", to: "2030-03-02" }, "participants[0]");
+    await refused({ participants: [bob.email], from: "2030-03-01", to: "2030-03-02", timeRange: "any" }, "timeRange");
+    const noScope = await createUserWithKey(suite.url, { scopes: ["meetings:read"] });
+    expectError(await call(suite.url, "POST", "/v1/availability/free-busy", { key: noScope.key, body: { participants: [bob.email], from: "2030-03-01", to: "2030-03-02" } }), 403, "forbidden");
+  });
 });
