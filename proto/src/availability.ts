@@ -30,8 +30,11 @@ export const TimeRange = z.enum(TIME_RANGES).meta({ description: "Where in the c
 export type TimeRange = z.infer<typeof TimeRange>;
 
 /** Why a recommendation found nothing, as a stable code a client can branch on. */
-export const EMPTY_REASONS = ["horizon_too_short", "outside_working_hours", "no_common_free_time"] as const;
-export const EmptyReason = z.enum(EMPTY_REASONS).meta({ description: "Why no slot fits: `horizon_too_short` (no start with room for the meeting), `outside_working_hours` (`any` only: no start inside the caller's hours), `no_common_free_time`." });
+export const EMPTY_REASONS = ["horizon_too_short", "minimum_notice", "outside_working_hours", "buffers", "no_common_free_time", "minimum_attendees"] as const;
+export const EmptyReason = z.enum(EMPTY_REASONS).meta({
+  description:
+    "Why no slot fits, the first rule that emptied the result: `horizon_too_short` (no start with room for the meeting), `minimum_notice` (there would be, but not after the notice), `outside_working_hours` (`any` only: no start inside the caller's hours), `buffers` (there would be common free time, but not with everyone's stated buffer around their busy time), `no_common_free_time` (a required person is busy at every start), `minimum_attendees` (the required people are free, but never with enough optional ones to reach `minimumAttendees`).",
+});
 export type EmptyReason = z.infer<typeof EmptyReason>;
 
 export const RANKERS = ["heuristic", "ai"] as const;
@@ -46,6 +49,10 @@ export const RecommendedSlot = z.object({
   reason: z.string().meta({ description: "One sentence saying why the slot is recommended." }),
   /** E-mails of the counted people, the caller included, whose working hours hold the whole slot. */
   withinWorkingHours: z.array(z.string()).meta({ description: "E-mails of the counted people, the caller included, whose working hours hold the whole slot." }),
+  availableParticipants: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "Present when some counted optional participant is busy then: e-mails of the counted people free for the whole slot, the caller and every required one included." }),
 });
 export type RecommendedSlot = z.infer<typeof RecommendedSlot>;
 
@@ -54,6 +61,7 @@ export const RecommendationBody = z.object({
   slots: z.array(RecommendedSlot).meta({ description: "The recommended slots, best first; at most `limit`." }),
   /** The participants (never the caller) whose availability was taken into account. */
   consideredParticipants: z.array(z.string()).meta({ description: "E-mails of the participants (never the caller) who count: those with an account who share visibility with the caller." }),
+  consideredOptionalParticipants: z.array(z.string()).meta({ description: "E-mails of the optional participants who count, by the same rule; empty when none were given." }),
   rankedBy: RankedBy,
   /** Present exactly when `slots` is empty. */
   emptyReason: EmptyReason.optional().meta({ description: "Present exactly when `slots` is empty: why nothing fits." }),
@@ -93,9 +101,34 @@ export const AvailabilityDayQuery = z.strictObject({
 });
 export type AvailabilityDayQuery = z.output<typeof AvailabilityDayQuery>;
 
+/** Required and optional people together: the caller and they are asked about in one busy request. */
+export const MAX_RECOMMEND_PEOPLE = 100;
+/** The longest minimum notice: the horizon's longest span. */
+export const MAX_NOTICE_MINUTES = 31 * 24 * 60;
+
 export const RecommendBody = z.strictObject({
   /** 1–100 addresses, lower-cased, duplicates dropped in first-seen order. */
-  participants: Participants.meta({ description: "The people to meet, 1–100 e-mail addresses; the caller always counts too." }),
+  participants: Participants.meta({ description: "The people to meet, 1–100 e-mail addresses; the caller always counts too. Every counted one must be free for the whole slot." }),
+  optionalParticipants: z
+    .array(Email)
+    .max(MAX_RECOMMEND_PEOPLE)
+    .transform((emails) => [...new Set(emails)])
+    .default([])
+    .meta({ description: `People who may come: counted by the same rule as \`participants\`, preferred free but not required; slots name who of them can come. None of them in \`participants\`; both lists together at most ${MAX_RECOMMEND_PEOPLE} addresses.`, example: ["dana@example.net"] }),
+  minimumAttendees: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_RECOMMEND_PEOPLE + 1)
+    .optional()
+    .meta({ description: "A quorum: the least number of counted people, the caller included, required and optional together, free for the whole slot. Required people are always free; the quorum asks for enough optional ones besides." }),
+  minimumNoticeMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_NOTICE_MINUTES)
+    .default(0)
+    .meta({ description: "No slot starts sooner than this many minutes from now.", example: 120 }),
   duration: Duration,
   timeRange: TimeRange.default("any"),
   useAI: z.boolean().default(false).meta({ description: "Re-rank the best candidates by the users' habits and stated preferences (`rankedBy` says whether that answered)." }),
@@ -104,6 +137,14 @@ export const RecommendBody = z.strictObject({
   /** ISO date (that whole day included) or datetime; default 7 days after `from`, at most 31. */
   to: DateText.max(64).optional().meta({ description: "End of the horizon: an ISO date (that whole day included) or datetime; 7 days after `from` when absent, at most 31 days after it.", example: "2030-03-08" }),
   limit: z.number().int().min(1).max(50).default(10).meta({ description: "The most slots to return." }),
+}).superRefine((body, ctx) => {
+  const required = new Set(body.participants);
+  body.optionalParticipants.forEach((email, i) => {
+    if (required.has(email)) ctx.addIssue({ code: "custom", path: ["optionalParticipants", i], message: "is already in participants" });
+  });
+  if (body.participants.length + body.optionalParticipants.length > MAX_RECOMMEND_PEOPLE) {
+    ctx.addIssue({ code: "custom", path: ["optionalParticipants"], message: `participants and optionalParticipants may hold at most ${MAX_RECOMMEND_PEOPLE} addresses together` });
+  }
 });
 export type RecommendBody = z.output<typeof RecommendBody>;
 

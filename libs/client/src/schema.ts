@@ -905,7 +905,7 @@ export interface components {
                 }[];
                 /** @description Weekdays the user keeps free of meetings (not all seven). */
                 avoidDays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
-                /** @description Minutes the user wants free between meetings; null when not stated. */
+                /** @description Minutes kept free around the user's busy time: recommended times never break it (a hard rule); null when not stated. */
                 bufferMinutes: number | null;
                 /** @description Most meetings the user wants on one day; null when not stated. */
                 maxMeetingsPerDay: number | null;
@@ -1130,6 +1130,8 @@ export interface components {
             slots: components["schemas"]["RecommendedSlot"][];
             /** @description E-mails of the participants (never the caller) who count: those with an account who share visibility with the caller. */
             consideredParticipants: string[];
+            /** @description E-mails of the optional participants who count, by the same rule; empty when none were given. */
+            consideredOptionalParticipants: string[];
             /**
              * @description `ai` when the AI ranking answered, `heuristic` otherwise (also without `useAI`).
              * @enum {string}
@@ -1139,7 +1141,7 @@ export interface components {
              * @description Present exactly when `slots` is empty: why nothing fits.
              * @enum {string}
              */
-            emptyReason?: "horizon_too_short" | "outside_working_hours" | "no_common_free_time";
+            emptyReason?: "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
         };
         RecommendedSlot: {
             /**
@@ -1161,6 +1163,8 @@ export interface components {
             reason: string;
             /** @description E-mails of the counted people, the caller included, whose working hours hold the whole slot. */
             withinWorkingHours: string[];
+            /** @description Present when some counted optional participant is busy then: e-mails of the counted people free for the whole slot, the caller and every required one included. */
+            availableParticipants?: string[];
         };
         ContactList: {
             /** @description The contacts, most recently added first. */
@@ -1554,7 +1558,7 @@ export interface operations {
                         }[];
                         /** @description Weekdays the user keeps free of meetings (not all seven). */
                         avoidDays?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
-                        /** @description Minutes the user wants free between meetings; null when not stated. */
+                        /** @description Minutes kept free around the user's busy time: recommended times never break it (a hard rule); null when not stated. */
                         bufferMinutes?: number | null;
                         /** @description Most meetings the user wants on one day; null when not stated. */
                         maxMeetingsPerDay?: number | null;
@@ -4751,23 +4755,42 @@ export interface operations {
                 /**
                  * @example {
                  *       "participants": [
-                 *         "bo@example.com",
+                 *         "bo@example.com"
+                 *       ],
+                 *       "optionalParticipants": [
                  *         "cy@example.org"
                  *       ],
                  *       "duration": "45 mins",
                  *       "timeRange": "morning",
+                 *       "minimumNoticeMinutes": 120,
                  *       "useAI": false
                  *     }
                  */
                 "application/json": {
                     /**
-                     * @description The people to meet, 1–100 e-mail addresses; the caller always counts too.
+                     * @description The people to meet, 1–100 e-mail addresses; the caller always counts too. Every counted one must be free for the whole slot.
                      * @example [
                      *       "bo@example.com",
                      *       "cy@example.com"
                      *     ]
                      */
                     participants: string[];
+                    /**
+                     * @description People who may come: counted by the same rule as `participants`, preferred free but not required; slots name who of them can come. None of them in `participants`; both lists together at most 100 addresses.
+                     * @default []
+                     * @example [
+                     *       "dana@example.net"
+                     *     ]
+                     */
+                    optionalParticipants?: string[];
+                    /** @description A quorum: the least number of counted people, the caller included, required and optional together, free for the whole slot. Required people are always free; the quorum asks for enough optional ones besides. */
+                    minimumAttendees?: number;
+                    /**
+                     * @description No slot starts sooner than this many minutes from now.
+                     * @default 0
+                     * @example 120
+                     */
+                    minimumNoticeMinutes?: number;
                     duration: components["schemas"]["Duration"];
                     /**
                      * @description Where in the caller's day to look: `morning` 08:00–12:00, `afternoon` 12:00–17:00, `evening` 17:00–21:00, `any` the caller's working hours.
@@ -4817,18 +4840,23 @@ export interface operations {
                      *           "start": "2030-03-05T08:00:00Z",
                      *           "end": "2030-03-05T08:45:00Z",
                      *           "score": 0.92,
-                     *           "reason": "Inside everyone's working hours, with a buffer to other meetings.",
+                     *           "reason": "Tomorrow everyone required is free, inside working hours for all 3 people, at least 30 minutes from other meetings. Optional: cy@example.org can come.",
                      *           "withinWorkingHours": [
                      *             "ann@example.com",
-                     *             "bo@example.com"
+                     *             "bo@example.com",
+                     *             "cy@example.org"
                      *           ]
                      *         },
                      *         {
                      *           "start": "2030-03-06T09:15:00Z",
                      *           "end": "2030-03-06T10:00:00Z",
                      *           "score": 0.81,
-                     *           "reason": "Inside everyone's working hours, on a lighter day.",
+                     *           "reason": "In 2 days everyone required is free, inside working hours for both people, at least 30 minutes from other meetings. Optional: none can come; cy@example.org cannot.",
                      *           "withinWorkingHours": [
+                     *             "ann@example.com",
+                     *             "bo@example.com"
+                     *           ],
+                     *           "availableParticipants": [
                      *             "ann@example.com",
                      *             "bo@example.com"
                      *           ]
@@ -4836,6 +4864,9 @@ export interface operations {
                      *       ],
                      *       "consideredParticipants": [
                      *         "bo@example.com"
+                     *       ],
+                     *       "consideredOptionalParticipants": [
+                     *         "cy@example.org"
                      *       ],
                      *       "rankedBy": "heuristic"
                      *     }

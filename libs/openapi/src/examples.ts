@@ -132,7 +132,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   "POST /v1/availability/recommended": {
-    request: { participants: ["bo@example.com", "cy@example.org"], duration: "45 mins", timeRange: "morning", useAI: false },
+    request: { participants: ["bo@example.com"], optionalParticipants: ["cy@example.org"], duration: "45 mins", timeRange: "morning", minimumNoticeMinutes: 120, useAI: false },
     responses: {
       200: {
         slots: [
@@ -140,18 +140,20 @@ export const EXAMPLES: Record<string, OperationExamples> = {
             start: "2030-03-05T08:00:00Z",
             end: "2030-03-05T08:45:00Z",
             score: 0.92,
-            reason: "Inside everyone's working hours, with a buffer to other meetings.",
-            withinWorkingHours: ["ann@example.com", "bo@example.com"],
+            reason: "Tomorrow everyone required is free, inside working hours for all 3 people, at least 30 minutes from other meetings. Optional: cy@example.org can come.",
+            withinWorkingHours: ["ann@example.com", "bo@example.com", "cy@example.org"],
           },
           {
             start: "2030-03-06T09:15:00Z",
             end: "2030-03-06T10:00:00Z",
             score: 0.81,
-            reason: "Inside everyone's working hours, on a lighter day.",
+            reason: "In 2 days everyone required is free, inside working hours for both people, at least 30 minutes from other meetings. Optional: none can come; cy@example.org cannot.",
             withinWorkingHours: ["ann@example.com", "bo@example.com"],
+            availableParticipants: ["ann@example.com", "bo@example.com"],
           },
         ],
         consideredParticipants: ["bo@example.com"],
+        consideredOptionalParticipants: ["cy@example.org"],
         rankedBy: "heuristic",
       },
     },

@@ -215,4 +215,63 @@ describe.each(WIRINGS)("scheduling rules end to end (%s)", async (wiring) => {
     const noScope = await createUserWithKey(suite.url, { scopes: ["meetings:read"] });
     expectError(await call(suite.url, "POST", "/v1/availability/free-busy", { key: noScope.key, body: { participants: [bob.email], from: "2030-03-01", to: "2030-03-02" } }), 403, "forbidden");
   });
+
+  it.runIf(available)("recommends around optional people, stated buffers, a minimum notice and a quorum, and says which rule emptied the result", async () => {
+    const ann = await person("UTC");
+    const bob = await person("UTC", [ann.email]);
+    const cy = await person("UTC", [ann.email]);
+    const stranger = await person("UTC");
+    expect((await call(suite.url, "PATCH", "/v1/me", { key: bob.key, body: { preferences: { bufferMinutes: 60 } } })).status).toBe(200);
+    const meeting = async (key: string, startTime: string, duration: string) =>
+      expect((await call(suite.url, "POST", "/v1/meetings", { key, body: { title: "M", duration, startTime, participants: ["x@example.com"] } })).status).toBe(201);
+    await meeting(bob.key, "2030-04-03T12:00:00Z", "1 hour"); // with Bob's hour of buffer: 11:00–14:00 blocked
+    await meeting(cy.key, "2030-04-03T09:00:00Z", "2 hours"); // Cy (optional) is busy 09:00–11:00
+    const recommend = (body: Record<string, unknown>) =>
+      call(suite.url, "POST", "/v1/availability/recommended", { key: ann.key, body: { participants: [bob.email], duration: "1 hour", from: "2030-04-03T09:00:00Z", to: "2030-04-03T17:00:00Z", limit: 50, ...body } });
+
+    const res = await recommend({ optionalParticipants: [cy.email, stranger.email] });
+    expect(res.status).toBe(200);
+    expect(res.body.consideredParticipants).toEqual([bob.email]);
+    expect(res.body.consideredOptionalParticipants).toEqual([cy.email]);
+    expect(res.body.slots.length).toBeGreaterThan(0);
+    for (const slot of res.body.slots) {
+      expect(slot.end <= "2030-04-03T11:00:00Z" || slot.start >= "2030-04-03T14:00:00Z").toBe(true);
+      expect(slot.reason).toContain(cy.email);
+      if (slot.start < "2030-04-03T11:00:00Z") {
+        expect(slot.availableParticipants).toEqual([ann.email, bob.email]);
+        expect(slot.reason).toContain(`${cy.email} cannot`);
+      } else {
+        expect(slot.availableParticipants).toBeUndefined();
+      }
+    }
+    expect(res.body.slots[0].start >= "2030-04-03T14:00:00Z").toBe(true);
+
+    const quorum = await recommend({ optionalParticipants: [cy.email], minimumAttendees: 3 });
+    expect(quorum.body.slots.length).toBeGreaterThan(0);
+    for (const slot of quorum.body.slots) expect(slot.start >= "2030-04-03T14:00:00Z").toBe(true);
+    expect((await recommend({ optionalParticipants: [cy.email], minimumAttendees: 3, to: "2030-04-03T11:00:00Z" })).body).toMatchObject({ slots: [], emptyReason: "minimum_attendees" });
+    expect((await recommend({ from: "2030-04-03T11:00:00Z", to: "2030-04-03T14:00:00Z" })).body).toMatchObject({ slots: [], emptyReason: "buffers" });
+    const noticeFrom = new Date(Date.now() + 60 * 60_000).toISOString().slice(0, 16) + "Z";
+    const noticeTo = new Date(Date.now() + 3 * 60 * 60_000).toISOString().slice(0, 16) + "Z";
+    const notice = await call(suite.url, "POST", "/v1/availability/recommended", {
+      key: ann.key,
+      body: { participants: [bob.email], duration: "1 hour", timeRange: "any", from: noticeFrom, to: noticeTo, minimumNoticeMinutes: 24 * 60 },
+    });
+    expect(notice.body).toMatchObject({ slots: [], emptyReason: "minimum_notice" });
+
+    // Recommendations allow 10 a minute per key: the refusals use a key of their own.
+    const second = await call(suite.url, "POST", `/admin/v1/users/${ann.userId}/api-keys`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` }, body: { mode: "test" } });
+    const refused = async (body: Record<string, unknown>, param: string) => {
+      const bad = await call(suite.url, "POST", "/v1/availability/recommended", { key: second.body.key, body: { participants: [bob.email], duration: "1 hour", ...body } });
+      expectError(bad, 400, "invalid_request");
+      expect(bad.body.error.param).toBe(param);
+    };
+    await refused({ optionalParticipants: [bob.email] }, "optionalParticipants[0]");
+    await refused({ optionalParticipants: ["nope"] }, "optionalParticipants[0]");
+    await refused({ optionalParticipants: Array.from({ length: 100 }, (_, i) => `o${i}@example.com`) }, "optionalParticipants");
+    await refused({ minimumAttendees: 0 }, "minimumAttendees");
+    await refused({ minimumAttendees: 1.5 }, "minimumAttendees");
+    await refused({ minimumNoticeMinutes: -1 }, "minimumNoticeMinutes");
+    await refused({ minimumNoticeMinutes: 44_641 }, "minimumNoticeMinutes");
+  });
 });
