@@ -1,7 +1,8 @@
 /**
  * npm run bench -- availability
  *
- * Recommended times and the day view through the gateway. Every person has
+ * Recommended times (with and without optional people), free-busy for 50
+ * people and the day view through the gateway. Every person has
  * meetings of 15 minutes to 2 hours anywhere in the 31-day horizon but
  * 12:00–14:00 UTC (busyPattern), 80% organized and 20% attended; the caller
  * (Europe/Berlin) trusts each participant, so all of them count. Then the
@@ -67,10 +68,25 @@ async function seedGroup(bench: BenchSystem, label: string, participants: number
   return { caller, participants: others, meetingsEach };
 }
 
-function recommendRequest(group: Group, count: number): LoadRequest {
+function recommendRequest(group: Group, count: number, optional = 0): LoadRequest {
   const { from, to } = horizon();
-  const body = { participants: group.participants.slice(0, count).map((p) => p.email), duration: "30 mins", from, to };
+  const emails = group.participants.map((p) => p.email);
+  const body = { participants: emails.slice(0, count), ...(optional > 0 ? { optionalParticipants: emails.slice(count, count + optional) } : {}), duration: "30 mins", from, to };
   return { method: "POST", path: "/v1/availability/recommended", body: JSON.stringify(body) };
+}
+
+function freeBusyRequest(group: Group, count: number): LoadRequest {
+  const { from, to } = horizon();
+  return { method: "POST", path: "/v1/availability/free-busy", body: JSON.stringify({ participants: group.participants.slice(0, count).map((p) => p.email), from, to }) };
+}
+
+/** Fails the run unless free-busy shows every one of `count` people; returns how many intervals it gave. */
+async function checkFreeBusy(bench: BenchSystem, group: Group, count: number): Promise<{ intervals: number; bytes: number }> {
+  const r = freeBusyRequest(group, count);
+  const res = await callApi(bench.url, r.method, r.path, { token: group.caller.key, body: JSON.parse(r.body!) });
+  const body = res.body as { people?: Array<{ busy: unknown[] }> };
+  if (res.status !== 200 || body.people?.length !== count) throw new Error(`free-busy answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  return { intervals: body.people.reduce((n, p) => n + p.busy.length, 0), bytes: Buffer.byteLength(JSON.stringify(res.body)) };
 }
 
 /** Fails the run when the request does not do what it should (everyone counted, slots found). */
@@ -101,7 +117,8 @@ async function runWiring(bench: BenchSystem, options: BenchOptions, growth: Arra
   const seeded = performance.now();
   // Cluster mode also answers the growth table: up to 50 participants, and other calendar sizes.
   const withGrowth = bench.kind === "cluster";
-  const main = await seedGroup(bench, "main", withGrowth ? 50 : 10, 2_000, 1);
+  // 50 people in both wirings: free-busy asks about all of them.
+  const main = await seedGroup(bench, "main", 50, 2_000, 1);
   const bySize = new Map<number, Group>([[2_000, main]]);
   if (withGrowth) for (const [each, seed] of [[500, 2], [1_000, 3], [4_000, 4]] as const) bySize.set(each, await seedGroup(bench, `m${each}`, 10, each, seed));
   const total = [...bySize.values()].reduce((sum, g) => sum + (g.participants.length + 1) * g.meetingsEach, 0);
@@ -112,6 +129,21 @@ async function runWiring(bench: BenchSystem, options: BenchOptions, growth: Arra
   const recommend = await load(bench, main.caller.key, 10, 10 * seconds, 4, recommendRequest(main, 10));
   rows.push({ wiring: bench.kind, scenario: `POST /v1/availability/recommended, 10 participants × 2,000 (${slots} slots)`, rate: 10, report: recommend, target: "median < 50" });
   console.log(`[${bench.kind}] recommended: median ${ms(recommend.median)} ms, p99 ${ms(recommend.p99)} ms (${statusText(recommend.statuses)})`);
+
+  const withOptional = await load(bench, main.caller.key, 10, 10 * seconds, 4, recommendRequest(main, 10, 10));
+  rows.push({ wiring: bench.kind, scenario: "POST /v1/availability/recommended, 10 required + 10 optional × 2,000", rate: 10, report: withOptional, target: "median < 60" });
+  console.log(`[${bench.kind}] recommended with optional people: median ${ms(withOptional.median)} ms, p99 ${ms(withOptional.p99)} ms (${statusText(withOptional.statuses)})`);
+
+  const answered = await checkFreeBusy(bench, main, 50);
+  const freeBusy = await load(bench, main.caller.key, 10, 10 * seconds, 4, freeBusyRequest(main, 50));
+  rows.push({
+    wiring: bench.kind,
+    scenario: `POST /v1/availability/free-busy, 50 people × 2,000 over 31 days (${answered.intervals.toLocaleString("en")} intervals, ${(answered.bytes / 1024).toFixed(0)} KiB)`,
+    rate: 10,
+    report: freeBusy,
+    target: "median < 100",
+  });
+  console.log(`[${bench.kind}] free-busy: median ${ms(freeBusy.median)} ms, p99 ${ms(freeBusy.p99)} ms (${statusText(freeBusy.statuses)})`);
 
   const { firstDay } = horizon();
   const date = new Date(firstDay + DAY_MS).toISOString().slice(0, 10);

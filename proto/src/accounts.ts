@@ -33,7 +33,7 @@ export type PreferredTime = z.infer<typeof PreferredTime>;
 const PREFERENCE_DESCRIPTIONS = {
   preferredTimes: "Local times the user likes meetings in; empty when not stated.",
   avoidDays: "Weekdays the user keeps free of meetings (not all seven).",
-  bufferMinutes: "Minutes the user wants free between meetings; null when not stated.",
+  bufferMinutes: "Minutes kept free around the user's busy time: recommended times never break it (a hard rule); null when not stated.",
   maxMeetingsPerDay: "Most meetings the user wants on one day; null when not stated.",
 } as const;
 

@@ -6,6 +6,7 @@ export * from "./idempotency.js";
 export * from "./accounts.js";
 export * from "./contacts.js";
 export * from "./meetings.js";
+export * from "./timeOff.js";
 export * from "./availability.js";
 export * from "./invites.js";
 export * from "./webhooks.js";

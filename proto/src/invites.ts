@@ -110,13 +110,19 @@ export const invitesRoutes: RouteDef[] = [
 /**
  * Busy time from the connected calendars of up to 101 users over [from, to),
  * per user (users without a connection get none). `complete` is false when
- * a provider did not answer in time or failed: the caller then goes on
- * without that busy time rather than waiting.
+ * a provider did not answer in time or failed, and `incompleteUserIds` says
+ * whose: the caller then goes on without that busy time rather than
+ * waiting, and says so where the answer depends on it.
  */
 export const invitesCalendarBusy = endpoint(
   "invites.v1.calendar-busy",
   z
     .object({ mode: Mode, userIds: z.array(z.string()).max(MAX_BUSY_USERS), from: Timestamp, to: Timestamp })
     .refine((r) => r.from < r.to, { message: "from must be before to", path: ["to"] }),
-  z.object({ busy: z.array(z.object({ userId: z.string(), intervals: z.array(BusyInterval) })), complete: z.boolean() }),
+  z.object({
+    busy: z.array(z.object({ userId: z.string(), intervals: z.array(BusyInterval) })),
+    complete: z.boolean(),
+    /** The users whose provider did not answer; absent from replies of an earlier release (then `complete` alone tells). */
+    incompleteUserIds: z.array(z.string()).optional(),
+  }),
 );

@@ -108,6 +108,12 @@ export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
 /** The longest page of meetings a list returns. */
 export const MAX_MEETINGS_PAGE = 100;
 
+/** An ISO 8601 date or datetime on a supported date; which of the two, and the zone, the meetings service reads, as it knows the caller. */
+export const DateOrDateTimeInput = DateText.max(64).regex(
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/,
+  "must be an ISO 8601 date (YYYY-MM-DD) or datetime",
+);
+
 /** Query values arrive as strings; a repeated parameter (an array) is refused. */
 export const MeetingListQuery = z.strictObject({
   filter: MeetingFilter.optional().meta({ description: "`upcoming` (default): confirmed, not ended, soonest first; `past`: confirmed and ended, latest first; `draft`: drafts, soonest first; `all`: every meeting, cancelled included, latest first.", default: "upcoming" }),
@@ -116,6 +122,8 @@ export const MeetingListQuery = z.strictObject({
     .refine((n) => n >= 1 && n <= MAX_MEETINGS_PAGE, `must be an integer between 1 and ${MAX_MEETINGS_PAGE}`)
     .optional()
     .meta({ type: "integer", minimum: 1, maximum: MAX_MEETINGS_PAGE, default: 20, description: "Most meetings in the page. A page may hold fewer, at least one, with `hasMore` true, where more would not fit one message on the bus; continue with `startingAfter`." }),
+  from: DateOrDateTimeInput.optional().meta({ description: "Only meetings that end after this: an ISO 8601 date (that day's start in the user's zone) or datetime (without an offset, in the user's zone). Works with every filter and `startingAfter`.", example: "2026-05-04" }),
+  to: DateOrDateTimeInput.optional().meta({ description: "Only meetings that start before this: an ISO 8601 date (that whole day included) or datetime; after `from`. Works with every filter and `startingAfter`.", example: "2026-05-10" }),
   /** Id of the last meeting of the previous page. */
   startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order.", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
 });

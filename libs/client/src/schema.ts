@@ -96,6 +96,50 @@ export interface paths {
         patch: operations["accountsAdminKeysUpdate"];
         trace?: never;
     };
+    "/v1/me/time-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user's time off
+         * @description Scope `account:read`; counts against the standard bucket (100 requests a minute per key).
+         */
+        get: operations["meetingsTimeOffList"];
+        put?: never;
+        /**
+         * Record time off (whole days or hours)
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        post: operations["meetingsTimeOffCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/time-off/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a time off
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        delete: operations["meetingsTimeOffDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/meetings": {
         parameters: {
             query?: never;
@@ -162,6 +206,26 @@ export interface paths {
         get: operations["availabilityDay"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/availability/free-busy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Busy time of several people over up to 31 days
+         * @description Scope `availability:read`; counts against the standard bucket (100 requests a minute per key).
+         */
+        post: operations["availabilityFreeBusy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1116,7 +1180,7 @@ export interface components {
                 }[];
                 /** @description Weekdays the user keeps free of meetings (not all seven). */
                 avoidDays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
-                /** @description Minutes the user wants free between meetings; null when not stated. */
+                /** @description Minutes kept free around the user's busy time: recommended times never break it (a hard rule); null when not stated. */
                 bufferMinutes: number | null;
                 /** @description Most meetings the user wants on one day; null when not stated. */
                 maxMeetingsPerDay: number | null;
@@ -1290,7 +1354,7 @@ export interface components {
              */
             end: string;
             /**
-             * @description `busy`: a confirmed meeting or the connected calendar's busy time; `free`: neither.
+             * @description `busy`: a confirmed meeting, time off or the connected calendar's busy time; `free`: none of them.
              * @enum {string}
              */
             status: "free" | "busy";
@@ -1300,6 +1364,8 @@ export interface components {
             slots: components["schemas"]["RecommendedSlot"][];
             /** @description E-mails of the participants (never the caller) who count: those with an account who share visibility with the caller. */
             consideredParticipants: string[];
+            /** @description E-mails of the optional participants who count, by the same rule; empty when none were given. */
+            consideredOptionalParticipants: string[];
             /**
              * @description `ai` when the AI ranking answered, `heuristic` otherwise (also without `useAI`).
              * @enum {string}
@@ -1309,7 +1375,7 @@ export interface components {
              * @description Present exactly when `slots` is empty: why nothing fits.
              * @enum {string}
              */
-            emptyReason?: "horizon_too_short" | "outside_working_hours" | "no_common_free_time";
+            emptyReason?: "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
         };
         RecommendedSlot: {
             /**
@@ -1331,6 +1397,8 @@ export interface components {
             reason: string;
             /** @description E-mails of the counted people, the caller included, whose working hours hold the whole slot. */
             withinWorkingHours: string[];
+            /** @description Present when some counted optional participant is busy then: e-mails of the counted people free for the whole slot, the caller and every required one included. */
+            availableParticipants?: string[];
         };
         ContactList: {
             /** @description The contacts, most recently added first. */
@@ -1724,7 +1792,7 @@ export interface operations {
                         }[];
                         /** @description Weekdays the user keeps free of meetings (not all seven). */
                         avoidDays?: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
-                        /** @description Minutes the user wants free between meetings; null when not stated. */
+                        /** @description Minutes kept free around the user's busy time: recommended times never break it (a hard rule); null when not stated. */
                         bufferMinutes?: number | null;
                         /** @description Most meetings the user wants on one day; null when not stated. */
                         maxMeetingsPerDay?: number | null;
@@ -2732,6 +2800,619 @@ export interface operations {
             };
         };
     };
+    meetingsTimeOffList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every time off, earliest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "off_3vN8qLxT5bR2mK9pW4cY7zHd",
+                     *           "start": "2030-03-10T23:00:00Z",
+                     *           "end": "2030-03-13T23:00:00Z",
+                     *           "reason": "Skiing",
+                     *           "createdAt": "2030-02-20T09:12:05Z"
+                     *         },
+                     *         {
+                     *           "id": "off_Qm4T8sLw2ZxB7nRc5KdV9hJp",
+                     *           "start": "2030-03-20T12:00:00Z",
+                     *           "end": "2030-03-20T16:00:00Z",
+                     *           "reason": "",
+                     *           "createdAt": "2030-02-20T09:12:05Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Every time off of the user in this mode, earliest start first. */
+                        data: {
+                            /**
+                             * @description The time off id (`off_…`).
+                             * @example off_3vN8qLxT5bR2mK9pW4cY7zHd
+                             */
+                            id: string;
+                            /**
+                             * @description When the time off begins, in UTC.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            start: string;
+                            /**
+                             * @description When the time off ends (exclusive), in UTC.
+                             * @example 2026-05-06T22:00:00Z
+                             */
+                            end: string;
+                            /** @description Why, for the user alone: others who may see the user's time see only busy. `""` when none was given. */
+                            reason: string;
+                            /**
+                             * @description When the time off was recorded.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    meetingsTimeOffCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start": "2030-03-11",
+                 *       "end": "2030-03-13",
+                 *       "reason": "Skiing"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description When it begins: a date (that day's start in the user's zone) or an ISO 8601 datetime (without an offset, read in the user's zone).
+                     * @example 2026-05-04
+                     */
+                    start: string;
+                    /**
+                     * @description When it ends: a date (that whole day included, to the next day's start in the user's zone) or an ISO 8601 datetime; after `start`, at most 366 days later.
+                     * @example 2026-05-06
+                     */
+                    end: string;
+                    /** @description Why, at most 500 characters; shown to the user alone. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The time off recorded: busy in day views, free-busy and recommended times from now on */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "off_3vN8qLxT5bR2mK9pW4cY7zHd",
+                     *       "start": "2030-03-10T23:00:00Z",
+                     *       "end": "2030-03-13T23:00:00Z",
+                     *       "reason": "Skiing",
+                     *       "createdAt": "2030-02-20T09:12:05Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The time off id (`off_…`).
+                         * @example off_3vN8qLxT5bR2mK9pW4cY7zHd
+                         */
+                        id: string;
+                        /**
+                         * @description When the time off begins, in UTC.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        start: string;
+                        /**
+                         * @description When the time off ends (exclusive), in UTC.
+                         * @example 2026-05-06T22:00:00Z
+                         */
+                        end: string;
+                        /** @description Why, for the user alone: others who may see the user's time see only busy. `""` when none was given. */
+                        reason: string;
+                        /**
+                         * @description When the time off was recorded.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    meetingsTimeOffDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The time off id (`off_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed: that time is free again */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     meetingsList: {
         parameters: {
             query?: {
@@ -2739,6 +3420,10 @@ export interface operations {
                 filter?: "upcoming" | "past" | "draft" | "all";
                 /** @description Most meetings in the page. A page may hold fewer, at least one, with `hasMore` true, where more would not fit one message on the bus; continue with `startingAfter`. */
                 limit?: number;
+                /** @description Only meetings that end after this: an ISO 8601 date (that day's start in the user's zone) or datetime (without an offset, in the user's zone). Works with every filter and `startingAfter`. */
+                from?: string;
+                /** @description Only meetings that start before this: an ISO 8601 date (that whole day included) or datetime; after `from`. Works with every filter and `startingAfter`. */
+                to?: string;
                 /** @description Continues the list after this meeting id (the last one of the previous page), in the same filter and order. */
                 startingAfter?: string;
             };
@@ -3966,6 +4651,321 @@ export interface operations {
             };
         };
     };
+    availabilityFreeBusy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "participants": [
+                 *         "ann@example.com",
+                 *         "bo@example.com",
+                 *         "dana@example.net"
+                 *       ],
+                 *       "from": "2030-03-04",
+                 *       "to": "2030-03-05"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The people whose busy time to show, 1–50 e-mail addresses (the caller's own included if wanted); duplicates dropped.
+                     * @example [
+                     *       "bo@example.com",
+                     *       "cy@example.org"
+                     *     ]
+                     */
+                    participants: string[];
+                    /**
+                     * @description Start of the range: an ISO date (that day's start in the caller's zone) or datetime (naive ones in the caller's zone).
+                     * @example 2026-05-04
+                     */
+                    from: string;
+                    /**
+                     * @description End of the range: an ISO date (that whole day included) or datetime; after `from`, at most 31 days after it.
+                     * @example 2026-05-10
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Each visible person's busy time in UTC; the others listed as not visible */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2030-03-03T23:00:00Z",
+                     *       "to": "2030-03-05T23:00:00Z",
+                     *       "people": [
+                     *         {
+                     *           "email": "ann@example.com",
+                     *           "busy": [
+                     *             {
+                     *               "start": "2030-03-04T09:00:00Z",
+                     *               "end": "2030-03-04T10:00:00Z"
+                     *             }
+                     *           ],
+                     *           "busyComplete": true
+                     *         },
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "busy": [
+                     *             {
+                     *               "start": "2030-03-04T08:30:00Z",
+                     *               "end": "2030-03-04T09:00:00Z"
+                     *             },
+                     *             {
+                     *               "start": "2030-03-05T00:00:00Z",
+                     *               "end": "2030-03-05T23:00:00Z"
+                     *             }
+                     *           ],
+                     *           "busyComplete": true
+                     *         }
+                     *       ],
+                     *       "notVisible": [
+                     *         "dana@example.net"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The range's start, in UTC.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        from: string;
+                        /**
+                         * @description The range's end (exclusive), in UTC.
+                         * @example 2026-05-11T00:00:00Z
+                         */
+                        to: string;
+                        /** @description Each listed person whose time the caller may see (the caller, and those who share visibility with the caller), in the order listed. */
+                        people: {
+                            /**
+                             * @description The person's e-mail, as listed in `participants` (lower-cased).
+                             * @example bo@example.com
+                             */
+                            email: string;
+                            /** @description Their busy time inside the range, in UTC: confirmed meetings, time off and connected calendars, merged (none overlap or touch), cut to the range, in order. */
+                            busy: {
+                                /**
+                                 * @description When the busy time begins (or the range's `from`, where it began earlier).
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                start: string;
+                                /**
+                                 * @description When the busy time ends (or the range's `to`, where it goes on), exclusive.
+                                 * @example 2026-05-04T10:30:00Z
+                                 */
+                                end: string;
+                            }[];
+                            /** @description False when a connected calendar of theirs did not answer in time: `busy` may then miss some of their time; treat it as unknown, not free. */
+                            busyComplete: boolean;
+                        }[];
+                        /**
+                         * @description E-mails of the listed people whose time the caller may not see (no account, no shared visibility, or a block): unknown, never free.
+                         * @example [
+                         *       "dana@example.net"
+                         *     ]
+                         */
+                        notVisible: string[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     availabilityRecommend: {
         parameters: {
             query?: never;
@@ -3989,23 +4989,42 @@ export interface operations {
                 /**
                  * @example {
                  *       "participants": [
-                 *         "bo@example.com",
+                 *         "bo@example.com"
+                 *       ],
+                 *       "optionalParticipants": [
                  *         "cy@example.org"
                  *       ],
                  *       "duration": "45 mins",
                  *       "timeRange": "morning",
+                 *       "minimumNoticeMinutes": 120,
                  *       "useAI": false
                  *     }
                  */
                 "application/json": {
                     /**
-                     * @description The people to meet, 1–100 e-mail addresses; the caller always counts too.
+                     * @description The people to meet, 1–100 e-mail addresses; the caller always counts too. Every counted one must be free for the whole slot.
                      * @example [
                      *       "bo@example.com",
                      *       "cy@example.com"
                      *     ]
                      */
                     participants: string[];
+                    /**
+                     * @description People who may come: counted by the same rule as `participants`, preferred free but not required; slots name who of them can come. None of them in `participants`; both lists together at most 100 addresses.
+                     * @default []
+                     * @example [
+                     *       "dana@example.net"
+                     *     ]
+                     */
+                    optionalParticipants?: string[];
+                    /** @description A quorum: the least number of counted people, the caller included, required and optional together, free for the whole slot. Required people are always free; the quorum asks for enough optional ones besides. */
+                    minimumAttendees?: number;
+                    /**
+                     * @description No slot starts sooner than this many minutes from now.
+                     * @default 0
+                     * @example 120
+                     */
+                    minimumNoticeMinutes?: number;
                     duration: components["schemas"]["Duration"];
                     /**
                      * @description Where in the caller's day to look: `morning` 08:00–12:00, `afternoon` 12:00–17:00, `evening` 17:00–21:00, `any` the caller's working hours.
@@ -4055,18 +5074,23 @@ export interface operations {
                      *           "start": "2030-03-05T08:00:00Z",
                      *           "end": "2030-03-05T08:45:00Z",
                      *           "score": 0.92,
-                     *           "reason": "Inside everyone's working hours, with a buffer to other meetings.",
+                     *           "reason": "Tomorrow everyone required is free, inside working hours for all 3 people, at least 30 minutes from other meetings. Optional: cy@example.org can come.",
                      *           "withinWorkingHours": [
                      *             "ann@example.com",
-                     *             "bo@example.com"
+                     *             "bo@example.com",
+                     *             "cy@example.org"
                      *           ]
                      *         },
                      *         {
                      *           "start": "2030-03-06T09:15:00Z",
                      *           "end": "2030-03-06T10:00:00Z",
                      *           "score": 0.81,
-                     *           "reason": "Inside everyone's working hours, on a lighter day.",
+                     *           "reason": "In 2 days everyone required is free, inside working hours for both people, at least 30 minutes from other meetings. Optional: none can come; cy@example.org cannot.",
                      *           "withinWorkingHours": [
+                     *             "ann@example.com",
+                     *             "bo@example.com"
+                     *           ],
+                     *           "availableParticipants": [
                      *             "ann@example.com",
                      *             "bo@example.com"
                      *           ]
@@ -4074,6 +5098,9 @@ export interface operations {
                      *       ],
                      *       "consideredParticipants": [
                      *         "bo@example.com"
+                     *       ],
+                     *       "consideredOptionalParticipants": [
+                     *         "cy@example.org"
                      *       ],
                      *       "rankedBy": "heuristic"
                      *     }

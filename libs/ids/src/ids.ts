@@ -9,7 +9,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = "mtg" | "ctc" | "usr" | "key" | "req" | "cal" | "evt" | "whe" | "whd";
+export type IdPrefix = "mtg" | "ctc" | "usr" | "key" | "req" | "cal" | "evt" | "whe" | "whd" | "off";
 
 /** A public identifier: prefix, underscore, 24 base62 characters. */
 export function newId(prefix: IdPrefix): string {

@@ -8,6 +8,14 @@ export interface OperationExamples {
   responses: Record<number, unknown>;
 }
 
+const TIME_OFF = {
+  id: "off_3vN8qLxT5bR2mK9pW4cY7zHd",
+  start: "2030-03-10T23:00:00Z",
+  end: "2030-03-13T23:00:00Z",
+  reason: "Skiing",
+  createdAt: "2030-02-20T09:12:05Z",
+};
+
 const ACCOUNT = {
   id: "usr_kY9pF34Qy6nB3Wwd25rq4f5z",
   email: "ann@example.com",
@@ -95,6 +103,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { timezone: "Europe/Berlin", workingHours: ACCOUNT.workingHours, preferences: { avoidDays: ["friday"], maxMeetingsPerDay: 5 } },
     responses: { 200: ACCOUNT },
   },
+  "POST /v1/me/time-off": { request: { start: "2030-03-11", end: "2030-03-13", reason: "Skiing" }, responses: { 201: TIME_OFF } },
+  "GET /v1/me/time-off": {
+    responses: { 200: { data: [TIME_OFF, { ...TIME_OFF, id: "off_Qm4T8sLw2ZxB7nRc5KdV9hJp", start: "2030-03-20T12:00:00Z", end: "2030-03-20T16:00:00Z", reason: "" }] } },
+  },
+  "DELETE /v1/me/time-off/:id": { responses: {} },
   "GET /v1/meetings": {
     responses: {
       200: {
@@ -137,8 +150,22 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  "POST /v1/availability/free-busy": {
+    request: { participants: ["ann@example.com", "bo@example.com", "dana@example.net"], from: "2030-03-04", to: "2030-03-05" },
+    responses: {
+      200: {
+        from: "2030-03-03T23:00:00Z",
+        to: "2030-03-05T23:00:00Z",
+        people: [
+          { email: "ann@example.com", busy: [{ start: "2030-03-04T09:00:00Z", end: "2030-03-04T10:00:00Z" }], busyComplete: true },
+          { email: "bo@example.com", busy: [{ start: "2030-03-04T08:30:00Z", end: "2030-03-04T09:00:00Z" }, { start: "2030-03-05T00:00:00Z", end: "2030-03-05T23:00:00Z" }], busyComplete: true },
+        ],
+        notVisible: ["dana@example.net"],
+      },
+    },
+  },
   "POST /v1/availability/recommended": {
-    request: { participants: ["bo@example.com", "cy@example.org"], duration: "45 mins", timeRange: "morning", useAI: false },
+    request: { participants: ["bo@example.com"], optionalParticipants: ["cy@example.org"], duration: "45 mins", timeRange: "morning", minimumNoticeMinutes: 120, useAI: false },
     responses: {
       200: {
         slots: [
@@ -146,18 +173,20 @@ export const EXAMPLES: Record<string, OperationExamples> = {
             start: "2030-03-05T08:00:00Z",
             end: "2030-03-05T08:45:00Z",
             score: 0.92,
-            reason: "Inside everyone's working hours, with a buffer to other meetings.",
-            withinWorkingHours: ["ann@example.com", "bo@example.com"],
+            reason: "Tomorrow everyone required is free, inside working hours for all 3 people, at least 30 minutes from other meetings. Optional: cy@example.org can come.",
+            withinWorkingHours: ["ann@example.com", "bo@example.com", "cy@example.org"],
           },
           {
             start: "2030-03-06T09:15:00Z",
             end: "2030-03-06T10:00:00Z",
             score: 0.81,
-            reason: "Inside everyone's working hours, on a lighter day.",
+            reason: "In 2 days everyone required is free, inside working hours for both people, at least 30 minutes from other meetings. Optional: none can come; cy@example.org cannot.",
             withinWorkingHours: ["ann@example.com", "bo@example.com"],
+            availableParticipants: ["ann@example.com", "bo@example.com"],
           },
         ],
         consideredParticipants: ["bo@example.com"],
+        consideredOptionalParticipants: ["cy@example.org"],
         rankedBy: "heuristic",
       },
     },

@@ -57,7 +57,7 @@ describe("the OpenAPI document", () => {
   it("documents path and query parameters from the request schemas, with the header parameters", () => {
     const list = operationOf(publicRoutes.find((r) => r.path === "/v1/meetings" && r.method === "GET")!);
     const params = list.parameters.map(resolve);
-    expect(params.map((p: { name: string }) => p.name).sort()).toEqual(["X-Request-Id", "filter", "limit", "startingAfter"]);
+    expect(params.map((p: { name: string }) => p.name).sort()).toEqual(["X-Request-Id", "filter", "from", "limit", "startingAfter", "to"]);
     const limit = params.find((p: { name: string }) => p.name === "limit");
     expect(limit.schema).toEqual({ type: "integer", minimum: 1, maximum: 100, default: 20, description: expect.any(String) });
     const get = operationOf(publicRoutes.find((r) => r.path === "/v1/meetings/:id")!);

@@ -1,10 +1,11 @@
 import { bind, type Stoppable } from "@sched/bus";
 import { env } from "@sched/config";
-import { availabilityDay, availabilityRecommend } from "@sched/proto";
+import { availabilityDay, availabilityFreeBusy, availabilityRecommend } from "@sched/proto";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
 import { dayViewHandler } from "./handlers/dayView.js";
 import type { AvailabilityDeps } from "./handlers/deps.js";
+import { freeBusyHandler } from "./handlers/freeBusy.js";
 import { recommendHandler } from "./handlers/recommend.js";
 
 const config = z.object({
@@ -31,8 +32,9 @@ export const availabilityService = defineService({
 /** Serves the availability endpoints on the bus; `now` is the clock the handlers read. */
 export async function serveAvailability(deps: Omit<ServiceDeps<AvailabilityConfig>, "db">, now: () => number): Promise<Stoppable> {
   const handlerDeps: AvailabilityDeps = { bus: deps.bus, logger: deps.logger, now, aiRankingTimeoutMs: deps.config.AI_RANKING_TIMEOUT_MS, calendarBusyTimeoutMs: deps.config.CALENDAR_BUSY_TIMEOUT_MS };
-  return deps.bus.serve({ name: "availability", version: "1.0.0", description: "Day views and recommended meeting times" }, [
+  return deps.bus.serve({ name: "availability", version: "1.0.0", description: "Day views, free-busy and recommended meeting times" }, [
     bind(availabilityDay, dayViewHandler(handlerDeps)),
+    bind(availabilityFreeBusy, freeBusyHandler(handlerDeps)),
     bind(availabilityRecommend, recommendHandler(handlerDeps)),
   ]);
 }

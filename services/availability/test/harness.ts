@@ -9,6 +9,7 @@ import {
   SCOPES,
   accountsLookupUsers,
   availabilityDay,
+  availabilityFreeBusy,
   availabilityRecommend,
   contactsCreate,
   contactsUpdate,
@@ -111,6 +112,7 @@ export interface World {
   cancel(organizer: UserProfile, meeting: Meeting): Promise<void>;
   day(caller: Caller | undefined, query: Record<string, unknown>): Promise<Answer>;
   recommend(caller: Caller | undefined, body: Record<string, unknown>): Promise<Answer>;
+  freeBusy(caller: Caller | undefined, body: Record<string, unknown>): Promise<Answer>;
   /** Starts (or stops) the siblings one at a time, for the "does not answer" cases. */
   siblings: { accounts: { stop(): Promise<void>; start(): Promise<void> }; contacts: { stop(): Promise<void>; start(): Promise<void> }; meetings: { stop(): Promise<void>; start(): Promise<void> } };
   close(): Promise<void>;
@@ -176,6 +178,7 @@ export async function startWorld(options: { now?: number; aiRankingTimeoutMs?: n
     },
     day: (caller, query) => call(bus, availabilityDay, { params: {}, query, body: undefined }, caller),
     recommend: (caller, body) => call(bus, availabilityRecommend, { params: {}, query: {}, body }, caller),
+    freeBusy: (caller, body) => call(bus, availabilityFreeBusy, { params: {}, query: {}, body }, caller),
     siblings: {
       accounts: { stop: () => accounts.silence(), start: () => accounts.answer() },
       contacts: { stop: async () => contacts?.stop(), start: startContacts },

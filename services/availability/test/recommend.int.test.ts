@@ -245,7 +245,7 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
     it("horizon_too_short: no room for the duration between from and to, or a horizon in the past", async () => {
       const alice = await w.user();
       const short = await w.recommend(w.callerFor(alice), { participants: [ghost], duration: "30 mins", from: "2030-03-04T09:00:00+01:00", to: "2030-03-04T09:20:00+01:00" });
-      expect(short.body).toEqual({ slots: [], consideredParticipants: [], rankedBy: "heuristic", emptyReason: "horizon_too_short" });
+      expect(short.body).toEqual({ slots: [], consideredParticipants: [], consideredOptionalParticipants: [], rankedBy: "heuristic", emptyReason: "horizon_too_short" });
       const past = await w.recommend(w.callerFor(alice), { participants: [ghost], duration: "30 mins", from: "2030-02-25", to: "2030-03-01" });
       expect(past.body.emptyReason).toBe("horizon_too_short");
     });
@@ -262,7 +262,7 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
       await w.contact(bob, alice);
       for (const hour of ["08", "10", "12", "14"]) await w.meeting(bob, { startTime: `2030-03-04T${hour}:00:00Z`, duration: "2 hours" });
       const answer = await w.recommend(w.callerFor(alice), { participants: [bob.email], duration: "15 mins", ...MONDAY, useAI: true });
-      expect(answer.body).toEqual({ slots: [], consideredParticipants: [bob.email], rankedBy: "heuristic", emptyReason: "no_common_free_time" });
+      expect(answer.body).toEqual({ slots: [], consideredParticipants: [bob.email], consideredOptionalParticipants: [], rankedBy: "heuristic", emptyReason: "no_common_free_time" });
     });
   });
 

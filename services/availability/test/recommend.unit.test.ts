@@ -262,5 +262,133 @@ describe("recommendSlots", () => {
         { numRuns: 300 },
       );
     });
+
+    it("with optional people, stated buffers, a minimum notice and a quorum: required people free with their buffers, the quorum reached, who is available said truly, nothing missed", () => {
+      const rules = fc.record({
+        optional: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        buffers: fc.array(fc.constantFrom(0, 10, 15, 30, 60), { minLength: 4, maxLength: 4 }),
+        noticeMinutes: fc.constantFrom(0, 0, 45, 240, 1440),
+        minimumAttendees: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+      });
+      fc.assert(
+        fc.property(scenario, rules, (sc, r) => {
+          const shift = (i: Interval) => ({ start: i.start + sc.baseShift, end: i.end + sc.baseShift });
+          const people: CountedPerson[] = sc.people.map((p, k) => ({
+            userId: `u${k}`,
+            zone: p.zone,
+            workingHours: p.workingHours,
+            busy: p.busy.map(shift),
+            isCaller: k === 0,
+            optional: k > 0 && r.optional[k]!,
+            bufferMs: r.buffers[k]! * MIN,
+            label: `u${k}@example.com`,
+          }));
+          const caller = people[0]!;
+          const horizon = { start: BASE + sc.baseShift + sc.startQ * 15 * MIN, end: BASE + sc.baseShift + (sc.startQ + sc.lengthQ) * 15 * MIN };
+          const now = BASE + sc.baseShift + sc.nowQ * 15 * MIN + 3 * MIN;
+          const noticeMs = r.noticeMinutes * MIN;
+          const result = recommendSlots({
+            now,
+            zone: caller.zone,
+            horizon,
+            timeRange: sc.timeRange,
+            durationMs: sc.durationMs,
+            people,
+            limit: sc.limit,
+            minimumNoticeMs: noticeMs,
+            minimumAttendees: r.minimumAttendees,
+          });
+
+          const freeWithBuffer = (p: CountedPerson, start: number) => p.busy.every((b) => !(b.start - (p.bufferMs ?? 0) < start + sc.durationMs && start < b.end + (p.bufferMs ?? 0)));
+          const placed = (start: number) => {
+            const end = start + sc.durationMs;
+            if (start < Math.max(now + noticeMs, horizon.start) || end > horizon.end) return false;
+            const local = DateTime.fromMillis(start, { zone: caller.zone });
+            if (local.minute % 15 !== 0 || local.second !== 0 || local.millisecond !== 0) return false;
+            if (sc.timeRange === "any") return workingWindowsBetween(start - 2 * DAY, end + 2 * DAY, caller.zone, caller.workingHours).some((w) => w.start <= start && end <= w.end);
+            const { from, to } = TIME_RANGE_MINUTES[sc.timeRange];
+            const localEnd = DateTime.fromMillis(end, { zone: caller.zone });
+            return local.hour * 60 + local.minute >= from && localEnd.toISODate() === local.toISODate() && localEnd.hour * 60 + localEnd.minute <= to;
+          };
+          const attending = (start: number) => people.filter((p) => freeWithBuffer(p, start));
+          const fits = (start: number) =>
+            placed(start) && people.every((p) => p.optional || freeWithBuffer(p, start)) && (r.minimumAttendees === undefined || attending(start).length >= r.minimumAttendees);
+
+          for (const s of result.slots) {
+            expect(fits(s.start)).toBe(true);
+            const free = attending(s.start).map((p) => p.userId);
+            if (free.length === people.length) expect(s.availableParticipants).toBeUndefined();
+            else expect(s.availableParticipants).toEqual(free);
+            expect(s.score).toBeGreaterThanOrEqual(0);
+            expect(s.score).toBeLessThanOrEqual(1);
+            const optional = people.filter((p) => p.optional);
+            if (optional.length > 0) expect(s.reason).toContain("Optional:");
+            for (const p of optional) expect(s.reason).toContain(p.label!);
+          }
+          let anyFit = false;
+          for (let t = Math.ceil(horizon.start / (15 * MIN)) * 15 * MIN - 15 * MIN; t <= horizon.end && !anyFit; t += 15 * MIN) anyFit = fits(t);
+          expect(result.slots.length === 0).toBe(!anyFit);
+          expect(result.emptyReason === undefined).toBe(result.slots.length > 0);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe("scheduling rules", () => {
+    const monday = { start: utc("2026-03-02T08:00:00Z"), end: utc("2026-03-02T16:00:00Z") }; // Berlin 09:00–17:00
+    const busyAt = (from: string, to: string): Interval => ({ start: utc(from), end: utc(to) });
+
+    it("keeps a person's stated buffer free around their meetings, and says when buffers emptied the result", () => {
+      const caller = { ...person("me", "Europe/Berlin", { isCaller: true, busy: [busyAt("2026-03-02T10:00:00Z", "2026-03-02T11:00:00Z")] }), bufferMs: 30 * MIN };
+      const result = recommendSlots(input({ people: [caller], horizon: monday, durationMs: 60 * MIN, limit: 50 }));
+      for (const s of result.slots) expect(s.end <= utc("2026-03-02T09:30:00Z") || s.start >= utc("2026-03-02T11:30:00Z")).toBe(true);
+      expect(result.slots.length).toBeGreaterThan(0);
+
+      const tight = { start: utc("2026-03-02T09:00:00Z"), end: utc("2026-03-02T12:00:00Z") };
+      expect(recommendSlots(input({ people: [caller], horizon: tight, durationMs: 60 * MIN })).emptyReason).toBe("buffers");
+      expect(recommendSlots(input({ people: [{ ...caller, bufferMs: 0 }], horizon: tight, durationMs: 60 * MIN })).slots.length).toBeGreaterThan(0);
+    });
+
+    it("starts no sooner than the minimum notice, and says when the notice emptied the result", () => {
+      const me = person("me", "Europe/Berlin", { isCaller: true });
+      const now = utc("2026-03-02T08:05:00Z");
+      const result = recommendSlots(input({ people: [me], horizon: monday, now, minimumNoticeMs: 120 * MIN, limit: 50 }));
+      expect(Math.min(...result.slots.map((s) => s.start))).toBe(utc("2026-03-02T10:15:00Z"));
+      expect(recommendSlots(input({ people: [me], horizon: monday, now, minimumNoticeMs: 8 * 60 * MIN })).emptyReason).toBe("minimum_notice");
+      expect(recommendSlots(input({ people: [me], horizon: { start: monday.start, end: monday.start + 10 * MIN } })).emptyReason).toBe("horizon_too_short");
+    });
+
+    it("counts optional people when free, names them, prefers times they can come, and honours the quorum", () => {
+      const me = person("me", "Europe/Berlin", { isCaller: true });
+      const bo = { ...person("bo", "Europe/Berlin", { busy: [busyAt("2026-03-02T08:00:00Z", "2026-03-02T12:00:00Z")] }), optional: true, label: "bo@example.com" };
+      const cy = { ...person("cy", "Europe/Berlin", { busy: [busyAt("2026-03-02T08:00:00Z", "2026-03-02T16:00:00Z")] }), optional: true, label: "cy@example.com" };
+      const result = recommendSlots(input({ people: [me, bo, cy], horizon: monday, durationMs: 60 * MIN, limit: 50 }));
+      const top = result.slots[0]!;
+      expect(top.start).toBeGreaterThanOrEqual(utc("2026-03-02T12:00:00Z"));
+      expect(top.availableParticipants).toEqual(["me", "bo"]);
+      expect(top.reason).toContain("Optional: bo@example.com can come; cy@example.com cannot.");
+      const morning = result.slots.find((s) => s.end <= utc("2026-03-02T12:00:00Z"))!;
+      expect(morning.availableParticipants).toEqual(["me"]);
+      expect(morning.reason).toContain("Optional: none can come; bo@example.com, cy@example.com cannot.");
+      expect(morning.score).toBeLessThan(top.score);
+
+      const quorum = recommendSlots(input({ people: [me, bo, cy], horizon: monday, durationMs: 60 * MIN, limit: 50, minimumAttendees: 2 }));
+      expect(quorum.slots.length).toBeGreaterThan(0);
+      for (const s of quorum.slots) expect(s.start).toBeGreaterThanOrEqual(utc("2026-03-02T12:00:00Z"));
+      expect(recommendSlots(input({ people: [me, bo, cy], horizon: monday, durationMs: 60 * MIN, minimumAttendees: 3 })).emptyReason).toBe("minimum_attendees");
+    });
+
+    it("keeps a buffer across Berlin's skipped hour (2026-03-29), on the local grid", () => {
+      const sunday: WorkingHoursEntry[] = [{ day: "sunday", start: "00:00", end: "06:00" }];
+      // 01:00–01:30 CET is 00:00–00:30Z; with a 60-minute buffer the caller is blocked until 01:30Z, which is 03:30 CEST.
+      const me = { ...person("me", "Europe/Berlin", { isCaller: true, workingHours: sunday, busy: [busyAt("2026-03-29T00:00:00Z", "2026-03-29T00:30:00Z")] }), bufferMs: 60 * MIN };
+      const result = recommendSlots(input({ people: [me], horizon: { start: utc("2026-03-28T23:00:00Z"), end: utc("2026-03-29T04:00:00Z") }, limit: 50 }));
+      expect(Math.min(...result.slots.filter((s) => s.start > utc("2026-03-29T00:00:00Z")).map((s) => s.start))).toBe(utc("2026-03-29T01:30:00Z"));
+      for (const s of result.slots) {
+        expect(s.end <= utc("2026-03-28T23:00:00Z") || s.start >= utc("2026-03-29T01:30:00Z")).toBe(true);
+        expect(DateTime.fromMillis(s.start, { zone: "Europe/Berlin" }).minute % 15).toBe(0);
+      }
+    });
   });
 });

@@ -10,7 +10,7 @@ const slot = (i: number): RecommendedSlot => ({
   reason: "Everyone is inside working hours.",
   withinWorkingHours: people,
 });
-const body = (n: number): RecommendationBody => ({ slots: Array.from({ length: n }, (_, i) => slot(i)), consideredParticipants: people.slice(1), rankedBy: "heuristic" });
+const body = (n: number): RecommendationBody => ({ slots: Array.from({ length: n }, (_, i) => slot(i)), consideredParticipants: people.slice(1), consideredOptionalParticipants: [], rankedBy: "heuristic" });
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 describe("fitRecommendation", () => {

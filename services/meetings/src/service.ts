@@ -1,6 +1,6 @@
 import { bind } from "@sched/bus";
 import { startOutboxRelay } from "@sched/outbox";
-import { meetingEvents, meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsUpdate } from "@sched/proto";
+import { meetingEvents, meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsUpdate, timeOffCreate, timeOffDelete, timeOffList } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
@@ -11,6 +11,7 @@ import { deleteMeeting } from "./handlers/deleteMeeting.js";
 import type { MeetingsDeps } from "./handlers/deps.js";
 import { getMeeting } from "./handlers/getMeeting.js";
 import { listMeetings } from "./handlers/listMeetings.js";
+import { createTimeOff, deleteTimeOffHandler, listTimeOffHandler } from "./handlers/timeOff.js";
 import { updateMeeting } from "./handlers/updateMeeting.js";
 import { lingeringWake } from "./lingeringWake.js";
 
@@ -26,8 +27,8 @@ const RELAY_LINGER_MS = 20;
 const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
 
 /**
- * Meetings: the public meetings API, the busy intervals availability asks
- * for, and the MEETINGS event stream fed through the outbox.
+ * Meetings: the user's calendar — the public meetings API, the user's time
+ * off, the busy intervals (of both) availability asks for, and the MEETINGS event stream fed through the outbox.
  */
 export const meetingsService = defineService({
   name: "meetings",
@@ -45,6 +46,9 @@ export const meetingsService = defineService({
       bind(meetingsUpdate, updateMeeting(deps)),
       bind(meetingsDelete, deleteMeeting(deps)),
       bind(meetingsBusy, busy(deps)),
+      bind(timeOffCreate, createTimeOff(deps)),
+      bind(timeOffList, listTimeOffHandler(deps)),
+      bind(timeOffDelete, deleteTimeOffHandler(deps)),
     ]);
     const sweeper = setInterval(() => {
       deleteExpiredIdempotencyKeys(db).catch((err: unknown) => logger.warn({ err }, "could not delete expired idempotency keys"));

@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busySql, calendarPageSql, listCalendar } from "../src/db/queries.js";
-import { planList } from "../src/domain/filters.js";
+import { planList, withWindow } from "../src/domain/filters.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
 /**
@@ -86,6 +86,24 @@ describe("query plans at 100,000 meetings per user", () => {
     const after = await explain(h.db, calendarPageSql({ ...base, after: { id: middle.id, startTime: new Date(middle.start_time) } }));
     expectIndexScans(after.root, 1_500);
     expect(first.ms).toBeLessThan(250);
+  });
+
+  it.each(MEETING_FILTERS)("the %s list in a week's window is index scans, first page and the next", async (filter) => {
+    const now = new Date();
+    const window = { from: new Date(now.getTime() - 3 * 86_400_000), to: new Date(now.getTime() + 4 * 86_400_000) };
+    const base = { mode: "test" as const, ...USER, plan: withWindow(planList(filter, now), window), limit: 100 };
+    const first = await explain(h.db, calendarPageSql(base));
+    expectIndexScans(first.root, 1_500);
+    expect(first.ms).toBeLessThan(250);
+    const items = JSON.parse((await listCalendar(h.db, base)).itemsJson) as { id: string; startTime: string; duration: string }[];
+    expect(items).toHaveLength(100);
+    for (const item of items) {
+      expect(new Date(item.startTime).getTime()).toBeLessThan(window.to.getTime());
+      expect(new Date(item.startTime).getTime() + 2 * 3_600_000).toBeGreaterThan(window.from.getTime());
+    }
+    const last = items[99]!;
+    const next = await explain(h.db, calendarPageSql({ ...base, after: { id: last.id, startTime: new Date(last.startTime) } }));
+    expectIndexScans(next.root, 1_500);
   });
 
   it.each(MEETING_FILTERS)("the %s list is one statement prepared once per connection, whatever the page size", async (filter) => {

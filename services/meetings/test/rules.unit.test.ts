@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { thrown } from "@sched/testing";
 import { MEETING_FILTERS, MEETING_STATUSES, type MeetingFilter, type MeetingStatus } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import { applyPatch, changedFields, invitesOnCreate, invitesOnUpdate, isInviteWorthy, type MeetingState } from "../src/domain/changes.js";
 import { changeEvent, createdEvent, deletedEvent, eventMsgId } from "../src/domain/events.js";
-import { compareForList, matchesPlan, planList } from "../src/domain/filters.js";
+import { compareForList, matchesPlan, planList, withWindow } from "../src/domain/filters.js";
 import { cancelsOnDelete, checkStatusMove, checkUpdatable, isAllowedMove } from "../src/domain/lifecycle.js";
 import { accessOf, toMeeting, type MeetingRecord } from "../src/domain/meeting.js";
 import { endTimeOf, hasEnded } from "../src/domain/timing.js";
@@ -128,6 +129,25 @@ describe("list filters", () => {
       const exact = { ...plan, startAfter: undefined, startAtOrBefore: undefined };
       expect(meetings.filter((m) => matchesPlan(plan, m))).toEqual(meetings.filter((m) => matchesPlan(exact, m)));
     }
+  });
+
+  it("limits every filter to the meetings overlapping a window, and its index bounds drop none of them", () => {
+    const instant = fc.integer({ min: -200, max: 200 }).map((m) => new Date(NOW.getTime() + m * 60_000));
+    fc.assert(
+      fc.property(fc.constantFrom(...MEETING_FILTERS), fc.option(instant, { nil: undefined }), fc.option(instant, { nil: undefined }), (filter, from, to) => {
+        const plan = planList(filter, NOW);
+        const windowed = withWindow(plan, { from, to });
+        const exact = { ...windowed, startAfter: undefined, startAtOrBefore: undefined };
+        const overlaps = (m: MeetingRecord) => (from === undefined || endTimeOf(m.startTime, m.duration) > from) && (to === undefined || m.startTime < to);
+        const expected = meetings.filter((m) => matchesPlan(plan, m) && overlaps(m));
+        return (
+          windowed.direction === plan.direction &&
+          JSON.stringify(meetings.filter((m) => matchesPlan(windowed, m))) === JSON.stringify(expected) &&
+          JSON.stringify(meetings.filter((m) => matchesPlan(exact, m) && (to === undefined || m.startTime < to))) === JSON.stringify(expected)
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("orders by start time, ties by id in the same direction", () => {

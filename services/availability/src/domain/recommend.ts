@@ -28,6 +28,12 @@ export interface CountedPerson {
   /** Their busy time in any order. */
   busy: readonly Interval[];
   isCaller: boolean;
+  /** Counted when free, never required (api-decisions 14). */
+  optional?: boolean;
+  /** Time they keep free around their busy time (their stated `bufferMinutes`): a hard rule. */
+  bufferMs?: number;
+  /** How the reason names them (their e-mail). */
+  label?: string;
 }
 
 export interface RecommendInput {
@@ -37,9 +43,13 @@ export interface RecommendInput {
   horizon: Interval;
   timeRange: TimeRange;
   durationMs: number;
-  /** Everyone who counts, the caller included (exactly one isCaller). */
+  /** Everyone who counts, the caller included (exactly one isCaller, never optional). */
   people: readonly CountedPerson[];
   limit: number;
+  /** No slot starts before now plus this. */
+  minimumNoticeMs?: number;
+  /** The least number of people free for a slot, required and optional together. */
+  minimumAttendees?: number;
 }
 
 export interface RecommendedSlot extends Interval {
@@ -47,9 +57,14 @@ export interface RecommendedSlot extends Interval {
   reason: string;
   /** userIds of the counted people (caller included) for whom the slot lies inside their working hours. */
   withinWorkingHours: string[];
+  /** userIds of the people free for the whole slot, when an optional one is not. */
+  availableParticipants?: string[];
 }
 
-export type EmptyReason = "no_common_free_time" | "outside_working_hours" | "horizon_too_short";
+export type EmptyReason = "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
+
+/** The share of the score that optional people's attendance decides, when there are any. */
+export const OPTIONAL_WEIGHT = 0.4;
 
 export interface Recommendation {
   slots: RecommendedSlot[];
@@ -91,45 +106,67 @@ export function recommendSlots(input: RecommendInput): Recommendation {
   const { now, zone, horizon, timeRange, durationMs, people } = input;
   if (!(durationMs > 0)) throw new RangeError("durationMs must be positive");
   const caller = people.find((p) => p.isCaller);
-  if (!caller) throw new RangeError("the caller must be among the people");
+  if (!caller || caller.optional) throw new RangeError("the caller must be among the required people");
   const limit = Math.max(1, Math.floor(input.limit));
   const clock = ZoneClock.of(zone);
 
-  const earliest = Math.max(horizon.start, now);
+  const earliestAtAll = Math.max(horizon.start, now);
+  const earliest = Math.max(horizon.start, now + Math.max(0, input.minimumNoticeMs ?? 0));
   const end = horizon.end;
-  if (end - earliest < durationMs) return { slots: [], emptyReason: "horizon_too_short" };
+  if (end - earliestAtAll < durationMs) return { slots: [], emptyReason: "horizon_too_short" };
+  const anyStart = (windows: Interval[]) => windows.some((w) => gridStarts(w, GRID_MINUTES, durationMs, zone).length > 0);
+  const frameOf = (from: number): Interval[] => {
+    const span = { start: from, end };
+    return timeRange === "any" ? [span] : clip(rangeWindows(span, clock, timeRange), span);
+  };
+  if (!anyStart(frameOf(earliestAtAll))) return { slots: [], emptyReason: "horizon_too_short" };
+  if (end - earliest < durationMs || !anyStart(frameOf(earliest))) return { slots: [], emptyReason: "minimum_notice" };
   const span: Interval = { start: earliest, end };
 
-  const frame = timeRange === "any" ? [span] : clip(rangeWindows(span, clock, timeRange), span);
+  const frame = frameOf(earliest);
   const searchWindows =
     timeRange === "any" ? clip(workingWindowsBetween(earliest, end, caller.zone, caller.workingHours), span) : frame;
+  if (timeRange === "any" && !anyStart(searchWindows)) return { slots: [], emptyReason: "outside_working_hours" };
 
   const busyByPerson = people.map((p) => merge(p.busy));
+  const blockedByPerson = people.map((p, i) => widen(busyByPerson[i]!, p.bufferMs ?? 0));
   const workByPerson = people.map((p) => workingWindowsBetween(earliest, end, p.zone, p.workingHours));
-  const free = subtract(searchWindows, union(busyByPerson));
+  const required = people.map((_, i) => i).filter((i) => !people[i]!.optional);
+  const free = subtract(searchWindows, union(required.map((i) => blockedByPerson[i]!)));
 
   const starts: number[] = [];
   for (const f of free) for (const s of gridStarts(f, GRID_MINUTES, durationMs, zone)) starts.push(s);
-
   if (starts.length === 0) {
-    const anyStart = (windows: Interval[]) => windows.some((w) => gridStarts(w, GRID_MINUTES, durationMs, zone).length > 0);
-    if (!anyStart(frame)) return { slots: [], emptyReason: "horizon_too_short" };
-    if (timeRange === "any" && !anyStart(searchWindows)) return { slots: [], emptyReason: "outside_working_hours" };
-    return { slots: [], emptyReason: "no_common_free_time" };
+    const freeWithoutBuffers = subtract(searchWindows, union(required.map((i) => busyByPerson[i]!)));
+    return { slots: [], emptyReason: anyStart(freeWithoutBuffers) ? "buffers" : "no_common_free_time" };
   }
 
-  const candidates = scoreCandidates(starts, durationMs, span, people, busyByPerson, workByPerson);
+  const candidates = scoreCandidates(starts, durationMs, span, people, busyByPerson, blockedByPerson, workByPerson).filter(
+    (c) => input.minimumAttendees === undefined || c.attending.length >= input.minimumAttendees,
+  );
+  if (candidates.length === 0) return { slots: [], emptyReason: "minimum_attendees" };
+  const optionalCount = people.length - required.length;
   const today = clock.localDateOf(now);
   const chosen = chooseSpread(candidates, durationMs, limit, clock);
-  const slots = chosen.map(({ candidate, sameDayBefore, score }) => ({
-    start: candidate.start,
-    end: candidate.start + durationMs,
-    score: Math.round(score * 1000) / 1000,
-    reason: reasonFor(candidate, people.length, sameDayBefore, daysBetween(today, clock.localDateOf(candidate.start))),
-    withinWorkingHours: candidate.inside.map((i) => people[i]!.userId),
-  }));
+  const slots = chosen.map(({ candidate, sameDayBefore, score }): RecommendedSlot => {
+    const slot: RecommendedSlot = {
+      start: candidate.start,
+      end: candidate.start + durationMs,
+      score: Math.round(score * 1000) / 1000,
+      reason: reasonFor(candidate, people, sameDayBefore, daysBetween(today, clock.localDateOf(candidate.start))),
+      withinWorkingHours: candidate.inside.map((i) => people[i]!.userId),
+    };
+    if (candidate.attending.length < required.length + optionalCount) slot.availableParticipants = candidate.attending.map((i) => people[i]!.userId);
+    return slot;
+  });
   slots.sort((a, b) => b.score - a.score || a.start - b.start);
   return { slots };
+}
+
+/** A merged list with each interval grown by `ms` on both sides, merged again. */
+export function widen(merged: readonly Interval[], ms: number): Interval[] {
+  if (!(ms > 0)) return merged.slice();
+  return merge(merged.map((i) => ({ start: i.start - ms, end: i.end + ms })));
 }
 
 interface Candidate {
@@ -137,46 +174,73 @@ interface Candidate {
   base: number;
   /** Indexes into people. */
   inside: number[];
-  /** Smallest gap to anyone's other meeting (Infinity when nobody has one). */
+  /** Indexes into people of those free for the slot (with their buffers): every required one, and the optional ones free. */
+  attending: number[];
+  /** Smallest gap from the slot to another meeting of anyone attending (Infinity when none has one). */
   gap: number;
 }
 
+/**
+ * Scores starts at which every required person is free. An optional person
+ * attends when their busy time, widened by their buffer, leaves the slot
+ * free; the working-hours share and the gap count those attending, and
+ * when there are optional people the base is scaled by
+ * (1 − OPTIONAL_WEIGHT) + OPTIONAL_WEIGHT × the share of them attending.
+ */
 function scoreCandidates(
   starts: readonly number[],
   durationMs: number,
   span: Interval,
   people: readonly CountedPerson[],
   busyByPerson: readonly Interval[][],
+  blockedByPerson: readonly Interval[][],
   workByPerson: readonly Interval[][],
 ): Candidate[] {
   const busyCursor = new Array<number>(people.length).fill(0);
+  const blockedCursor = new Array<number>(people.length).fill(0);
   const workCursor = new Array<number>(people.length).fill(0);
+  const optionalCount = people.filter((p) => p.optional).length;
   const spanLength = span.end - span.start;
   const candidates: Candidate[] = [];
   for (const start of starts) {
     const end = start + durationMs;
     const inside: number[] = [];
+    const attending: number[] = [];
+    let optionalAttending = 0;
     let gap = Infinity;
     for (let p = 0; p < people.length; p++) {
       const work = workByPerson[p]!;
       let w = workCursor[p]!;
       while (w < work.length && work[w]!.end <= start) w++;
       workCursor[p] = w;
-      if (w < work.length && work[w]!.start <= start && end <= work[w]!.end) inside.push(p);
+      const isInside = w < work.length && work[w]!.start <= start && end <= work[w]!.end;
+      if (isInside) inside.push(p);
+
+      if (people[p]!.optional) {
+        const blocked = blockedByPerson[p]!;
+        let k = blockedCursor[p]!;
+        while (k < blocked.length && blocked[k]!.end <= start) k++;
+        blockedCursor[p] = k;
+        if (k < blocked.length && blocked[k]!.start < end) continue;
+        optionalAttending++;
+      }
+      attending.push(p);
 
       const busy = busyByPerson[p]!;
       let b = busyCursor[p]!;
       while (b < busy.length && busy[b]!.end <= start) b++;
       busyCursor[p] = b;
-      // The slot is free, so busy[b] (if any) starts at or after its end.
+      // The slot is free for everyone attending, so busy[b] (if any) starts at or after its end.
       if (b > 0) gap = Math.min(gap, start - busy[b - 1]!.end);
       if (b < busy.length) gap = Math.min(gap, busy[b]!.start - end);
     }
+    const insideAttending = inside.filter((i) => attending.includes(i)).length;
     const base =
-      WEIGHTS.workingHours * (inside.length / people.length) +
-      WEIGHTS.buffer * Math.min(1, gap / BUFFER_TARGET_MS) +
-      WEIGHTS.soonness * (1 - (start - span.start) / spanLength);
-    candidates.push({ start, base, inside, gap });
+      (WEIGHTS.workingHours * (insideAttending / attending.length) +
+        WEIGHTS.buffer * Math.min(1, gap / BUFFER_TARGET_MS) +
+        WEIGHTS.soonness * (1 - (start - span.start) / spanLength)) *
+      (optionalCount === 0 ? 1 : 1 - OPTIONAL_WEIGHT + OPTIONAL_WEIGHT * (optionalAttending / optionalCount));
+    candidates.push({ start, base, inside, attending, gap });
   }
   return candidates;
 }
@@ -230,20 +294,23 @@ function rangeWindows(span: Interval, clock: ZoneClock, range: Exclude<TimeRange
   return merge(windows);
 }
 
-function reasonFor(candidate: Candidate, peopleCount: number, sameDayBefore: number, daysAhead: number): string {
+function reasonFor(candidate: Candidate, people: readonly CountedPerson[], sameDayBefore: number, daysAhead: number): string {
   const when = daysAhead === 0 ? "Today" : daysAhead === 1 ? "Tomorrow" : `In ${daysAhead} days`;
-  const free = peopleCount === 1 ? "you are free" : "everyone is free";
-  const inside = candidate.inside.length;
+  const requiredCount = people.filter((p) => !p.optional).length;
+  const optional = people.flatMap((p, i) => (p.optional ? [i] : []));
+  const free = requiredCount === 1 ? "you are free" : optional.length === 0 ? "everyone is free" : "everyone required is free";
+  const attendingCount = candidate.attending.length;
+  const inside = candidate.inside.filter((i) => candidate.attending.includes(i)).length;
   const work =
-    peopleCount === 1
+    attendingCount === 1
       ? inside === 1
         ? "inside your working hours"
         : "outside your working hours"
-      : inside === peopleCount
-        ? `inside working hours for ${peopleCount === 2 ? "both" : `all ${peopleCount}`} people`
+      : inside === attendingCount
+        ? `inside working hours for ${attendingCount === 2 ? "both" : `all ${attendingCount}`} people`
         : inside === 0
           ? "outside everyone's working hours"
-          : `inside working hours for ${inside} of ${peopleCount} people`;
+          : `inside working hours for ${inside} of ${attendingCount} people`;
   const gapMinutes = Math.floor(candidate.gap / MINUTE_MS);
   const buffer =
     candidate.gap >= BUFFER_TARGET_MS
@@ -255,5 +322,11 @@ function reasonFor(candidate: Candidate, peopleCount: number, sameDayBefore: num
     sameDayBefore === 0
       ? ""
       : `, ranked lower because ${sameDayBefore} higher-ranked suggestion${sameDayBefore === 1 ? " falls" : "s fall"} on the same day`;
-  return `${when} ${free}, ${work}, ${buffer}${spread}.`;
+  const coming = optional.filter((i) => candidate.attending.includes(i)).map((i) => people[i]!.label ?? people[i]!.userId);
+  const missing = optional.filter((i) => !candidate.attending.includes(i)).map((i) => people[i]!.label ?? people[i]!.userId);
+  const optionalSentence =
+    optional.length === 0
+      ? ""
+      : ` Optional: ${coming.length > 0 ? `${coming.join(", ")} can come` : "none can come"}${missing.length > 0 ? `; ${missing.join(", ")} cannot` : ""}.`;
+  return `${when} ${free}, ${work}, ${buffer}${spread}.${optionalSentence}`;
 }

@@ -37,27 +37,36 @@ function timestampsOf(span: Interval): { from: string; to: string } {
   return { from: formatTimestamp(span.start), to: formatTimestamp(Math.ceil(span.end / SECOND_MS) * SECOND_MS) };
 }
 
+/** Busy time per user id, and the users whose connected calendars did not answer (their busy time may be missing some). */
+export interface BusyAnswer {
+  busy: Map<string, Interval[]>;
+  incomplete: Set<string>;
+}
+
 /**
  * Busy time from the users' connected calendars (Google, through invites),
  * by user id. It adds to the answer but never holds it up or fails it: past
- * `timeoutMs`, or when invites cannot answer, the answer goes without it.
+ * `timeoutMs`, or when invites cannot answer, the answer goes without it,
+ * and every user counts as incomplete (nobody can tell who has a calendar).
  */
-async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userIds: string[], span: Interval, timeoutMs: number): Promise<Map<string, Interval[]>> {
-  const byUser = new Map<string, Interval[]>();
+async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userIds: string[], span: Interval, timeoutMs: number): Promise<BusyAnswer> {
+  const busy = new Map<string, Interval[]>();
   try {
     const reply = await bus.request(invitesCalendarBusy, { mode, userIds, ...timestampsOf(span) }, { timeoutMs });
     if (!reply.complete) logger.debug("connected calendar busy time incomplete");
-    for (const { userId, intervals } of reply.busy) byUser.set(userId, intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS })));
+    for (const { userId, intervals } of reply.busy) busy.set(userId, intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS })));
+    const incomplete = reply.complete ? [] : (reply.incompleteUserIds ?? userIds);
+    return { busy, incomplete: new Set(incomplete) };
   } catch (err) {
     logger.warn({ err }, "connected calendar busy time unavailable; going without it");
+    return { busy, incomplete: new Set(userIds) };
   }
-  return byUser;
 }
 
 /**
  * Busy time of each user from both sources, merged per user: their meetings
- * and their connected calendars, each source asked once for everyone, side
- * by side; the calendars under `calendarTimeoutMs`.
+ * (time off included) and their connected calendars, each source asked once
+ * for everyone, side by side; the calendars under `calendarTimeoutMs`.
  */
 export async function busyWithCalendars(
   bus: Bus,
@@ -66,13 +75,13 @@ export async function busyWithCalendars(
   users: ReadonlyArray<{ id: string; email: string }>,
   span: Interval,
   calendarTimeoutMs: number,
-): Promise<Map<string, Interval[]>> {
+): Promise<BusyAnswer> {
   const [meetings, calendars] = await Promise.all([
     busyOf(bus, mode, users, span),
-    users.length === 0 ? new Map<string, Interval[]>() : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
+    users.length === 0 ? { busy: new Map<string, Interval[]>(), incomplete: new Set<string>() } : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
   ]);
-  for (const [userId, intervals] of calendars) {
+  for (const [userId, intervals] of calendars.busy) {
     if (intervals.length > 0 && meetings.has(userId)) meetings.set(userId, merge([...meetings.get(userId)!, ...intervals]));
   }
-  return meetings;
+  return { busy: meetings, incomplete: calendars.incomplete };
 }

@@ -31,7 +31,7 @@ export function dayViewHandler(deps: AvailabilityDeps): Handler<typeof availabil
     const localDate = readDate(query.date, person.timezone, now);
     const windows = workingWindowsOn(localDate, person.timezone, person.workingHours);
     const span = windows.length === 0 ? undefined : { start: windows[0]!.start, end: windows[windows.length - 1]!.end };
-    const busy = span ? ((await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs)).get(person.id) ?? []) : [];
+    const busy = span ? ((await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs)).busy.get(person.id) ?? []) : [];
     const body: DayViewBody = dayView({ localDate, zone: person.timezone, workingHours: person.workingHours, busy });
     return { status: 200, body };
   };

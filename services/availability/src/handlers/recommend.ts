@@ -1,23 +1,20 @@
 import { replyBodyBudget, type Handler } from "@sched/bus";
 import {
-  contactsVisibility,
   type availabilityRecommend,
-  type Caller,
   DURATION_MINUTES,
   type RankedBy,
   type RecommendationBody,
-  type RecommendBody,
   type UserProfile,
 } from "@sched/proto";
 import { MINUTE_MS } from "@sched/time";
-import { parseHorizon } from "../domain/dates.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
 import { fitRecommendation } from "../domain/replySize.js";
 import { rankWithAI } from "./aiRanking.js";
 import { busyWithCalendars } from "./busy.js";
-import { SIBLING_TIMEOUT_MS, formatTimestamp, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
-import { callerProfile, lookupUsers } from "./people.js";
+import { formatTimestamp, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { readHorizon } from "./horizon.js";
+import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
 
 /**
  * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's
@@ -29,8 +26,10 @@ const AI_CANDIDATES = 100;
 /**
  * POST /v1/availability/recommended (api-spec 4.6, api-decisions 7).
  *
- * Who counts: the caller, and each participant with an account whom
- * contacts.v1.visibility lets the caller see; everyone else is ignored.
+ * Who counts: the caller, and each participant (required or optional) with
+ * an account whom contacts.v1.visibility lets the caller see; everyone else
+ * is ignored. Everyone's stated buffer, the minimum notice and the quorum
+ * are the domain's rules too.
  * The horizon, the search windows, the grid, the score and `emptyReason` are
  * the domain's (recommendSlots); zones and working hours come from accounts,
  * busy time of everyone who counts from meetings (in one request) and from
@@ -51,19 +50,25 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
     readHorizon(body, caller.timezone, now);
 
     const emails = body.participants.filter((e) => e !== caller.email);
-    const users = await lookupUsers(deps.bus, { ids: [caller.userId], emails });
+    const optionalEmails = body.optionalParticipants.filter((e) => e !== caller.email);
+    const users = await lookupUsers(deps.bus, { ids: [caller.userId], emails: [...emails, ...optionalEmails] });
     const me = callerProfile(users, caller);
     const horizon = readHorizon(body, me.timezone, now);
-    const counted = await countedParticipants(deps, caller, me, emails, users);
-    const people = [me, ...counted];
+    const visible = await visibleParticipants(deps, caller, me, [...emails, ...optionalEmails], users);
+    const optionalSet = new Set(optionalEmails);
+    const counted = visible.filter((p) => !optionalSet.has(p.email.toLowerCase()));
+    const countedOptional = visible.filter((p) => optionalSet.has(p.email.toLowerCase()));
+    const people = [me, ...counted, ...countedOptional];
 
     const durationMs = DURATION_MINUTES[body.duration] * MINUTE_MS;
     const earliest = Math.max(horizon.start, now);
     // No busy time is needed when nothing fits anyway; meetings just outside
-    // the horizon still shorten the buffer of a slot at its edge.
+    // the horizon still shorten the buffer of a slot at its edge, and a
+    // stated buffer keeps a slot there from them.
+    const reach = Math.max(BUFFER_TARGET_MS, ...people.map(bufferMsOf));
     const busy =
       horizon.end - earliest >= durationMs
-        ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - BUFFER_TARGET_MS, end: horizon.end + BUFFER_TARGET_MS }, deps.calendarBusyTimeoutMs)
+        ? (await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - reach, end: horizon.end + reach }, deps.calendarBusyTimeoutMs)).busy
         : new Map<string, Interval[]>();
 
     const recommendation = recommendSlots({
@@ -72,7 +77,18 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
       horizon,
       timeRange: body.timeRange,
       durationMs,
-      people: people.map((p) => ({ userId: p.id, zone: p.timezone, workingHours: p.workingHours, busy: busy.get(p.id) ?? [], isCaller: p.id === me.id })),
+      people: people.map((p) => ({
+        userId: p.id,
+        zone: p.timezone,
+        workingHours: p.workingHours,
+        busy: busy.get(p.id) ?? [],
+        isCaller: p.id === me.id,
+        optional: countedOptional.includes(p),
+        bufferMs: bufferMsOf(p),
+        label: p.email.toLowerCase(),
+      })),
+      minimumNoticeMs: body.minimumNoticeMinutes * MINUTE_MS,
+      minimumAttendees: body.minimumAttendees,
       // The greedy choice takes its best picks first, so the first `limit` of a
       // longer run are the suggestions a run with `limit` would make.
       limit: body.useAI ? Math.max(body.limit, AI_CANDIDATES) : body.limit,
@@ -96,8 +112,10 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
         score: s.score,
         reason: s.reason,
         withinWorkingHours: s.withinWorkingHours.map((id) => emailOf.get(id)!),
+        ...(s.availableParticipants ? { availableParticipants: s.availableParticipants.map((id) => emailOf.get(id)!) } : {}),
       })),
       consideredParticipants: counted.map((p) => p.email.toLowerCase()),
+      consideredOptionalParticipants: countedOptional.map((p) => p.email.toLowerCase()),
       rankedBy,
       ...(recommendation.emptyReason ? { emptyReason: recommendation.emptyReason } : {}),
     };
@@ -105,31 +123,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
   };
 }
 
-function readHorizon(body: RecommendBody, zone: string, now: number): Interval {
-  const parsed = parseHorizon({ from: body.from, to: body.to }, zone, now);
-  if (!parsed.ok) throw invalidParam(parsed);
-  return parsed.value;
-}
-
-/**
- * The participants who count, in the order they were listed: those with an
- * account (never the caller) whom the visibility rule lets the caller see.
- */
-async function countedParticipants(
-  deps: AvailabilityDeps,
-  caller: Caller,
-  me: UserProfile,
-  emails: readonly string[],
-  users: readonly UserProfile[],
-): Promise<UserProfile[]> {
-  const byEmail = new Map(users.filter((u) => u.id !== me.id).map((u) => [u.email.toLowerCase(), u]));
-  const withAccount = [...new Set(emails.flatMap((e) => byEmail.get(e) ?? []))];
-  if (withAccount.length === 0) return [];
-  const { visibleUserIds } = await deps.bus.request(
-    contactsVisibility,
-    { mode: caller.mode, viewer: { userId: me.id, email: me.email }, others: withAccount.map((u) => ({ userId: u.id, email: u.email })) },
-    { timeoutMs: SIBLING_TIMEOUT_MS },
-  );
-  const visible = new Set(visibleUserIds);
-  return withAccount.filter((u) => visible.has(u.id));
+/** The time a person keeps free around their busy time: their stated buffer, a hard rule. */
+function bufferMsOf(person: UserProfile): number {
+  return (person.preferences.bufferMinutes ?? 0) * MINUTE_MS;
 }

@@ -58,6 +58,7 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
         return {
           busy: connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) })),
           complete: answers.every((a) => a !== undefined),
+          incompleteUserIds: [...new Set(connections.filter((_, i) => answers[i] === undefined).map((c) => c.userId))],
         };
       } finally {
         clearTimeout(timer);

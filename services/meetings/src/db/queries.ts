@@ -2,6 +2,7 @@ import { preparedName, type Knex } from "@sched/db";
 import { MAX_MEETINGS_PAGE, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
 import type { MeetingRecord } from "../domain/meeting.js";
+import type { TimeOffRecord } from "../domain/timeOff.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
 
 interface MeetingRow {
@@ -175,6 +176,7 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
     if (q.plan.status) add(`${rows}.status = ?`, q.plan.status);
     if (q.plan.startAfter) add(`${rows}.start_time > ?`, iso(q.plan.startAfter));
     if (q.plan.startAtOrBefore) add(`${rows}.start_time <= ?`, iso(q.plan.startAtOrBefore));
+    if (q.plan.startBefore) add(`${rows}.start_time < ?`, iso(q.plan.startBefore));
     if (q.plan.endAfter) add(`${rows}.end_time > ?`, iso(q.plan.endAfter));
     if (q.plan.endAtOrBefore) add(`${rows}.end_time <= ?`, iso(q.plan.endAtOrBefore));
     if (q.after) add(`(${rows}.start_time, ${rows}.${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
@@ -232,13 +234,13 @@ export interface BusyQuery {
 
 /**
  * The busy time of each user over [from, to), in one statement: the confirmed
- * meetings they organize or attend that overlap the range, merged where they
+ * meetings they organize or attend and their time off that overlap the range, merged where they
  * overlap or touch. Merging here sends Postgres's reply, and the bus's, one
  * row per merged interval instead of one per meeting.
  *
  * Per user (a LATERAL subquery, so each branch is an index range scan on that
  * user's own rows): a meeting lasts at most two hours, so its start lies in
- * (from − 2 h, to). In start order, a meeting opens a new interval when it
+ * (from − 2 h, to); time off, of any length, is read by its end. In start order, a meeting opens a new interval when it
  * starts after every earlier one has ended (`before_max`); an interval ends
  * where the next one opens, at the latest end before it. A last row at
  * 'infinity' opens a final interval whose `before_max` ends the real last one.
@@ -264,6 +266,9 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
                       where mode = ? and email = w.email and status = 'confirmed'
                         and start_time > ? and start_time < ? and end_time > ?
                      union all
+                     select start_time, end_time from time_off
+                      where mode = ? and user_id = w.user_id and end_time > ? and start_time < ?
+                     union all
                      select 'infinity', 'infinity'
                    ) busy
                ) marked
@@ -271,7 +276,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
            ) i
            where i.start_time < 'infinity'
            order by w.n, i.start_time`,
-    bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email), q.mode, ...range, q.mode, ...range],
+    bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email), q.mode, ...range, q.mode, ...range, q.mode, iso(q.from), iso(q.to)],
   };
 }
 
@@ -287,6 +292,47 @@ export async function busyIntervals(db: Knex, q: BusyQuery): Promise<{ userId: s
     start: Number(r.start_s),
     end: Number(r.end_s),
   }));
+}
+
+// ---- time off ------------------------------------------------------------------------
+
+interface TimeOffRow {
+  id: string;
+  mode: Mode;
+  user_id: string;
+  start_time: Date;
+  end_time: Date;
+  reason: string;
+  created_at: Date;
+}
+
+function toTimeOffRecord(row: TimeOffRow): TimeOffRecord {
+  return { id: row.id, mode: row.mode, userId: row.user_id, start: new Date(row.start_time), end: new Date(row.end_time), reason: row.reason, createdAt: new Date(row.created_at) };
+}
+
+/**
+ * Stores a time off unless the user already keeps `most` in this mode; false
+ * then. One statement, so two concurrent requests cannot both pass the count.
+ */
+export async function insertTimeOff(db: Knex, t: TimeOffRecord, most: number): Promise<boolean> {
+  const result = await db.raw(
+    `insert into time_off (id, mode, user_id, start_time, end_time, reason, created_at)
+     select ?, ?, ?, ?, ?, ?, ?
+      where (select count(*) from time_off where mode = ? and user_id = ?) < ?`,
+    [t.id, t.mode, t.userId, iso(t.start), iso(t.end), t.reason, iso(t.createdAt), t.mode, t.userId, most],
+  );
+  return ((result as { rowCount?: number }).rowCount ?? 0) === 1;
+}
+
+/** A user's time off in one mode, earliest start first. */
+export async function listTimeOff(db: Knex, mode: Mode, userId: string): Promise<TimeOffRecord[]> {
+  const rows = (await db("time_off").select("*").where({ mode, user_id: userId }).orderBy([{ column: "start_time" }, { column: "id" }])) as TimeOffRow[];
+  return rows.map(toTimeOffRecord);
+}
+
+/** Removes one of a user's time off; false when they have none with this id in this mode. */
+export async function deleteTimeOff(db: Knex, mode: Mode, userId: string, id: string): Promise<boolean> {
+  return (await db("time_off").where({ id, mode, user_id: userId }).delete()) === 1;
 }
 
 // ---- idempotency keys ------------------------------------------------------------------

@@ -21,6 +21,32 @@ export interface ListPlan {
   startAfter?: Date;
   /** start_time <= startAtOrBefore */
   startAtOrBefore?: Date;
+  /** start_time < startBefore */
+  startBefore?: Date;
+}
+
+/** A window of time a list is limited to: meetings overlapping [from, to); either side may be open. */
+export interface ListWindow {
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+const later = (a: Date | undefined, b: Date): Date => (a && a.getTime() >= b.getTime() ? a : b);
+
+/**
+ * The plan limited to meetings overlapping the window (end after `from`,
+ * start before `to`), still as bounds on the same index: a meeting that ends
+ * after `from` starts after `from` minus the longest duration, which bounds
+ * the start-time range from below as `to` bounds it from above.
+ */
+export function withWindow(plan: ListPlan, window: ListWindow): ListPlan {
+  const out: ListPlan = { ...plan };
+  if (window.from) {
+    out.endAfter = later(plan.endAfter, window.from);
+    out.startAfter = later(plan.startAfter, new Date(window.from.getTime() - LONGEST_MEETING_MS));
+  }
+  if (window.to) out.startBefore = plan.startBefore && plan.startBefore.getTime() <= window.to.getTime() ? plan.startBefore : window.to;
+  return out;
 }
 
 export function planList(filter: MeetingFilter, now: Date): ListPlan {
@@ -45,7 +71,8 @@ export function matchesPlan(plan: ListPlan, meeting: Pick<MeetingRecord, "status
     (plan.endAfter === undefined || end > plan.endAfter.getTime()) &&
     (plan.endAtOrBefore === undefined || end <= plan.endAtOrBefore.getTime()) &&
     (plan.startAfter === undefined || start > plan.startAfter.getTime()) &&
-    (plan.startAtOrBefore === undefined || start <= plan.startAtOrBefore.getTime())
+    (plan.startAtOrBefore === undefined || start <= plan.startAtOrBefore.getTime()) &&
+    (plan.startBefore === undefined || start < plan.startBefore.getTime())
   );
 }
 

@@ -41,7 +41,7 @@ async function created(what: string, response: Promise<{ status: number; body: {
   return res.body.id;
 }
 
-/** Seeds A and B, each with a meeting and a contact in both modes; B with a calendar connection; a revoked key and a throw-away user. */
+/** Seeds A and B, each with a meeting, a contact and a time off in both modes; B with a calendar connection; a revoked key and a throw-away user. */
 export async function seedWorld(url: string): Promise<FuzzWorld> {
   const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
   const aTest = await createUserWithKey(url, { name: "Fuzz A", timezone: "Europe/Berlin" });
@@ -55,7 +55,7 @@ export async function seedWorld(url: string): Promise<FuzzWorld> {
   if (revokedAnswer.status !== 200) throw new Error(`key revoke failed: ${JSON.stringify(revokedAnswer.body)}`);
 
   const owners = new Map<string, Principal>();
-  const ids: Record<string, string[]> = { mtg: [], ctc: [], cal: [], key: [], usr: [] };
+  const ids: Record<string, string[]> = { mtg: [], ctc: [], off: [], cal: [], key: [], usr: [] };
   const own = (id: string, principal: Principal) => {
     owners.set(id, principal);
     ids[id.slice(0, 3)]!.push(id);
@@ -75,6 +75,7 @@ export async function seedWorld(url: string): Promise<FuzzWorld> {
   for (const [key, user, mode] of seeds) {
     own(await created("meeting", call(url, "POST", "/v1/meetings", { key, body: SEED_MEETING })), { user, mode });
     own(await created("contact", call(url, "POST", "/v1/contacts", { key, body: { email: "contact@example.com" } })), { user, mode });
+    own(await created("time off", call(url, "POST", "/v1/me/time-off", { key, body: { start: "2030-03-04", end: "2030-03-04", reason: "Fuzz" } })), { user, mode });
   }
   const connection = await created(
     "calendar connection",
@@ -103,8 +104,8 @@ async function createAdditionalKey(url: string, userId: string, mode: "test" | "
   return { key: res.body.key, keyId: res.body.id };
 }
 
-/** Whether `caller` may see an object `owner` owns: the same user, and for meetings and contacts the same mode. */
+/** Whether `caller` may see an object `owner` owns: the same user, and for meetings, contacts and time off the same mode. */
 export function maySee(caller: Principal, owner: Principal, id: string): boolean {
   if (caller.user !== owner.user) return false;
-  return !(id.startsWith("mtg_") || id.startsWith("ctc_")) || caller.mode === owner.mode;
+  return !(id.startsWith("mtg_") || id.startsWith("ctc_") || id.startsWith("off_")) || caller.mode === owner.mode;
 }
