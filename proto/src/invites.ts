@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
 import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
-import { BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
+import { AttendeeResponse, BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
 // ---- invite deliveries ---------------------------------------------------------
@@ -29,6 +29,8 @@ export const MeetingInvite = z.object({
   attempts: z.number().int().min(0).meta({ description: "How many times delivery was tried so far." }),
   lastError: z.string().nullable().meta({ description: "Why the last attempt failed; null when none did." }),
   updatedAt: Timestamp.meta({ description: "When the delivery last changed state." }),
+  response: AttendeeResponse.nullable().describe("The participant's answer, as `attendees` of the meeting has it; null for a participant since removed."),
+  respondedAt: Timestamp.nullable().describe("When the participant answered; null while they have not, or when removed."),
 });
 export type MeetingInvite = z.infer<typeof MeetingInvite>;
 

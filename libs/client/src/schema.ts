@@ -1029,6 +1029,21 @@ export interface components {
              * @example 2026-05-04T09:30:00Z
              */
             createdAt: string;
+            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+            attendees: {
+                /** @description The participant's address, as in `participants`. */
+                email: string;
+                /**
+                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                 * @enum {string}
+                 */
+                response: "needsAction" | "accepted" | "declined" | "tentative";
+                /**
+                 * @description When the participant answered; null while `needsAction`.
+                 * @example 2026-05-04T09:30:00Z
+                 */
+                respondedAt: string | null;
+            }[];
         };
         DayView: {
             /**
@@ -2775,7 +2790,19 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         },
+                     *         {
+                     *           "email": "cy@example.org",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -2993,7 +3020,19 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "accepted",
+                     *           "respondedAt": "2030-02-20T15:02:41Z"
+                     *         },
+                     *         {
+                     *           "email": "cy@example.org",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -3377,7 +3416,14 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -5013,7 +5059,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 1,
                      *           "lastError": null,
-                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *           "updatedAt": "2030-02-20T14:12:11Z",
+                     *           "response": "accepted",
+                     *           "respondedAt": "2030-02-20T15:02:41Z"
                      *         },
                      *         {
                      *           "email": "cy@example.org",
@@ -5023,7 +5071,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 2,
                      *           "lastError": "Google: 503 Backend Error",
-                     *           "updatedAt": "2030-02-20T14:12:14Z"
+                     *           "updatedAt": "2030-02-20T14:12:14Z",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
                      *         },
                      *         {
                      *           "email": "dee@example.com",
@@ -5033,7 +5083,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 1,
                      *           "lastError": null,
-                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *           "updatedAt": "2030-02-20T14:12:11Z",
+                     *           "response": null,
+                     *           "respondedAt": null
                      *         }
                      *       ]
                      *     }
@@ -5069,6 +5121,16 @@ export interface operations {
                              * @example 2026-05-04T09:30:00Z
                              */
                             updatedAt: string;
+                            /**
+                             * @description The participant's answer, as `attendees` of the meeting has it; null for a participant since removed.
+                             * @enum {string|null}
+                             */
+                            response: "needsAction" | "accepted" | "declined" | "tentative" | null;
+                            /**
+                             * @description When the participant answered; null while they have not, or when removed.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            respondedAt: string | null;
                         }[];
                     };
                 };

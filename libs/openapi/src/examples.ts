@@ -39,6 +39,10 @@ const MEETING = {
   status: "confirmed",
   organizer: "ann@example.com",
   createdAt: "2030-02-20T14:12:09Z",
+  attendees: [
+    { email: "bo@example.com", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
+    { email: "cy@example.org", response: "needsAction", respondedAt: null },
+  ],
 };
 
 const CONTACT = {
@@ -54,7 +58,7 @@ const ADMIN_USER = { id: ACCOUNT.id, email: ACCOUNT.email, name: ACCOUNT.name, t
 
 const CONNECTION = { id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" };
 
-const listItem = ({ description: _d, createdAt: _c, ...item }: typeof MEETING) => item;
+const listItem = ({ description: _d, createdAt: _c, attendees: _a, ...item }: typeof MEETING) => item;
 
 export const EXAMPLES: Record<string, OperationExamples> = {
   "GET /v1/me": { responses: { 200: ACCOUNT } },
@@ -82,12 +86,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       participants: ["bo@example.com", "Cy@Example.org"],
       sendInvites: true,
     },
-    responses: { 201: MEETING },
+    responses: { 201: { ...MEETING, attendees: MEETING.attendees.map((a) => ({ ...a, response: "needsAction", respondedAt: null })) } },
   },
   "GET /v1/meetings/:id": { responses: { 200: MEETING } },
   "PATCH /v1/meetings/:id": {
     request: { startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] },
-    responses: { 200: { ...MEETING, startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] } },
+    // A new time asks everyone again.
+    responses: { 200: { ...MEETING, startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"], attendees: [{ email: "bo@example.com", response: "needsAction", respondedAt: null }] } },
   },
   "DELETE /v1/meetings/:id": { responses: {} },
   "GET /v1/availability": {
@@ -172,9 +177,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         data: [
-          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
-          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z" },
-          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
+          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
+          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z", response: "needsAction", respondedAt: null },
+          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: null, respondedAt: null },
         ],
       },
     },

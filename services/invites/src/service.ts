@@ -11,6 +11,8 @@ import { calendarBusyBindings } from "./handlers/calendarBusy.js";
 import { connectionBindings } from "./handlers/connections.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
+import { startReplyListener } from "./handlers/replyMail.js";
+import { ReplyAddresses } from "./domain/replyAddress.js";
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
@@ -32,6 +34,14 @@ const config = z.object({
   GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
+  /** The domain of the reply addresses of e-mail invites; its MX points at INBOUND_SMTP_PORT. Unset: replies go to the organizer. */
+  INBOUND_EMAIL_DOMAIN: env.optional(z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")),
+  /** Where the SMTP listener for replies to e-mail invites listens; unset: no listener. */
+  INBOUND_SMTP_PORT: env.optional(z.coerce.number().int().min(1).max(65535)),
+  INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
+}).refine((c) => c.INBOUND_SMTP_PORT === undefined || c.INBOUND_EMAIL_DOMAIN !== undefined, {
+  message: "is required when INBOUND_SMTP_PORT is set (the domain the reply addresses are at)",
+  path: ["INBOUND_EMAIL_DOMAIN"],
 });
 
 /**
@@ -52,6 +62,7 @@ export const invitesService = defineService({
   config,
   standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY },
   async start({ bus, db, logger, config: c }) {
+    const tokenKey = Buffer.from(c.CALENDAR_TOKEN_KEY, "base64");
     const google = new GoogleCalendar({
       clientId: c.GOOGLE_CLIENT_ID,
       clientSecret: c.GOOGLE_CLIENT_SECRET,
@@ -61,8 +72,9 @@ export const invitesService = defineService({
       tokenUrl: c.GOOGLE_OAUTH_TOKEN_URL,
       timeoutMs: c.INVITE_TIMEOUT_MS,
     });
-    const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(c.CALENDAR_TOKEN_KEY, "base64")), google, logger);
-    const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger);
+    const replies = c.INBOUND_EMAIL_DOMAIN ? new ReplyAddresses(tokenKey, c.INBOUND_EMAIL_DOMAIN) : undefined;
+    const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS, replies });
     const worker = new DeliveryWorker({
       db,
       logger,
@@ -77,11 +89,16 @@ export const invitesService = defineService({
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
     const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake());
+    const replyMail =
+      replies && c.INBOUND_SMTP_PORT !== undefined
+        ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
+        : undefined;
     worker.start();
     return {
       stop: async () => {
         await served.stop();
         await events.stop();
+        await replyMail?.stop();
         await worker.stop();
         email.close();
       },

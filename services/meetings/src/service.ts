@@ -1,6 +1,6 @@
 import { bind } from "@sched/bus";
 import { startOutboxRelay } from "@sched/outbox";
-import { meetingEvents, meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsUpdate } from "@sched/proto";
+import { meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsRecordResponse, meetingStreamEvents, meetingsUpdate } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
@@ -11,6 +11,7 @@ import { deleteMeeting } from "./handlers/deleteMeeting.js";
 import type { MeetingsDeps } from "./handlers/deps.js";
 import { getMeeting } from "./handlers/getMeeting.js";
 import { listMeetings } from "./handlers/listMeetings.js";
+import { recordResponse } from "./handlers/recordResponse.js";
 import { updateMeeting } from "./handlers/updateMeeting.js";
 import { lingeringWake } from "./lingeringWake.js";
 
@@ -35,7 +36,7 @@ export const meetingsService = defineService({
   migrations,
   config: z.object({}),
   start: async ({ bus, db, logger }) => {
-    const relay = startOutboxRelay({ db, bus, logger, events: meetingEvents, pollMs: RELAY_POLL_MS });
+    const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
     const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
@@ -45,6 +46,7 @@ export const meetingsService = defineService({
       bind(meetingsUpdate, updateMeeting(deps)),
       bind(meetingsDelete, deleteMeeting(deps)),
       bind(meetingsBusy, busy(deps)),
+      bind(meetingsRecordResponse, recordResponse(deps, logger)),
     ]);
     const sweeper = setInterval(() => {
       deleteExpiredIdempotencyKeys(db).catch((err: unknown) => logger.warn({ err }, "could not delete expired idempotency keys"));

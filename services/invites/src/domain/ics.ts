@@ -1,3 +1,4 @@
+import { isId } from "@sched/ids";
 import type { InviteKind, Meeting } from "@sched/proto";
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
 import { meetingEndMs } from "./meetingTimes.js";
@@ -9,6 +10,8 @@ export interface IcsInput {
   /** The participant this message goes to. */
   recipient: string;
   organizer: { email: string; name?: string };
+  /** Where the attendee's calendar client sends its REPLY (the organizer's SENT-BY); absent: to the organizer. */
+  replyAddress?: string;
   /** The domain of UIDs: the same meeting keeps one UID forever, so clients update rather than duplicate. */
   uidDomain: string;
 }
@@ -16,6 +19,14 @@ export interface IcsInput {
 /** The iCalendar UID of a meeting: stable across every change of it. */
 export function meetingUid(meetingId: string, uidDomain: string): string {
   return `${meetingId}@${uidDomain}`;
+}
+
+/** The meeting id a UID of ours names; undefined for any other UID. */
+export function meetingIdOfUid(uid: string, uidDomain: string): string | undefined {
+  const suffix = `@${uidDomain}`;
+  if (!uid.endsWith(suffix)) return undefined;
+  const id = uid.slice(0, -suffix.length);
+  return isId("mtg", id) ? id : undefined;
 }
 
 /**
@@ -37,7 +48,7 @@ export function buildIcs(input: IcsInput): string {
     stamp: new Date(),
     summary: meeting.title,
     description: meeting.description || null,
-    organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email },
+    organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) },
     status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
     attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
   });

@@ -5,6 +5,7 @@ import { createIdempotencyKeys } from "./002_create_idempotency_keys.js";
 import { coverEndTime } from "./005_cover_end_time.js";
 import { storeListItems } from "./006_store_list_items.js";
 import { claimsExpireWithRequests } from "./007_claims_expire_with_requests.js";
+import { participantResponses } from "./008_participant_responses.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -15,4 +16,5 @@ export const migrations: readonly Migration[] = [
   coverEndTime,
   storeListItems,
   claimsExpireWithRequests,
+  participantResponses,
 ];
