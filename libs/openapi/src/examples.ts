@@ -56,7 +56,10 @@ const CONTACT = {
 
 const ADMIN_USER = { id: ACCOUNT.id, email: ACCOUNT.email, name: ACCOUNT.name, timezone: ACCOUNT.timezone, createdAt: "2030-01-05T10:00:00Z" };
 
-const CONNECTION = { id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" };
+const CONNECTION = {
+  ...{ id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" },
+  ...{ serverUrl: null, default: false, busyCalendars: null },
+};
 
 const listItem = ({ description: _d, createdAt: _c, attendees: _a, ...item }: typeof MEETING) => item;
 
@@ -196,6 +199,33 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   "GET /v1/calendar-connections/google/callback": { responses: { 200: CONNECTION } },
   "GET /v1/calendar-connections": { responses: { 200: { data: [CONNECTION] } } },
   "DELETE /v1/calendar-connections/:id": { responses: {} },
+  "POST /v1/calendar-connections/caldav": {
+    request: { serverUrl: "https://caldav.fastmail.com/", username: "ann@example.com", password: "abcd-efgh-ijkl-mnop" },
+    responses: { 201: { ...CONNECTION, id: "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf", provider: "caldav", serverUrl: "https://caldav.fastmail.com/" } },
+  },
+  "GET /v1/calendar-connections/:id/calendars": {
+    responses: {
+      200: {
+        data: [
+          { id: "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/", name: "Work", busy: true },
+          { id: "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/family/", name: "Family", busy: false },
+        ],
+      },
+    },
+  },
+  "PATCH /v1/calendar-connections/:id": {
+    request: { busyCalendars: ["https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"], default: true },
+    responses: {
+      200: {
+        ...CONNECTION,
+        id: "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf",
+        provider: "caldav",
+        serverUrl: "https://caldav.fastmail.com/",
+        default: true,
+        busyCalendars: ["https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"],
+      },
+    },
+  },
   "POST /admin/v1/users/:id/calendar-connections": {
     request: { provider: "google", accountEmail: "ann@example.com", accessToken: "ya29.a0AfB_byC2example", refreshToken: "1//0gExampleRefreshToken", expiresAt: "2030-02-20T15:12:09Z" },
     responses: { 201: CONNECTION },

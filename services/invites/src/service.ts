@@ -9,6 +9,7 @@ import { DeliveryWorker } from "./delivery/worker.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./handlers/calendarBusy.js";
 import { connectionBindings } from "./handlers/connections.js";
+import { connectionSettingsBindings } from "./handlers/connectionSettings.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 import { startReplyListener } from "./handlers/replyMail.js";
@@ -81,11 +82,12 @@ export const invitesService = defineService({
       email,
       google,
       vault,
-      settings: { maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
+      settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
     });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
       ...connectionBindings({ db, bus, logger, google, vault }),
+      ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
     const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake());

@@ -25,7 +25,7 @@ describe("the delivery worker (Postgres, SMTP)", () => {
   const startWorker = (settings: Partial<WorkerSettings> = {}) => {
     const google = new GoogleCalendar({ redirectUrl: "http://localhost/", apiRootUrl: "http://127.0.0.1:9/", authUrl: "http://127.0.0.1:9/", tokenUrl: "http://127.0.0.1:9/", timeoutMs: 1_000 });
     const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(DEV_CALENDAR_TOKEN_KEY, "base64")), google, logger);
-    const worker = new DeliveryWorker({ db, logger, email, google, vault, settings: { maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
+    const worker = new DeliveryWorker({ db, logger, email, google, vault, settings: { uidDomain: "sched.invalid", providerTimeoutMs: 1_000, maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
     workers.push(worker);
     worker.start();
     return worker;

@@ -29,6 +29,21 @@ export function meetingIdOfUid(uid: string, uidDomain: string): string | undefin
   return isId("mtg", id) ? id : undefined;
 }
 
+const PRODUCT_ID = { company: "sched", product: "invites", language: "EN" };
+
+/** What every copy of a meeting says of it: one UID forever, the change number, the times in UTC, the text. */
+function meetingEventFields(meeting: Meeting, sequence: number, uidDomain: string) {
+  return {
+    id: meetingUid(meeting.id, uidDomain),
+    sequence,
+    start: new Date(meeting.startTime),
+    end: new Date(meetingEndMs(meeting)),
+    stamp: new Date(),
+    summary: meeting.title,
+    description: meeting.description || null,
+  };
+}
+
 /**
  * The iTIP message (RFC 5546) for one participant: METHOD:REQUEST carries the
  * whole meeting with every attendee; METHOD:CANCEL of a cancelled meeting
@@ -39,18 +54,32 @@ export function buildIcs(input: IcsInput): string {
   const { meeting, kind, recipient } = input;
   const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
   const attendees = kind === "request" || wholeMeetingCancelled ? meeting.participants.filter((p) => p !== input.organizer.email) : [recipient];
-  const calendar = ical({ prodId: { company: "sched", product: "invites", language: "EN" }, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
+  const calendar = ical({ prodId: PRODUCT_ID, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
   calendar.createEvent({
-    id: meetingUid(meeting.id, input.uidDomain),
-    sequence: input.sequence,
-    start: new Date(meeting.startTime),
-    end: new Date(meetingEndMs(meeting)),
-    stamp: new Date(),
-    summary: meeting.title,
-    description: meeting.description || null,
+    ...meetingEventFields(meeting, input.sequence, input.uidDomain),
     organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) },
     status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
     attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
+  });
+  return calendar.toString();
+}
+
+/**
+ * The meeting as an event in the organizer's own calendar (RFC 4791: no
+ * METHOD), every participant an ATTENDEE awaiting an answer: a server that
+ * schedules (RFC 6638) sends them the invitation, the updates and, when the
+ * event is deleted, the cancellation, and writes their answers back as PARTSTAT.
+ */
+export function calendarObject(input: { meeting: Meeting; sequence: number; organizerEmail: string; uidDomain: string }): string {
+  const { meeting } = input;
+  const calendar = ical({ prodId: PRODUCT_ID });
+  calendar.createEvent({
+    ...meetingEventFields(meeting, input.sequence, input.uidDomain),
+    organizer: { name: input.organizerEmail, email: input.organizerEmail },
+    status: ICalEventStatus.CONFIRMED,
+    attendees: meeting.participants
+      .filter((p) => p !== input.organizerEmail)
+      .map((email) => ({ email, rsvp: true, role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
   });
   return calendar.toString();
 }
