@@ -5,6 +5,7 @@ import { TokenCipher } from "./domain/tokenCipher.js";
 import { EmailSender } from "./delivery/email.js";
 import { GoogleCalendar } from "./delivery/google.js";
 import { ConnectionVault } from "./delivery/vault.js";
+import { pollCalDavAnswers } from "./delivery/caldavAnswers.js";
 import { DeliveryWorker } from "./delivery/worker.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./handlers/calendarBusy.js";
@@ -35,6 +36,8 @@ const config = z.object({
   GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
+  /** How often answers are read back from organizers' CalDAV calendars (a few requests per connection each time). */
+  CALDAV_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
   /** The domain of the reply addresses of e-mail invites; its MX points at INBOUND_SMTP_PORT. Unset: replies go to the organizer. */
   INBOUND_EMAIL_DOMAIN: env.optional(z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")),
   /** Where the SMTP listener for replies to e-mail invites listens; unset: no listener. */
@@ -95,12 +98,14 @@ export const invitesService = defineService({
       replies && c.INBOUND_SMTP_PORT !== undefined
         ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
         : undefined;
+    const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
     worker.start();
     return {
       stop: async () => {
         await served.stop();
         await events.stop();
         await replyMail?.stop();
+        await caldavAnswers.stop();
         await worker.stop();
         email.close();
       },

@@ -65,6 +65,12 @@ export async function findConnection(db: Knex, userId: string, connectionId: str
   return row ? toRecord(row) : undefined;
 }
 
+/** A connection by id alone, for work that is no user's request. */
+export async function connectionById(db: Knex, connectionId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ id: connectionId }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
 /** The connection the user chose for invites, when it works. */
 export async function defaultConnection(db: Knex, userId: string): Promise<ConnectionRecord | undefined> {
   const row = (await db("calendar_connections").where({ user_id: userId, is_default: true, status: "active" }).first()) as ConnectionRow | undefined;

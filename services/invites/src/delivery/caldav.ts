@@ -33,6 +33,7 @@ export class CalDavAccount {
   private constructor(
     private readonly client: DavClient,
     private readonly timeoutMs: number,
+    private readonly serverUrl: string,
   ) {}
 
   /** Logs in and discovers the account's calendar home; a wrong password or an unreachable server is a CalDavRefusal. */
@@ -46,7 +47,7 @@ export class CalDavAccount {
         defaultAccountType: "caldav",
         fetchOptions: { signal: deadline },
       });
-      return new CalDavAccount(client, timeoutMs);
+      return new CalDavAccount(client, timeoutMs, credentials.serverUrl);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/401|403|Invalid credentials/i.test(message)) throw new CalDavRefusal("The CalDAV server refused the username or password (use an app password where the provider asks for one).", "credentials");
@@ -79,6 +80,19 @@ export class CalDavAccount {
   async putEvent(url: string, ics: string): Promise<void> {
     const res = await this.client.updateObject({ url, data: ics, headers: { "content-type": "text/calendar; charset=utf-8" }, fetchOptions: { signal: AbortSignal.timeout(this.timeoutMs) } });
     if (!res.ok) throw davFailure(res.status, `PUT ${url}`);
+  }
+
+  /** The events at these URLs as the server keeps them now, read with one REPORT per calendar; those gone are missing. */
+  async readEvents(urls: readonly string[], signal: AbortSignal): Promise<{ url: string; ics: string }[]> {
+    const byCalendar = new Map<string, string[]>();
+    for (const url of urls) {
+      const calendar = url.slice(0, url.lastIndexOf("/") + 1);
+      byCalendar.set(calendar, [...(byCalendar.get(calendar) ?? []), url]);
+    }
+    const read = await Promise.all(
+      [...byCalendar].map(([calendar, objectUrls]) => this.client.fetchCalendarObjects({ calendar: { url: calendar }, objectUrls, useMultiGet: true, fetchOptions: { signal } })),
+    );
+    return read.flat().flatMap((o) => (typeof o.data === "string" && o.data.includes("BEGIN:VEVENT") ? [{ url: new URL(o.url, this.serverUrl).href, ics: o.data }] : []));
   }
 
   /** Removes the meeting's event; one already gone is fine. */

@@ -1,5 +1,5 @@
 import { isId } from "@sched/ids";
-import type { InviteKind, Meeting } from "@sched/proto";
+import type { AttendeeResponse, InviteKind, Meeting } from "@sched/proto";
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
 import { meetingEndMs } from "./meetingTimes.js";
 
@@ -28,6 +28,13 @@ export function meetingIdOfUid(uid: string, uidDomain: string): string | undefin
   const id = uid.slice(0, -suffix.length);
   return isId("mtg", id) ? id : undefined;
 }
+
+const PARTSTAT: Readonly<Record<AttendeeResponse, ICalAttendeeStatus>> = {
+  needsAction: ICalAttendeeStatus.NEEDSACTION,
+  accepted: ICalAttendeeStatus.ACCEPTED,
+  declined: ICalAttendeeStatus.DECLINED,
+  tentative: ICalAttendeeStatus.TENTATIVE,
+};
 
 const PRODUCT_ID = { company: "sched", product: "invites", language: "EN" };
 
@@ -77,9 +84,10 @@ export function calendarObject(input: { meeting: Meeting; sequence: number; orga
     ...meetingEventFields(meeting, input.sequence, input.uidDomain),
     organizer: { name: input.organizerEmail, email: input.organizerEmail },
     status: ICalEventStatus.CONFIRMED,
+    // The answers known so far stay: replacing the event must not make the server forget them.
     attendees: meeting.participants
       .filter((p) => p !== input.organizerEmail)
-      .map((email) => ({ email, rsvp: true, role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
+      .map((email) => ({ email, rsvp: true, role: ICalAttendeeRole.REQ, status: PARTSTAT[meeting.attendees.find((a) => a.email === email)?.response ?? "needsAction"] })),
   });
   return calendar.toString();
 }

@@ -10,6 +10,8 @@ export interface ItipReply {
   attendees: { email: string; partstat: string }[];
   /** DTSTAMP: when the attendee's client made the reply. */
   stamp: Date | undefined;
+  /** SEQUENCE: the version of the meeting answered (0 when absent). */
+  sequence: number;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -27,6 +29,19 @@ export function parseItipReply(ics: string): Parsed<ItipReply> {
   if (calendar.name !== "vcalendar") return { ok: false, problem: "not a VCALENDAR" };
   const method = String(calendar.getFirstPropertyValue("method") ?? "").toUpperCase();
   if (method !== "REPLY") return { ok: false, problem: `METHOD is ${method || "missing"}, not REPLY` };
+  return readEvent(calendar);
+}
+
+/** Reads a stored event (no METHOD) the way a reply is read: its UID, ORGANIZER and each ATTENDEE's PARTSTAT. */
+export function parseStoredEvent(ics: string): Parsed<ItipReply> {
+  try {
+    return readEvent(new ICAL.Component(ICAL.parse(ics)));
+  } catch (err) {
+    return { ok: false, problem: `not iCalendar: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+function readEvent(calendar: ICAL.Component): Parsed<ItipReply> {
   const events = calendar.getAllSubcomponents("vevent");
   if (events.length !== 1) return { ok: false, problem: `${events.length} VEVENTs, not one` };
   const event = events[0]!;
@@ -36,7 +51,8 @@ export function parseItipReply(ics: string): Parsed<ItipReply> {
   if (!organizer) return { ok: false, problem: "no ORGANIZER" };
   const attendees = event.getAllProperties("attendee").map((p) => ({ email: mailbox(p.getFirstValue()), partstat: String(p.getParameter("partstat") ?? "NEEDS-ACTION").toUpperCase() }));
   const stamp = event.getFirstPropertyValue("dtstamp");
-  return { ok: true, value: { uid, organizer, attendees, stamp: stamp instanceof ICAL.Time ? stamp.toJSDate() : undefined } };
+  const sequence = Number(event.getFirstPropertyValue("sequence") ?? 0);
+  return { ok: true, value: { uid, organizer, attendees, stamp: stamp instanceof ICAL.Time ? stamp.toJSDate() : undefined, sequence: Number.isInteger(sequence) ? sequence : 0 } };
 }
 
 const RESPONSES: Readonly<Record<string, GivenResponse>> = { ACCEPTED: "accepted", DECLINED: "declined", TENTATIVE: "tentative" };

@@ -17,7 +17,7 @@ describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
   const suite = await systemPerSuite(wiring, async () => {
     radicale = new Radicale({ ann: PASSWORD });
     await radicale.start();
-    const world = await startInvitesWorld(wiring);
+    const world = await startInvitesWorld(wiring, { CALDAV_ANSWERS_POLL_MS: "300" });
     return { ...world.sys, stop: async () => {
       await world.stop();
       await radicale.stop();
@@ -37,7 +37,7 @@ describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
     return { work: `${radicale.url}ann/work/`, home: `${radicale.url}ann/home/` };
   };
 
-  it.runIf(available)("connects only with the right password, keeps it sealed, counts busy time from the chosen calendars, and sends invites through the calendar", async () => {
+  it.runIf(available)("connects only with the right password, keeps it sealed, counts busy time from the chosen calendars, sends invites through the calendar and reads the answers back", async () => {
     const ann = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
     const calendars = await seedCalendars();
 
@@ -97,11 +97,26 @@ describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
     expect(first.getAllProperties("attendee").map((p) => String(p.getFirstValue()).replace(/^mailto:/i, "")).sort()).toEqual(["bo@example.com", "cy@example.com"]);
     expect(String(first.getFirstPropertyValue("organizer")).replace(/^mailto:/i, "")).toBe(ann.email);
 
-    // An update replaces the same event.
+    // Bo answers; a scheduling server writes the answer into the organizer's copy, and the API reads it from there.
+    const copy = (await onServer())!;
+    const organizerCopy = new ICAL.Component(ICAL.parse(copy.data as string));
+    const bo = organizerCopy.getFirstSubcomponent("vevent")!.getAllProperties("attendee").find((p) => /bo@example\.com$/i.test(String(p.getFirstValue())))!;
+    bo.setParameter("partstat", "ACCEPTED");
+    const answered = organizerCopy.toString();
+    expect((await own.updateCalendarObject({ calendarObject: { url: copy.url, data: answered } })).ok).toBe(true);
+    const seen = await eventually(async () => {
+      const res = await call(suite.url, "GET", `/v1/meetings/${meetingId}`, { key: ann.key });
+      return res.body.attendees[0].response === "accepted" ? res.body.attendees : undefined;
+    }, 10_000, 100);
+    expect(seen[1]).toEqual({ email: "cy@example.com", response: "needsAction", respondedAt: null });
+
+    // An update replaces the same event, keeping the answers known.
     expect((await call(suite.url, "PATCH", `/v1/meetings/${meetingId}`, { key: ann.key, body: { title: "Kickoff v2" } })).status).toBe(200);
     await invites(2);
     const second = new ICAL.Component(ICAL.parse((await onServer())!.data as string)).getFirstSubcomponent("vevent")!;
     expect([second.getFirstPropertyValue("summary"), second.getFirstPropertyValue("sequence")]).toEqual(["Kickoff v2", 2]);
+    const partstats = Object.fromEntries(second.getAllProperties("attendee").map((p) => [String(p.getFirstValue()).replace(/^mailto:/i, ""), p.getParameter("partstat")]));
+    expect(partstats).toEqual({ "bo@example.com": "ACCEPTED", "cy@example.com": "NEEDS-ACTION" });
 
     // Cancelling removes it, so the server sends the cancellations.
     expect((await call(suite.url, "PATCH", `/v1/meetings/${meetingId}`, { key: ann.key, body: { status: "cancelled" } })).status).toBe(200);
