@@ -38,6 +38,8 @@ const config = z.object({
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
   /** How often answers are read back from organizers' CalDAV calendars (a few requests per connection each time). */
   CALDAV_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /** Whether users may connect CalDAV servers on loopback or private addresses: standalone mode (local development) only by default. */
+  CALDAV_ALLOW_PRIVATE: env.flag(false),
   /** The domain of the reply addresses of e-mail invites; its MX points at INBOUND_SMTP_PORT. Unset: replies go to the organizer. */
   INBOUND_EMAIL_DOMAIN: env.optional(z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")),
   /** Where the SMTP listener for replies to e-mail invites listens; unset: no listener. */
@@ -64,7 +66,7 @@ export const invitesService = defineService({
   schema: "invites",
   migrations,
   config,
-  standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY },
+  standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY, CALDAV_ALLOW_PRIVATE: "true" },
   async start({ bus, db, logger, config: c }) {
     const tokenKey = Buffer.from(c.CALENDAR_TOKEN_KEY, "base64");
     const google = new GoogleCalendar({
@@ -76,7 +78,7 @@ export const invitesService = defineService({
       tokenUrl: c.GOOGLE_OAUTH_TOKEN_URL,
       timeoutMs: c.INVITE_TIMEOUT_MS,
     });
-    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger);
+    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger, c.CALDAV_ALLOW_PRIVATE);
     const replies = c.INBOUND_EMAIL_DOMAIN ? new ReplyAddresses(tokenKey, c.INBOUND_EMAIL_DOMAIN) : undefined;
     const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS, replies });
     const worker = new DeliveryWorker({

@@ -1,6 +1,8 @@
 import type { BusyInterval } from "@sched/proto";
 import ICAL from "ical.js";
 import { createDAVClient, type DAVCalendar } from "tsdav";
+import { lookup } from "node:dns/promises";
+import { isPublicAddress } from "../domain/publicAddress.js";
 import type { CalDavCredentials } from "../domain/tokenCipher.js";
 import { DeliveryFailure } from "../domain/retry.js";
 
@@ -16,7 +18,7 @@ type DavClient = Awaited<ReturnType<typeof createDAVClient>>;
 export class CalDavRefusal extends Error {
   constructor(
     message: string,
-    readonly kind: "credentials" | "unreachable",
+    readonly kind: "credentials" | "unreachable" | "private",
   ) {
     super(message);
     this.name = "CalDavRefusal";
@@ -36,8 +38,15 @@ export class CalDavAccount {
     private readonly serverUrl: string,
   ) {}
 
-  /** Logs in and discovers the account's calendar home; a wrong password or an unreachable server is a CalDavRefusal. */
-  static async open(credentials: CalDavCredentials, timeoutMs: number, signal?: AbortSignal): Promise<CalDavAccount> {
+  /**
+   * Logs in and discovers the account's calendar home; a wrong password, an
+   * unreachable server or (unless allowed) one on a non-public address is a
+   * CalDavRefusal. The address is checked on every open, as a name may come
+   * to point elsewhere.
+   */
+  static async open(credentials: CalDavCredentials, options: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal | undefined }): Promise<CalDavAccount> {
+    const { timeoutMs, signal } = options;
+    if (!options.allowPrivate) await requirePublicServer(credentials.serverUrl);
     const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
     try {
       const client = await createDAVClient({
@@ -101,6 +110,16 @@ export class CalDavAccount {
     if (!res.ok && res.status !== 404 && res.status !== 410) throw davFailure(res.status, `DELETE ${url}`);
   }
 
+}
+
+async function requirePublicServer(serverUrl: string): Promise<void> {
+  const host = new URL(serverUrl).hostname.replace(/^\[|\]$/g, "");
+  const addresses = await lookup(host, { all: true }).catch(() => {
+    throw new CalDavRefusal(`The CalDAV server's name ${host} does not resolve.`, "unreachable");
+  });
+  if (addresses.length === 0 || !addresses.every((a) => isPublicAddress(a.address))) {
+    throw new CalDavRefusal("The CalDAV server must be on a public address, not a loopback, private or link-local one.", "private");
+  }
 }
 
 const eventCalendars = (found: DAVCalendar[]) => found.filter((c) => !c.components || c.components.includes("VEVENT"));

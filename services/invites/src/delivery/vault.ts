@@ -16,6 +16,8 @@ export class ConnectionVault {
     private readonly cipher: TokenCipher,
     private readonly google: GoogleCalendar,
     private readonly logger: Logger,
+    /** Whether CalDAV servers may be on loopback or private addresses (development and tests only). */
+    private readonly caldavAllowPrivate = false,
   ) {}
 
   get tokenCipher(): TokenCipher {
@@ -33,7 +35,12 @@ export class ConnectionVault {
 
   /** A CalDAV connection's account, logged in. */
   caldav(connection: ConnectionRecord, timeoutMs: number, signal?: AbortSignal): Promise<CalDavAccount> {
-    return CalDavAccount.open(this.cipher.open<CalDavCredentials>(connection.sealedTokens, connection.id), timeoutMs, signal);
+    return this.openCalDav(this.cipher.open<CalDavCredentials>(connection.sealedTokens, connection.id), timeoutMs, signal);
+  }
+
+  /** A CalDAV account, logged in: how a connection is checked before it is kept. */
+  openCalDav(credentials: CalDavCredentials, timeoutMs: number, signal?: AbortSignal): Promise<CalDavAccount> {
+    return CalDavAccount.open(credentials, { timeoutMs, allowPrivate: this.caldavAllowPrivate, signal });
   }
 
   /** The grant is gone for good (revoked, expired): invites go by e-mail until the user connects again. */

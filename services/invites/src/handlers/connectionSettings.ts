@@ -5,7 +5,7 @@ import { isId, newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type Caller } from "@sched/proto";
 import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
-import { CalDavAccount, CalDavRefusal } from "../delivery/caldav.js";
+import { CalDavRefusal } from "../delivery/caldav.js";
 import type { ConnectionVault } from "../delivery/vault.js";
 import { requireCaller } from "./caller.js";
 import { connectionView } from "./connections.js";
@@ -42,7 +42,7 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
       const caller = requireCaller(ctx);
       requireLive(caller, "connect CalDAV");
       try {
-        await CalDavAccount.open(body, deps.caldavTimeoutMs);
+        await vault.openCalDav(body, deps.caldavTimeoutMs);
       } catch (err) {
         if (!(err instanceof CalDavRefusal)) throw err;
         deps.logger.info({ userId: caller.userId, kind: err.kind }, "CalDAV connection refused by its server");
