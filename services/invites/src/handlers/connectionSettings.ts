@@ -37,6 +37,30 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
     return connection;
   };
 
+  const calendarsOf = (connection: ConnectionRecord) =>
+    vault
+      .caldav(connection, deps.caldavTimeoutMs)
+      .then((account) => account.calendars())
+      .catch((err: unknown) => {
+        deps.logger.warn({ err, connectionId: connection.id }, "CalDAV calendars unavailable");
+        throw new AppError("service_unavailable", "The CalDAV server did not answer; try again shortly.");
+      });
+
+  /**
+   * Busy calendars are ids the provider listed: CalDAV ones are URLs that
+   * are read (and written) with the user's password, so one of any other
+   * server would send it there.
+   */
+  const requireKnownCalendars = async (caller: Caller, connection: ConnectionRecord, chosen: readonly string[]) => {
+    let known: string[] = ["primary"];
+    if (connection.provider === "caldav") {
+      requireLive(caller, "choose the calendars of a CalDAV connection");
+      known = (await calendarsOf(connection)).map((c) => c.id);
+    }
+    const unknown = chosen.find((id) => !known.includes(id));
+    if (unknown !== undefined) throw new AppError("invalid_request", `Invalid busyCalendars: ${unknown} is not a calendar of this connection (see GET /v1/calendar-connections/${connection.id}/calendars).`, { param: "busyCalendars" });
+  };
+
   return [
     bind(connectionsConnectCalDav, async ({ body }, ctx) => {
       const caller = requireCaller(ctx);
@@ -64,20 +88,15 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
         return { status: 200, body: { data: [{ id: "primary", name: connection.accountEmail ?? "Primary calendar", busy: connection.busyCalendars?.includes("primary") ?? true }] } };
       }
       requireLive(caller, "list the calendars of a CalDAV connection");
-      const calendars = await vault
-        .caldav(connection, deps.caldavTimeoutMs)
-        .then((account) => account.calendars())
-        .catch((err: unknown) => {
-          deps.logger.warn({ err, connectionId: connection.id }, "CalDAV calendars unavailable");
-          throw new AppError("service_unavailable", "The CalDAV server did not answer; try again shortly.");
-        });
+      const calendars = await calendarsOf(connection);
       return { status: 200, body: { data: calendars.map((c) => ({ ...c, busy: connection.busyCalendars?.includes(c.id) ?? true })) } };
     }),
 
     bind(connectionsUpdate, async ({ params, body }, ctx) => {
       const caller = requireCaller(ctx);
-      await ownConnection(caller, params.id);
+      const connection = await ownConnection(caller, params.id);
       const busyCalendars = body.busyCalendars === null ? null : body.busyCalendars ? [...new Set(body.busyCalendars)] : undefined;
+      if (busyCalendars) await requireKnownCalendars(caller, connection, busyCalendars);
       const updated = await updateConnectionSettings(db, caller.userId, params.id, { ...(busyCalendars !== undefined ? { busyCalendars } : {}), makeDefault: body.default === true });
       if (!updated) throw notFound("calendar connection");
       return { status: 200, body: connectionView(updated) };

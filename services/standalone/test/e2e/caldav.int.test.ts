@@ -64,6 +64,11 @@ describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
       [calendars.work, "work", true],
     ]);
 
+    // Only calendars of the connection can be chosen: another URL would be read with the user's password.
+    const foreign = await call(suite.url, "PATCH", `/v1/calendar-connections/${id}`, { key: ann.key, body: { busyCalendars: [calendars.work, "http://169.254.169.254/latest/"] } });
+    expectError(foreign, 400, "invalid_request");
+    expect(foreign.body.error.param).toBe("busyCalendars");
+
     // Only work counts: its 10:00 event is busy, home's 13:00 one is not.
     const chosen = await call(suite.url, "PATCH", `/v1/calendar-connections/${id}`, { key: ann.key, body: { busyCalendars: [calendars.work] } });
     expect(chosen.body.busyCalendars).toEqual([calendars.work]);
