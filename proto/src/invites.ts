@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
 import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
-import { BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
+import { AttendeeResponse, BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
 // ---- invite deliveries ---------------------------------------------------------
@@ -10,7 +10,7 @@ export const INVITE_STATES = ["pending", "sent", "simulated", "failed"] as const
 export const InviteState = z.enum(INVITE_STATES);
 export type InviteState = z.infer<typeof InviteState>;
 
-export const INVITE_CHANNELS = ["google", "email"] as const;
+export const INVITE_CHANNELS = ["google", "caldav", "email"] as const;
 export const InviteChannel = z.enum(INVITE_CHANNELS);
 export type InviteChannel = z.infer<typeof InviteChannel>;
 
@@ -25,10 +25,12 @@ export const MeetingInvite = z.object({
   kind: InviteKind.meta({ description: "`request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed." }),
   sequence: z.number().int().positive().meta({ description: "The meeting's change number this delivery reports (iCalendar SEQUENCE)." }),
   state: InviteState.meta({ description: "`pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try." }),
-  channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `email`: an iCalendar e-mail." }),
+  channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail." }),
   attempts: z.number().int().min(0).meta({ description: "How many times delivery was tried so far." }),
   lastError: z.string().nullable().meta({ description: "Why the last attempt failed; null when none did." }),
   updatedAt: Timestamp.meta({ description: "When the delivery last changed state." }),
+  response: AttendeeResponse.nullable().describe("The participant's answer, as `attendees` of the meeting has it; null for a participant since removed."),
+  respondedAt: Timestamp.nullable().describe("When the participant answered; null while they have not, or when removed."),
 });
 export type MeetingInvite = z.infer<typeof MeetingInvite>;
 
@@ -38,8 +40,8 @@ export const invitesList = endpoint("invites.v1.http.list", httpRequest({ params
 
 // ---- calendar connections ------------------------------------------------------
 
-export const CALENDAR_PROVIDERS = ["google"] as const;
-export const CalendarProvider = z.enum(CALENDAR_PROVIDERS).meta({ description: "The calendar provider: `google` (Google Calendar)." });
+export const CALENDAR_PROVIDERS = ["google", "caldav"] as const;
+export const CalendarProvider = z.enum(CALENDAR_PROVIDERS).meta({ description: "The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…)." });
 export type CalendarProvider = z.infer<typeof CalendarProvider>;
 
 export const CONNECTION_STATUSES = ["active", "broken"] as const;
@@ -52,6 +54,9 @@ export const CalendarConnection = z.object({
   accountEmail: z.string().nullable().meta({ description: "The provider account's address, when the provider told it." }),
   status: ConnectionStatus.meta({ description: "`active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again." }),
   createdAt: Timestamp.meta({ description: "When the connection was made." }),
+  serverUrl: z.string().nullable().describe("The CalDAV server's address; null for other providers."),
+  default: z.boolean().describe("Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail."),
+  busyCalendars: z.array(z.string()).nullable().describe("The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google)."),
 });
 export type CalendarConnection = z.infer<typeof CalendarConnection>;
 
@@ -73,12 +78,34 @@ export const OAuthCallbackQuery = z.strictObject({
   iss: Text.max(200).optional().meta({ description: "Set by Google: the issuer; not used." }),
 });
 
+/** A CalDAV account; the password is an app password, checked with the server before it is kept (sealed). */
+export const CalDavConnectBody = z.strictObject({
+  serverUrl: Text.max(2_000)
+    .regex(/^https?:\/\/[^\s]+$/, "must be an http:// or https:// URL")
+    .describe("The CalDAV server's address, e.g. `https://caldav.fastmail.com/` or `https://cloud.example.com/remote.php/dav/`.")
+    .meta({ example: "https://caldav.fastmail.com/" }),
+  username: Text.min(1).max(320).describe("The account's user name, usually its e-mail address."),
+  password: Text.min(1).max(1_024).describe("An app password for the account; stored encrypted, never shown again."),
+});
+
+export const ProviderCalendar = z.object({
+  id: z.string().describe("The calendar's id at the provider (for CalDAV its URL); what `busyCalendars` lists."),
+  name: z.string().describe("The calendar's name as the provider shows it."),
+  busy: z.boolean().describe("Whether its events count as busy time."),
+});
+export const ProviderCalendarList = z.object({ data: z.array(ProviderCalendar).describe("Every calendar of the connection that holds events.") });
+
+export const ConnectionUpdateBody = z.strictObject({
+  busyCalendars: z.array(Text.min(1).max(2_000)).max(100).nullable().optional().describe("The ids of the calendars whose events count as busy time (from `GET …/calendars`); null returns to the provider's default."),
+  default: z.literal(true).optional().describe("`true` makes this the connection invites go through (the user's other connections stop being the default)."),
+});
+
 const ConnectionIdParams = z.strictObject({ id: Text.meta({ description: "The connection id (`cal_…`).", example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }) });
 const UserIdParams = z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) });
 
 /** Tokens an operator attaches for tests and demos, as Google's token endpoint would have answered. */
 export const AdminAttachConnectionBody = z.strictObject({
-  provider: CalendarProvider,
+  provider: CalendarProvider.extract(["google"]).describe("The OAuth provider whose tokens these are: `google`."),
   accountEmail: Email.optional().meta({ description: "The provider account's address, when known." }),
   accessToken: Text.min(1).max(4_096).meta({ description: "The OAuth access token, as the provider's token endpoint answered it; stored encrypted." }),
   refreshToken: Text.min(1).max(4_096).meta({ description: "The OAuth refresh token, used once the access token has expired; stored encrypted." }),
@@ -88,6 +115,9 @@ export const AdminAttachConnectionBody = z.strictObject({
 
 export const connectionsStartGoogle = endpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
 export const connectionsGoogleCallback = endpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), HttpReply);
+export const connectionsConnectCalDav = endpoint("invites.v1.http.connections.caldav.connect", httpRequest({ params: Empty, query: Empty, body: CalDavConnectBody }), HttpReply);
+export const connectionsCalendars = endpoint("invites.v1.http.connections.calendars", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), HttpReply);
+export const connectionsUpdate = endpoint("invites.v1.http.connections.update", httpRequest({ params: ConnectionIdParams, query: Empty, body: ConnectionUpdateBody }), HttpReply);
 export const connectionsList = endpoint("invites.v1.http.connections.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
 export const connectionsDelete = endpoint("invites.v1.http.connections.delete", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), HttpReply);
 export const connectionsAdminAttach = endpoint(
@@ -100,6 +130,9 @@ export const invitesRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: [{ status: 200, description: "The newest delivery to each participant (removed ones included); empty when no invite was sent", body: MeetingInviteList }] },
   { method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: [{ status: 201, description: "The consent URL to send the user to", body: ConnectStarted }] },
   { method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: [{ status: 200, description: "The connection made", body: CalendarConnection }] },
+  { method: "POST", path: "/v1/calendar-connections/caldav", endpoint: connectionsConnectCalDav, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Connect a CalDAV account (checked with the server first)", responses: [{ status: 201, description: "The connection made", body: CalendarConnection }], errors: ["forbidden"] },
+  { method: "GET", path: "/v1/calendar-connections/:id/calendars", endpoint: connectionsCalendars, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The calendars of a connection, and which count as busy", responses: [{ status: 200, description: "Every calendar that holds events", body: ProviderCalendarList }], errors: ["forbidden"] },
+  { method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: [{ status: 200, description: "The connection after the change", body: CalendarConnection }], errors: ["forbidden"] },
   { method: "GET", path: "/v1/calendar-connections", endpoint: connectionsList, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The user's calendar connections", responses: [{ status: 200, description: "Every connection, newest first", body: CalendarConnectionList }] },
   { method: "DELETE", path: "/v1/calendar-connections/:id", endpoint: connectionsDelete, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a calendar connection", responses: [{ status: 204, description: "Removed; invites go by e-mail from now on" }] },
   { method: "POST", path: "/admin/v1/users/:id/calendar-connections", endpoint: connectionsAdminAttach, auth: "admin", hasBody: true, summary: "Attach a calendar connection with given tokens (tests and demos)", responses: [{ status: 201, description: "The connection", body: CalendarConnection }] },

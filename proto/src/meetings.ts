@@ -27,6 +27,32 @@ export const MEETING_FILTERS = ["upcoming", "past", "draft", "all"] as const;
 export const MeetingFilter = z.enum(MEETING_FILTERS);
 export type MeetingFilter = z.infer<typeof MeetingFilter>;
 
+// ---- responses ------------------------------------------------------------
+
+/** A participant's answer to the invitation, as iCalendar's PARTSTAT names it. */
+export const ATTENDEE_RESPONSES = ["needsAction", "accepted", "declined", "tentative"] as const;
+export const AttendeeResponse = z
+  .enum(ATTENDEE_RESPONSES)
+  .describe("`needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.");
+export type AttendeeResponse = z.infer<typeof AttendeeResponse>;
+
+/** The answers a participant can give; `needsAction` is only ever the absence of one. */
+export const GIVEN_RESPONSES = ["accepted", "declined", "tentative"] as const;
+export const GivenResponse = z.enum(GIVEN_RESPONSES).describe("The answer given: `accepted`, `declined` or `tentative`.");
+export type GivenResponse = z.infer<typeof GivenResponse>;
+
+/** Where an answer came from. */
+export const RESPONSE_SOURCES = ["email", "google", "microsoft", "caldav"] as const;
+export const ResponseSource = z.enum(RESPONSE_SOURCES).describe("Where the answer came from: `email` (the attendee's calendar client replied to the invite), or the organizer's `google`, `microsoft` or `caldav` calendar.");
+export type ResponseSource = z.infer<typeof ResponseSource>;
+
+export const Attendee = z.object({
+  email: z.string().describe("The participant's address, as in `participants`."),
+  response: AttendeeResponse,
+  respondedAt: Timestamp.nullable().describe("When the participant answered; null while `needsAction`."),
+});
+export type Attendee = z.infer<typeof Attendee>;
+
 /** A meeting as GET /v1/meetings/:id, POST and PATCH answer it. */
 export const Meeting = z.object({
   id: z.string().meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
@@ -39,11 +65,12 @@ export const Meeting = z.object({
   /** E-mail of the user who created the meeting; only they may update it. */
   organizer: z.string().meta({ description: "The e-mail of the user who created the meeting; only they may change or remove it.", example: "ann@example.com" }),
   createdAt: Timestamp.meta({ description: "When the meeting was created." }),
+  attendees: z.array(Attendee).describe("Each participant's answer to the invitation, in the order of `participants`."),
 }).meta({ description: "A meeting, as `GET /v1/meetings/:id` answers it." });
 export type Meeting = z.infer<typeof Meeting>;
 
 /** List items leave out the long and rarely needed fields. */
-export const MeetingListItem = Meeting.omit({ description: true, createdAt: true });
+export const MeetingListItem = Meeting.omit({ description: true, createdAt: true, attendees: true });
 export type MeetingListItem = z.infer<typeof MeetingListItem>;
 
 export const MeetingList = z.object({
@@ -219,8 +246,8 @@ const MeetingEventBase = {
   meetingId: z.string(),
   mode: Mode,
   organizer: z.object({ userId: z.string(), email: z.string() }),
-  /** The meeting as it is after the change. */
-  meeting: Meeting,
+  /** The meeting as it is after the change; events stored before responses existed carry no attendees. */
+  meeting: Meeting.extend({ attendees: Meeting.shape.attendees.default([]) }),
   /** Per meeting, 1 at creation and one more on every change: later wins (as iCalendar SEQUENCE). */
   sequence: z.number().int().positive(),
   /**
@@ -270,5 +297,53 @@ export const meetingDeleted = eventDef(
   }),
 );
 
-/** Every event of the MEETINGS stream, for consumers and the outbox relay. */
+/** Every change of a meeting, for consumers that follow meetings and the outbox relay. */
 export const meetingEvents = [meetingCreated, meetingUpdated, meetingCancelled, meetingDeleted] as const;
+
+/**
+ * A participant answered (or answered differently). It changes no meeting
+ * field and no sequence: nobody is sent anything because of it.
+ */
+export const meetingResponseUpdated = eventDef(
+  MEETINGS_STREAM,
+  "meeting.response_updated",
+  z.object({
+    eventId: z.string().describe("A unique id of this event (`evt_…`)."),
+    meetingId: z.string().describe("The meeting answered."),
+    mode: Mode,
+    organizer: z.object({ userId: z.string().describe("The organizer's user id."), email: z.string().describe("The organizer's address.") }).describe("Who organizes the meeting."),
+    meeting: MeetingEventBase.meeting,
+    attendee: Attendee.describe("The participant's answer as it is now."),
+    previousResponse: AttendeeResponse.describe("The participant's answer before this one."),
+    source: ResponseSource,
+    occurredAt: Timestamp.describe("When the answer was recorded."),
+  }),
+);
+
+/** Every event the meetings service writes to its stream. */
+export const meetingStreamEvents = [...meetingEvents, meetingResponseUpdated] as const;
+
+/**
+ * Records a participant's answer to a meeting. The caller has already
+ * proven who answered (e-mail: the reply address's token; a provider: the
+ * organizer's own calendar); meetings checks the rest: the meeting exists in
+ * this mode and is not cancelled, the address is one of its participants,
+ * the organizer is the one named, and the answer is newer than the one kept.
+ */
+export const meetingsRecordResponse = endpoint(
+  "meetings.v1.responses.record",
+  z.object({
+    mode: Mode,
+    meetingId: z.string().describe("The meeting answered."),
+    organizerEmail: z.string().describe("The organizer the answer names; another than the meeting's means a forged answer."),
+    email: z.string().describe("The participant who answered."),
+    response: GivenResponse,
+    respondedAt: Timestamp.describe("When they answered; an answer older than the one kept changes nothing."),
+    source: ResponseSource,
+  }),
+  z.object({
+    outcome: z
+      .enum(["applied", "unchanged", "stale", "unknown_meeting", "cancelled", "not_attendee", "wrong_organizer"])
+      .describe("`applied`; `unchanged`: the same answer again; `stale`: older than the kept one; the others: refused, nothing written."),
+  }),
+);

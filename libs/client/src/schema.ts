@@ -364,7 +364,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/calendar-connections": {
+    "/v1/calendar-connections/caldav": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect a CalDAV account (checked with the server first)
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        post: operations["invitesConnectionsCaldavConnect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections/{id}/calendars": {
         parameters: {
             query?: never;
             header?: never;
@@ -372,10 +392,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The user's calendar connections
+         * The calendars of a connection, and which count as busy
          * @description Scope `account:read`; counts against the standard bucket (100 requests a minute per key).
          */
-        get: operations["invitesConnectionsList"];
+        get: operations["invitesConnectionsCalendars"];
         put?: never;
         post?: never;
         delete?: never;
@@ -399,6 +419,30 @@ export interface paths {
          * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
          */
         delete: operations["invitesConnectionsDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Choose the busy calendars of a connection, or make it the default
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        patch: operations["invitesConnectionsUpdate"];
+        trace?: never;
+    };
+    "/v1/calendar-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's calendar connections
+         * @description Scope `account:read`; counts against the standard bucket (100 requests a minute per key).
+         */
+        get: operations["invitesConnectionsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -711,6 +755,21 @@ export interface components {
              * @example 2026-05-04T09:30:00Z
              */
             createdAt: string;
+            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+            attendees: {
+                /** @description The participant's address, as in `participants`. */
+                email: string;
+                /**
+                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                 * @enum {string}
+                 */
+                response: "needsAction" | "accepted" | "declined" | "tentative";
+                /**
+                 * @description When the participant answered; null while `needsAction`.
+                 * @example 2026-05-04T09:30:00Z
+                 */
+                respondedAt: string | null;
+            }[];
         };
         /**
          * @description How long the meeting lasts; its end is `startTime` plus this.
@@ -3694,7 +3753,19 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         },
+                     *         {
+                     *           "email": "cy@example.org",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -3912,7 +3983,19 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "accepted",
+                     *           "respondedAt": "2030-02-20T15:02:41Z"
+                     *         },
+                     *         {
+                     *           "email": "cy@example.org",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -4296,7 +4379,14 @@ export interface operations {
                      *       ],
                      *       "status": "confirmed",
                      *       "organizer": "ann@example.com",
-                     *       "createdAt": "2030-02-20T14:12:09Z"
+                     *       "createdAt": "2030-02-20T14:12:09Z",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "bo@example.com",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"];
@@ -6274,7 +6364,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 1,
                      *           "lastError": null,
-                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *           "updatedAt": "2030-02-20T14:12:11Z",
+                     *           "response": "accepted",
+                     *           "respondedAt": "2030-02-20T15:02:41Z"
                      *         },
                      *         {
                      *           "email": "cy@example.org",
@@ -6284,7 +6376,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 2,
                      *           "lastError": "Google: 503 Backend Error",
-                     *           "updatedAt": "2030-02-20T14:12:14Z"
+                     *           "updatedAt": "2030-02-20T14:12:14Z",
+                     *           "response": "needsAction",
+                     *           "respondedAt": null
                      *         },
                      *         {
                      *           "email": "dee@example.com",
@@ -6294,7 +6388,9 @@ export interface operations {
                      *           "channel": "google",
                      *           "attempts": 1,
                      *           "lastError": null,
-                     *           "updatedAt": "2030-02-20T14:12:11Z"
+                     *           "updatedAt": "2030-02-20T14:12:11Z",
+                     *           "response": null,
+                     *           "respondedAt": null
                      *         }
                      *       ]
                      *     }
@@ -6317,10 +6413,10 @@ export interface operations {
                              */
                             state: "pending" | "sent" | "simulated" | "failed";
                             /**
-                             * @description `google`: through the organizer's connected Google Calendar; `email`: an iCalendar e-mail.
+                             * @description `google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail.
                              * @enum {string}
                              */
-                            channel: "google" | "email";
+                            channel: "google" | "caldav" | "email";
                             /** @description How many times delivery was tried so far. */
                             attempts: number;
                             /** @description Why the last attempt failed; null when none did. */
@@ -6330,6 +6426,16 @@ export interface operations {
                              * @example 2026-05-04T09:30:00Z
                              */
                             updatedAt: string;
+                            /**
+                             * @description The participant's answer, as `attendees` of the meeting has it; null for a participant since removed.
+                             * @enum {string|null}
+                             */
+                            response: "needsAction" | "accepted" | "declined" | "tentative" | null;
+                            /**
+                             * @description When the participant answered; null while they have not, or when removed.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            respondedAt: string | null;
                         }[];
                     };
                 };
@@ -6703,7 +6809,10 @@ export interface operations {
                      *       "provider": "google",
                      *       "accountEmail": "ann@example.com",
                      *       "status": "active",
-                     *       "createdAt": "2030-02-20T14:13:02Z"
+                     *       "createdAt": "2030-02-20T14:13:02Z",
+                     *       "serverUrl": null,
+                     *       "default": false,
+                     *       "busyCalendars": null
                      *     }
                      */
                     "application/json": {
@@ -6713,10 +6822,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar).
+                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google";
+                        provider: "google" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -6729,6 +6838,12 @@ export interface operations {
                          * @example 2026-05-04T09:30:00Z
                          */
                         createdAt: string;
+                        /** @description The CalDAV server's address; null for other providers. */
+                        serverUrl: string | null;
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        default: boolean;
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        busyCalendars: string[] | null;
                     };
                 };
             };
@@ -6806,7 +6921,274 @@ export interface operations {
             };
         };
     };
-    invitesConnectionsList: {
+    invitesConnectionsCaldavConnect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "serverUrl": "https://caldav.fastmail.com/",
+                 *       "username": "ann@example.com",
+                 *       "password": "abcd-efgh-ijkl-mnop"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The CalDAV server's address, e.g. `https://caldav.fastmail.com/` or `https://cloud.example.com/remote.php/dav/`.
+                     * @example https://caldav.fastmail.com/
+                     */
+                    serverUrl: string;
+                    /** @description The account's user name, usually its e-mail address. */
+                    username: string;
+                    /** @description An app password for the account; stored encrypted, never shown again. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection made */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf",
+                     *       "provider": "caldav",
+                     *       "accountEmail": "ann@example.com",
+                     *       "status": "active",
+                     *       "createdAt": "2030-02-20T14:13:02Z",
+                     *       "serverUrl": "https://caldav.fastmail.com/",
+                     *       "default": false,
+                     *       "busyCalendars": null
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The connection id (`cal_…`).
+                         * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                         */
+                        id: string;
+                        /**
+                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @enum {string}
+                         */
+                        provider: "google" | "caldav";
+                        /** @description The provider account's address, when the provider told it. */
+                        accountEmail: string | null;
+                        /**
+                         * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @enum {string}
+                         */
+                        status: "active" | "broken";
+                        /**
+                         * @description When the connection was made.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        createdAt: string;
+                        /** @description The CalDAV server's address; null for other providers. */
+                        serverUrl: string | null;
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        default: boolean;
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        busyCalendars: string[] | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsCalendars: {
         parameters: {
             query?: never;
             header?: {
@@ -6816,12 +7198,15 @@ export interface operations {
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
-            path?: never;
+            path: {
+                /** @description The connection id (`cal_…`). */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every connection, newest first */
+            /** @description Every calendar that holds events */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6835,40 +7220,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "cal_7hQ2xN9sVbL4tRmP1aZcY8dK",
-                     *           "provider": "google",
-                     *           "accountEmail": "ann@example.com",
-                     *           "status": "active",
-                     *           "createdAt": "2030-02-20T14:13:02Z"
+                     *           "id": "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/",
+                     *           "name": "Work",
+                     *           "busy": true
+                     *         },
+                     *         {
+                     *           "id": "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/family/",
+                     *           "name": "Family",
+                     *           "busy": false
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": {
-                        /** @description Every connection of the user, newest first. */
+                        /** @description Every calendar of the connection that holds events. */
                         data: {
-                            /**
-                             * @description The connection id (`cal_…`).
-                             * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
-                             */
+                            /** @description The calendar's id at the provider (for CalDAV its URL); what `busyCalendars` lists. */
                             id: string;
-                            /**
-                             * @description The calendar provider: `google` (Google Calendar).
-                             * @enum {string}
-                             */
-                            provider: "google";
-                            /** @description The provider account's address, when the provider told it. */
-                            accountEmail: string | null;
-                            /**
-                             * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
-                             * @enum {string}
-                             */
-                            status: "active" | "broken";
-                            /**
-                             * @description When the connection was made.
-                             * @example 2026-05-04T09:30:00Z
-                             */
-                            createdAt: string;
+                            /** @description The calendar's name as the provider shows it. */
+                            name: string;
+                            /** @description Whether its events count as busy time. */
+                            busy: boolean;
                         }[];
                     };
                 };
@@ -6907,6 +7279,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
@@ -7151,6 +7536,451 @@ export interface operations {
             };
         };
     };
+    invitesConnectionsUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The connection id (`cal_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "busyCalendars": [
+                 *         "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"
+                 *       ],
+                 *       "default": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The ids of the calendars whose events count as busy time (from `GET …/calendars`); null returns to the provider's default. */
+                    busyCalendars?: string[] | null;
+                    /**
+                     * @description `true` makes this the connection invites go through (the user's other connections stop being the default).
+                     * @enum {boolean}
+                     */
+                    default?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf",
+                     *       "provider": "caldav",
+                     *       "accountEmail": "ann@example.com",
+                     *       "status": "active",
+                     *       "createdAt": "2030-02-20T14:13:02Z",
+                     *       "serverUrl": "https://caldav.fastmail.com/",
+                     *       "default": true,
+                     *       "busyCalendars": [
+                     *         "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The connection id (`cal_…`).
+                         * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                         */
+                        id: string;
+                        /**
+                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @enum {string}
+                         */
+                        provider: "google" | "caldav";
+                        /** @description The provider account's address, when the provider told it. */
+                        accountEmail: string | null;
+                        /**
+                         * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @enum {string}
+                         */
+                        status: "active" | "broken";
+                        /**
+                         * @description When the connection was made.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        createdAt: string;
+                        /** @description The CalDAV server's address; null for other providers. */
+                        serverUrl: string | null;
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        default: boolean;
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        busyCalendars: string[] | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`: no such resource for this caller (an id of the wrong shape included). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every connection, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cal_7hQ2xN9sVbL4tRmP1aZcY8dK",
+                     *           "provider": "google",
+                     *           "accountEmail": "ann@example.com",
+                     *           "status": "active",
+                     *           "createdAt": "2030-02-20T14:13:02Z",
+                     *           "serverUrl": null,
+                     *           "default": false,
+                     *           "busyCalendars": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Every connection of the user, newest first. */
+                        data: {
+                            /**
+                             * @description The connection id (`cal_…`).
+                             * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                             */
+                            id: string;
+                            /**
+                             * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                             * @enum {string}
+                             */
+                            provider: "google" | "caldav";
+                            /** @description The provider account's address, when the provider told it. */
+                            accountEmail: string | null;
+                            /**
+                             * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                             * @enum {string}
+                             */
+                            status: "active" | "broken";
+                            /**
+                             * @description When the connection was made.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            createdAt: string;
+                            /** @description The CalDAV server's address; null for other providers. */
+                            serverUrl: string | null;
+                            /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                            default: boolean;
+                            /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                            busyCalendars: string[] | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     invitesAdminConnectionsAttach: {
         parameters: {
             query?: never;
@@ -7180,7 +8010,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description The calendar provider: `google` (Google Calendar).
+                     * @description The OAuth provider whose tokens these are: `google`.
                      * @enum {string}
                      */
                     provider: "google";
@@ -7216,7 +8046,10 @@ export interface operations {
                      *       "provider": "google",
                      *       "accountEmail": "ann@example.com",
                      *       "status": "active",
-                     *       "createdAt": "2030-02-20T14:13:02Z"
+                     *       "createdAt": "2030-02-20T14:13:02Z",
+                     *       "serverUrl": null,
+                     *       "default": false,
+                     *       "busyCalendars": null
                      *     }
                      */
                     "application/json": {
@@ -7226,10 +8059,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar).
+                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google";
+                        provider: "google" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -7242,6 +8075,12 @@ export interface operations {
                          * @example 2026-05-04T09:30:00Z
                          */
                         createdAt: string;
+                        /** @description The CalDAV server's address; null for other providers. */
+                        serverUrl: string | null;
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        default: boolean;
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        busyCalendars: string[] | null;
                     };
                 };
             };
@@ -7412,7 +8251,19 @@ export interface operations {
                      *               ],
                      *               "status": "confirmed",
                      *               "organizer": "ann@example.com",
-                     *               "createdAt": "2030-02-20T14:12:09Z"
+                     *               "createdAt": "2030-02-20T14:12:09Z",
+                     *               "attendees": [
+                     *                 {
+                     *                   "email": "bo@example.com",
+                     *                   "response": "accepted",
+                     *                   "respondedAt": "2030-02-20T15:02:41Z"
+                     *                 },
+                     *                 {
+                     *                   "email": "cy@example.org",
+                     *                   "response": "needsAction",
+                     *                   "respondedAt": null
+                     *                 }
+                     *               ]
                      *             },
                      *             "previous": {
                      *               "startTime": "2030-03-03T09:00:00Z"
@@ -7637,7 +8488,19 @@ export interface operations {
                      *           ],
                      *           "status": "confirmed",
                      *           "organizer": "ann@example.com",
-                     *           "createdAt": "2030-02-20T14:12:09Z"
+                     *           "createdAt": "2030-02-20T14:12:09Z",
+                     *           "attendees": [
+                     *             {
+                     *               "email": "bo@example.com",
+                     *               "response": "accepted",
+                     *               "respondedAt": "2030-02-20T15:02:41Z"
+                     *             },
+                     *             {
+                     *               "email": "cy@example.org",
+                     *               "response": "needsAction",
+                     *               "respondedAt": null
+                     *             }
+                     *           ]
                      *         },
                      *         "previous": {
                      *           "startTime": "2030-03-03T09:00:00Z"

@@ -47,6 +47,10 @@ const MEETING = {
   status: "confirmed",
   organizer: "ann@example.com",
   createdAt: "2030-02-20T14:12:09Z",
+  attendees: [
+    { email: "bo@example.com", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
+    { email: "cy@example.org", response: "needsAction", respondedAt: null },
+  ],
 };
 
 const CONTACT = {
@@ -60,7 +64,10 @@ const CONTACT = {
 
 const ADMIN_USER = { id: ACCOUNT.id, email: ACCOUNT.email, name: ACCOUNT.name, timezone: ACCOUNT.timezone, createdAt: "2030-01-05T10:00:00Z" };
 
-const CONNECTION = { id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" };
+const CONNECTION = {
+  ...{ id: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK", provider: "google", accountEmail: "ann@example.com", status: "active", createdAt: "2030-02-20T14:13:02Z" },
+  ...{ serverUrl: null, default: false, busyCalendars: null },
+};
 
 const EVENT = {
   id: "evt_3nR8sVbQ2xL7tKmP0aZcY9dF",
@@ -95,7 +102,7 @@ const DELIVERY = {
   createdAt: "2030-02-21T09:00:00Z",
 };
 
-const listItem = ({ description: _d, createdAt: _c, ...item }: typeof MEETING) => item;
+const listItem = ({ description: _d, createdAt: _c, attendees: _a, ...item }: typeof MEETING) => item;
 
 export const EXAMPLES: Record<string, OperationExamples> = {
   "GET /v1/me": { responses: { 200: ACCOUNT } },
@@ -128,12 +135,13 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       participants: ["bo@example.com", "Cy@Example.org"],
       sendInvites: true,
     },
-    responses: { 201: MEETING },
+    responses: { 201: { ...MEETING, attendees: MEETING.attendees.map((a) => ({ ...a, response: "needsAction", respondedAt: null })) } },
   },
   "GET /v1/meetings/:id": { responses: { 200: MEETING } },
   "PATCH /v1/meetings/:id": {
     request: { startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] },
-    responses: { 200: { ...MEETING, startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"] } },
+    // A new time asks everyone again.
+    responses: { 200: { ...MEETING, startTime: "2030-03-04T14:00:00Z", participants: ["bo@example.com"], attendees: [{ email: "bo@example.com", response: "needsAction", respondedAt: null }] } },
   },
   "DELETE /v1/meetings/:id": { responses: {} },
   "GET /v1/availability": {
@@ -234,9 +242,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         data: [
-          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
-          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z" },
-          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z" },
+          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
+          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z", response: "needsAction", respondedAt: null },
+          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: null, respondedAt: null },
         ],
       },
     },
@@ -253,6 +261,33 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   "GET /v1/calendar-connections/google/callback": { responses: { 200: CONNECTION } },
   "GET /v1/calendar-connections": { responses: { 200: { data: [CONNECTION] } } },
   "DELETE /v1/calendar-connections/:id": { responses: {} },
+  "POST /v1/calendar-connections/caldav": {
+    request: { serverUrl: "https://caldav.fastmail.com/", username: "ann@example.com", password: "abcd-efgh-ijkl-mnop" },
+    responses: { 201: { ...CONNECTION, id: "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf", provider: "caldav", serverUrl: "https://caldav.fastmail.com/" } },
+  },
+  "GET /v1/calendar-connections/:id/calendars": {
+    responses: {
+      200: {
+        data: [
+          { id: "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/", name: "Work", busy: true },
+          { id: "https://caldav.fastmail.com/dav/calendars/user/ann@example.com/family/", name: "Family", busy: false },
+        ],
+      },
+    },
+  },
+  "PATCH /v1/calendar-connections/:id": {
+    request: { busyCalendars: ["https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"], default: true },
+    responses: {
+      200: {
+        ...CONNECTION,
+        id: "cal_Qm3vT8xLp2Zr6Wn1Kd9Hs4Bf",
+        provider: "caldav",
+        serverUrl: "https://caldav.fastmail.com/",
+        default: true,
+        busyCalendars: ["https://caldav.fastmail.com/dav/calendars/user/ann@example.com/work/"],
+      },
+    },
+  },
   "POST /admin/v1/users/:id/calendar-connections": {
     request: { provider: "google", accountEmail: "ann@example.com", accessToken: "ya29.a0AfB_byC2example", refreshToken: "1//0gExampleRefreshToken", expiresAt: "2030-02-20T15:12:09Z" },
     responses: { 201: CONNECTION },

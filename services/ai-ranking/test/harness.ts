@@ -96,6 +96,7 @@ export class AiRankingHarness {
         status,
         organizer: organizer.email,
         createdAt: iso(start - 3 * 86_400_000),
+        attendees: [],
       },
       sequence: this.sequence.get(meetingId) ?? 1,
       sendInvites: false,

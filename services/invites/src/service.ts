@@ -5,12 +5,16 @@ import { TokenCipher } from "./domain/tokenCipher.js";
 import { EmailSender } from "./delivery/email.js";
 import { GoogleCalendar } from "./delivery/google.js";
 import { ConnectionVault } from "./delivery/vault.js";
+import { pollCalDavAnswers } from "./delivery/caldavAnswers.js";
 import { DeliveryWorker } from "./delivery/worker.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./handlers/calendarBusy.js";
 import { connectionBindings } from "./handlers/connections.js";
+import { connectionSettingsBindings } from "./handlers/connectionSettings.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
+import { startReplyListener } from "./handlers/replyMail.js";
+import { ReplyAddresses } from "./domain/replyAddress.js";
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
@@ -32,6 +36,18 @@ const config = z.object({
   GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
+  /** How often answers are read back from organizers' CalDAV calendars (a few requests per connection each time). */
+  CALDAV_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /** Whether users may connect CalDAV servers on loopback or private addresses: standalone mode (local development) only by default. */
+  CALDAV_ALLOW_PRIVATE: env.flag(false),
+  /** The domain of the reply addresses of e-mail invites; its MX points at INBOUND_SMTP_PORT. Unset: replies go to the organizer. */
+  INBOUND_EMAIL_DOMAIN: env.optional(z.string().regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")),
+  /** Where the SMTP listener for replies to e-mail invites listens; unset: no listener. */
+  INBOUND_SMTP_PORT: env.optional(z.coerce.number().int().min(1).max(65535)),
+  INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
+}).refine((c) => c.INBOUND_SMTP_PORT === undefined || c.INBOUND_EMAIL_DOMAIN !== undefined, {
+  message: "is required when INBOUND_SMTP_PORT is set (the domain the reply addresses are at)",
+  path: ["INBOUND_EMAIL_DOMAIN"],
 });
 
 /**
@@ -50,8 +66,9 @@ export const invitesService = defineService({
   schema: "invites",
   migrations,
   config,
-  standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY },
+  standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY, CALDAV_ALLOW_PRIVATE: "true" },
   async start({ bus, db, logger, config: c }) {
+    const tokenKey = Buffer.from(c.CALENDAR_TOKEN_KEY, "base64");
     const google = new GoogleCalendar({
       clientId: c.GOOGLE_CLIENT_ID,
       clientSecret: c.GOOGLE_CLIENT_SECRET,
@@ -61,27 +78,36 @@ export const invitesService = defineService({
       tokenUrl: c.GOOGLE_OAUTH_TOKEN_URL,
       timeoutMs: c.INVITE_TIMEOUT_MS,
     });
-    const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(c.CALENDAR_TOKEN_KEY, "base64")), google, logger);
-    const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger, c.CALDAV_ALLOW_PRIVATE);
+    const replies = c.INBOUND_EMAIL_DOMAIN ? new ReplyAddresses(tokenKey, c.INBOUND_EMAIL_DOMAIN) : undefined;
+    const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS, replies });
     const worker = new DeliveryWorker({
       db,
       logger,
       email,
       google,
       vault,
-      settings: { maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
+      settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
     });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
       ...connectionBindings({ db, bus, logger, google, vault }),
+      ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
     const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake());
+    const replyMail =
+      replies && c.INBOUND_SMTP_PORT !== undefined
+        ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
+        : undefined;
+    const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
     worker.start();
     return {
       stop: async () => {
         await served.stop();
         await events.stop();
+        await replyMail?.stop();
+        await caldavAnswers.stop();
         await worker.stop();
         email.close();
       },

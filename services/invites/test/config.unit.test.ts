@@ -17,7 +17,17 @@ describe("invites configuration", () => {
     expect(problems({})).toEqual([expect.stringMatching(/^CALENDAR_TOKEN_KEY: .*\(not set\)$/)]);
     expect(problems({ CALENDAR_TOKEN_KEY: Buffer.alloc(16).toString("base64") })).toEqual([expect.stringMatching(/^CALENDAR_TOKEN_KEY: must be 32 bytes/)]);
     expect(Buffer.from(DEV_CALENDAR_TOKEN_KEY, "base64")).toHaveLength(32);
-    expect(invitesService.standaloneEnv).toEqual({ CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY });
+    // Standalone mode (local development) may also reach a CalDAV server on this machine; a service process may not.
+    expect(invitesService.standaloneEnv).toEqual({ CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY, CALDAV_ALLOW_PRIVATE: "true" });
+    expect(parseConfig(invitesService.config, { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY }).CALDAV_ALLOW_PRIVATE).toBe(false);
+  });
+
+  it("listens for replies only with a domain for their addresses", () => {
+    const key = { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY };
+    expect(problems({ ...key, INBOUND_SMTP_PORT: "2525" })).toEqual([expect.stringMatching(/^INBOUND_EMAIL_DOMAIN: is required when INBOUND_SMTP_PORT is set/)]);
+    expect(problems({ ...key, INBOUND_SMTP_PORT: "2525", INBOUND_EMAIL_DOMAIN: "replies.example.com" })).toEqual([]);
+    expect(problems({ ...key, INBOUND_SMTP_PORT: "70000", INBOUND_EMAIL_DOMAIN: "replies.example.com" })).toEqual([expect.stringMatching(/^INBOUND_SMTP_PORT: /)]);
+    expect(parseConfig(invitesService.config, { ...key, INBOUND_SMTP_PORT: "" }).INBOUND_SMTP_PORT).toBeUndefined();
   });
 
   it("takes an SMTP URL only as smtp:// or smtps://, and treats empty optional values as unset", () => {

@@ -25,7 +25,7 @@ describe("the delivery worker (Postgres, SMTP)", () => {
   const startWorker = (settings: Partial<WorkerSettings> = {}) => {
     const google = new GoogleCalendar({ redirectUrl: "http://localhost/", apiRootUrl: "http://127.0.0.1:9/", authUrl: "http://127.0.0.1:9/", tokenUrl: "http://127.0.0.1:9/", timeoutMs: 1_000 });
     const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(DEV_CALENDAR_TOKEN_KEY, "base64")), google, logger);
-    const worker = new DeliveryWorker({ db, logger, email, google, vault, settings: { maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
+    const worker = new DeliveryWorker({ db, logger, email, google, vault, settings: { uidDomain: "sched.invalid", providerTimeoutMs: 1_000, maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
     workers.push(worker);
     worker.start();
     return worker;
@@ -34,7 +34,7 @@ describe("the delivery worker (Postgres, SMTP)", () => {
   /** A live meeting of one participant, recorded as the event consumer records it. */
   const owe = async (guest: string) => {
     const meetingId = `mtg_${uniqueSuffix().replace(/[^a-z0-9]/gi, "").padEnd(20, "0").slice(0, 20)}`;
-    const meeting: Meeting = { id: meetingId, title: "Once", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: [guest], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z" };
+    const meeting: Meeting = { id: meetingId, title: "Once", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: [guest], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z", attendees: [] };
     await recordChanges(db, [{ change: { meetingId, sequence: 1, mode: "live", organizer: { userId: "usr_1", email: "o@example.com" }, meeting }, planned: [{ email: guest, kind: "request" }], traceContext: null }]);
     return meetingId;
   };

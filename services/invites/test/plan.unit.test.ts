@@ -12,6 +12,7 @@ const meeting = (participants: string[], status: Meeting["status"] = "confirmed"
   status,
   organizer: "org@example.com",
   createdAt: "2030-12-01T10:00:00Z",
+  attendees: [],
 });
 
 const base = { eventId: "e", meetingId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", mode: "live" as const, organizer: { userId: "usr_1", email: "org@example.com" }, occurredAt: "2030-12-01T10:00:00Z" };

@@ -1,6 +1,6 @@
 import { bind } from "@sched/bus";
 import { startOutboxRelay } from "@sched/outbox";
-import { meetingEvents, meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsUpdate, timeOffCreate, timeOffDelete, timeOffList } from "@sched/proto";
+import { meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsRecordResponse, meetingStreamEvents, meetingsUpdate, timeOffCreate, timeOffDelete, timeOffList } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
@@ -12,6 +12,7 @@ import type { MeetingsDeps } from "./handlers/deps.js";
 import { getMeeting } from "./handlers/getMeeting.js";
 import { listMeetings } from "./handlers/listMeetings.js";
 import { createTimeOff, deleteTimeOffHandler, listTimeOffHandler } from "./handlers/timeOff.js";
+import { recordResponse } from "./handlers/recordResponse.js";
 import { updateMeeting } from "./handlers/updateMeeting.js";
 import { lingeringWake } from "./lingeringWake.js";
 
@@ -36,7 +37,7 @@ export const meetingsService = defineService({
   migrations,
   config: z.object({}),
   start: async ({ bus, db, logger }) => {
-    const relay = startOutboxRelay({ db, bus, logger, events: meetingEvents, pollMs: RELAY_POLL_MS });
+    const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
     const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
@@ -49,6 +50,7 @@ export const meetingsService = defineService({
       bind(timeOffCreate, createTimeOff(deps)),
       bind(timeOffList, listTimeOffHandler(deps)),
       bind(timeOffDelete, deleteTimeOffHandler(deps)),
+      bind(meetingsRecordResponse, recordResponse(deps, logger)),
     ]);
     const sweeper = setInterval(() => {
       deleteExpiredIdempotencyKeys(db).catch((err: unknown) => logger.warn({ err }, "could not delete expired idempotency keys"));

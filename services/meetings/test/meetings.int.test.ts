@@ -37,7 +37,11 @@ describe("POST /v1/meetings", () => {
     });
     expect(meeting.createdAt).toMatch(TIMESTAMP);
     expect(Math.abs(Date.parse(meeting.createdAt) - Date.now())).toBeLessThan(60_000);
-    expect(Object.keys(meeting).sort()).toEqual(["createdAt", "description", "duration", "id", "organizer", "participants", "startTime", "status", "title"]);
+    expect(Object.keys(meeting).sort()).toEqual(["attendees", "createdAt", "description", "duration", "id", "organizer", "participants", "startTime", "status", "title"]);
+    expect(meeting.attendees).toEqual([
+      { email: "bob@example.com", response: "needsAction", respondedAt: null },
+      { email: "carol@example.com", response: "needsAction", respondedAt: null },
+    ]);
   });
 
   it("when startTime has no offset, then it is read in the caller's time zone", async () => {
@@ -133,7 +137,8 @@ describe("PATCH /v1/meetings/:id", () => {
     const meeting = await created(h.bus, alice, { startTime: hoursFromNow(48), description: "keep me", participants: ["a@example.com", "b@example.com"] });
     const answer = await api.update(alice, meeting.id, { title: "Renamed", startTime: "2032-05-01T10:00", participants: ["C@example.com", "a@example.com"] });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ ...meeting, title: "Renamed", startTime: "2032-05-01T01:00:00Z", participants: ["c@example.com", "a@example.com"] });
+    const attendees = ["c@example.com", "a@example.com"].map((email) => ({ email, response: "needsAction", respondedAt: null }));
+    expect(answer.body).toEqual({ ...meeting, title: "Renamed", startTime: "2032-05-01T01:00:00Z", participants: ["c@example.com", "a@example.com"], attendees });
     expect((await api.get(alice, meeting.id)).body).toEqual(answer.body);
   });
 

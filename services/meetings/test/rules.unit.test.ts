@@ -27,6 +27,7 @@ function record(overrides: Partial<MeetingRecord> = {}): MeetingRecord {
     status: "confirmed",
     sequence: 1,
     createdAt: at("2026-05-01T08:00:00Z"),
+    responses: {},
     ...overrides,
   };
 }
@@ -186,7 +187,8 @@ describe("calendar access", () => {
 
 describe("meeting representation", () => {
   it("the full meeting has every field, times in UTC seconds", () => {
-    expect(toMeeting(record({ startTime: at("2026-05-05T09:00:00.500Z") }))).toEqual({
+    const answered = { "b@example.com": { response: "declined" as const, respondedAt: at("2026-05-02T10:11:12.900Z") } };
+    expect(toMeeting(record({ startTime: at("2026-05-05T09:00:00.500Z"), responses: answered }))).toEqual({
       id: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa",
       title: "Planning",
       description: "",
@@ -196,6 +198,10 @@ describe("meeting representation", () => {
       status: "confirmed",
       organizer: "org@example.com",
       createdAt: "2026-05-01T08:00:00Z",
+      attendees: [
+        { email: "a@example.com", response: "needsAction", respondedAt: null },
+        { email: "b@example.com", response: "declined", respondedAt: "2026-05-02T10:11:12Z" },
+      ],
     });
   });
 });

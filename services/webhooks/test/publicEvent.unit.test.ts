@@ -12,8 +12,15 @@ const meeting: Meeting = {
   status: "confirmed",
   organizer: "ann@example.com",
   createdAt: "2031-05-01T10:00:00Z",
+  attendees: [{ email: "b@example.com", response: "accepted", respondedAt: "2031-05-02T08:00:00Z" }],
 };
-const before: Meeting = { ...meeting, title: "Plan", startTime: "2031-05-04T09:00:00Z", participants: ["a@example.com"] };
+const before: Meeting = {
+  ...meeting,
+  title: "Plan",
+  startTime: "2031-05-04T09:00:00Z",
+  participants: ["a@example.com"],
+  attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }],
+};
 
 describe("public events", () => {
   it("makes a created event with the meeting and no previous values", () => {

@@ -9,6 +9,10 @@ export interface ConnectionRecord {
   sealedTokens: string;
   status: ConnectionStatus;
   createdAt: Date;
+  serverUrl: string | null;
+  isDefault: boolean;
+  /** Null: the provider's default calendars. */
+  busyCalendars: string[] | null;
 }
 
 interface ConnectionRow {
@@ -19,6 +23,9 @@ interface ConnectionRow {
   sealed_tokens: string;
   status: ConnectionStatus;
   created_at: Date | string;
+  server_url: string | null;
+  is_default: boolean;
+  busy_calendars: string[] | null;
 }
 
 const toRecord = (row: ConnectionRow): ConnectionRecord => ({
@@ -29,6 +36,9 @@ const toRecord = (row: ConnectionRow): ConnectionRecord => ({
   sealedTokens: row.sealed_tokens,
   status: row.status,
   createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  serverUrl: row.server_url,
+  isDefault: row.is_default,
+  busyCalendars: row.busy_calendars,
 });
 
 export async function listConnections(db: Knex, userId: string): Promise<ConnectionRecord[]> {
@@ -42,11 +52,45 @@ export async function activeConnection(db: Knex, userId: string, provider: Calen
   return row ? toRecord(row) : undefined;
 }
 
-/** The active connections of several users for a provider. */
-export async function activeConnections(db: Knex, userIds: readonly string[], provider: CalendarProvider = "google"): Promise<ConnectionRecord[]> {
+/** The active connections of several users, every provider. */
+export async function activeConnections(db: Knex, userIds: readonly string[]): Promise<ConnectionRecord[]> {
   if (userIds.length === 0) return [];
-  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ provider, status: "active" })) as ConnectionRow[];
+  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ status: "active" })) as ConnectionRow[];
   return rows.map(toRecord);
+}
+
+/** One connection of the user; undefined for anyone else's. */
+export async function findConnection(db: Knex, userId: string, connectionId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ id: connectionId, user_id: userId }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** A connection by id alone, for work that is no user's request. */
+export async function connectionById(db: Knex, connectionId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ id: connectionId }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** The connection the user chose for invites, when it works. */
+export async function defaultConnection(db: Knex, userId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ user_id: userId, is_default: true, status: "active" }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** Changes which calendars count as busy, and makes the connection the user's default (and no other). */
+export async function updateConnectionSettings(db: Knex, userId: string, connectionId: string, change: { busyCalendars?: string[] | null; makeDefault?: boolean }): Promise<ConnectionRecord | undefined> {
+  return db.transaction(async (trx) => {
+    if (change.makeDefault) await trx("calendar_connections").where({ user_id: userId, is_default: true }).whereNot({ id: connectionId }).update({ is_default: false });
+    const rows = (await trx("calendar_connections")
+      .where({ id: connectionId, user_id: userId })
+      .update({
+        ...(change.busyCalendars !== undefined ? { busy_calendars: change.busyCalendars } : {}),
+        ...(change.makeDefault ? { is_default: true } : {}),
+        updated_at: trx.fn.now(),
+      })
+      .returning("*")) as ConnectionRow[];
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  });
 }
 
 /**
@@ -56,13 +100,14 @@ export async function activeConnections(db: Knex, userIds: readonly string[], pr
  */
 export async function upsertConnection(
   db: Knex,
-  input: { id: string; userId: string; provider: CalendarProvider; accountEmail: string | null },
+  input: { id: string; userId: string; provider: CalendarProvider; accountEmail: string | null; serverUrl?: string },
   seal: (connectionId: string) => string,
 ): Promise<ConnectionRecord> {
+  const serverUrl = input.serverUrl ?? null;
   const rows = (await db("calendar_connections")
-    .insert({ id: input.id, user_id: input.userId, provider: input.provider, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active" })
+    .insert({ id: input.id, user_id: input.userId, provider: input.provider, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", server_url: serverUrl })
     .onConflict(["user_id", "provider"])
-    .merge({ id: input.id, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", created_at: db.fn.now(), updated_at: db.fn.now() })
+    .merge({ id: input.id, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", server_url: serverUrl, busy_calendars: null, created_at: db.fn.now(), updated_at: db.fn.now() })
     .returning("*")) as ConnectionRow[];
   return toRecord(rows[0]!);
 }

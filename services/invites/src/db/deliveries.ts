@@ -429,3 +429,15 @@ export async function saveProviderEvent(db: Knex, meetingId: string, connectionI
     .onConflict("meeting_id")
     .merge({ connection_id: connectionId, provider_event_id: providerEventId, updated_at: db.fn.now() });
 }
+
+/** The events of meetings kept in calendars of active connections of a provider, by connection. */
+export async function providerEventsByConnection(db: Knex, provider: string): Promise<{ connectionId: string; events: { meetingId: string; providerEventId: string }[] }[]> {
+  const rows = (await db("provider_events as e")
+    .join("calendar_connections as c", "c.id", "e.connection_id")
+    .where({ "c.provider": provider, "c.status": "active" })
+    .orderBy("e.connection_id")
+    .select("e.connection_id", "e.meeting_id", "e.provider_event_id")) as { connection_id: string; meeting_id: string; provider_event_id: string }[];
+  const byConnection = new Map<string, { meetingId: string; providerEventId: string }[]>();
+  for (const r of rows) byConnection.set(r.connection_id, [...(byConnection.get(r.connection_id) ?? []), { meetingId: r.meeting_id, providerEventId: r.provider_event_id }]);
+  return [...byConnection].map(([connectionId, events]) => ({ connectionId, events }));
+}

@@ -2,6 +2,7 @@ import type { InviteKind, Meeting } from "@sched/proto";
 import { createHash } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { buildIcs } from "../domain/ics.js";
+import type { ReplyAddresses } from "../domain/replyAddress.js";
 import { DeliveryFailure } from "../domain/retry.js";
 
 export interface EmailInvite {
@@ -18,6 +19,8 @@ export interface EmailSettings {
   from: string;
   uidDomain: string;
   timeoutMs: number;
+  /** The service's own reply addresses; without them replies go to the organizer and no answer is seen. */
+  replies?: ReplyAddresses | undefined;
 }
 
 /** Sends iCalendar invites by e-mail through one SMTP relay. */
@@ -41,12 +44,16 @@ export class EmailSender {
   async send(invite: EmailInvite): Promise<void> {
     if (!this.transport) throw new DeliveryFailure("permanent", "No SMTP server is configured (SMTP_URL).");
     const { meeting, kind } = invite;
-    const ics = buildIcs({ meeting, sequence: invite.sequence, kind, recipient: invite.recipient, organizer: { email: invite.organizerEmail }, uidDomain: this.settings.uidDomain });
+    const replyAddress = this.settings.replies?.addressFor(meeting.id, invite.recipient);
+    const ics = buildIcs({
+      ...{ meeting, sequence: invite.sequence, kind, recipient: invite.recipient, organizer: { email: invite.organizerEmail }, uidDomain: this.settings.uidDomain },
+      ...(replyAddress ? { replyAddress } : {}),
+    });
     const subject = kind === "request" ? (invite.sequence > 1 ? `Updated invitation: ${meeting.title}` : `Invitation: ${meeting.title}`) : `Cancelled: ${meeting.title}`;
     try {
       await this.transport.sendMail({
         from: this.settings.from,
-        replyTo: invite.organizerEmail,
+        replyTo: replyAddress ?? invite.organizerEmail,
         to: invite.recipient,
         subject,
         text: describe(invite),

@@ -1,7 +1,8 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { markBroken, updateSealedTokens, type ConnectionRecord } from "../db/connections.js";
-import type { TokenCipher } from "../domain/tokenCipher.js";
+import type { CalDavCredentials, TokenCipher } from "../domain/tokenCipher.js";
+import { CalDavAccount } from "./caldav.js";
 import type { GoogleCalendar, GoogleSession } from "./google.js";
 
 /**
@@ -15,6 +16,8 @@ export class ConnectionVault {
     private readonly cipher: TokenCipher,
     private readonly google: GoogleCalendar,
     private readonly logger: Logger,
+    /** Whether CalDAV servers may be on loopback or private addresses (development and tests only). */
+    private readonly caldavAllowPrivate = false,
   ) {}
 
   get tokenCipher(): TokenCipher {
@@ -28,6 +31,16 @@ export class ConnectionVault {
         this.logger.warn({ err, connectionId: connection.id }, "refreshed calendar tokens could not be stored; the next use refreshes again");
       });
     });
+  }
+
+  /** A CalDAV connection's account, logged in. */
+  caldav(connection: ConnectionRecord, timeoutMs: number, signal?: AbortSignal): Promise<CalDavAccount> {
+    return this.openCalDav(this.cipher.open<CalDavCredentials>(connection.sealedTokens, connection.id), timeoutMs, signal);
+  }
+
+  /** A CalDAV account, logged in: how a connection is checked before it is kept. */
+  openCalDav(credentials: CalDavCredentials, timeoutMs: number, signal?: AbortSignal): Promise<CalDavAccount> {
+    return CalDavAccount.open(credentials, { timeoutMs, allowPrivate: this.caldavAllowPrivate, signal });
   }
 
   /** The grant is gone for good (revoked, expired): invites go by e-mail until the user connects again. */

@@ -4,7 +4,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import type { Logger } from "@sched/logging";
 import type { InviteChannel } from "@sched/proto";
 import { extractTraceContext, inSpan, markSpanFailed, recordInviteDelivery, SpanKind } from "@sched/telemetry";
-import { activeConnection, type ConnectionRecord } from "../db/connections.js";
+import { activeConnection, defaultConnection, type ConnectionRecord } from "../db/connections.js";
 import {
   awaitSendInFlight,
   beginSending,
@@ -24,6 +24,7 @@ import {
 import { asDeliveryFailure, isLastAttempt, retryDelayMs, type DeliveryFailure } from "../domain/retry.js";
 import type { EmailSender } from "./email.js";
 import type { GoogleCalendar } from "./google.js";
+import { deliverThroughCalDav } from "./caldavDelivery.js";
 import { deliverThroughGoogle, NOT_ON_PROVIDER } from "./googleDelivery.js";
 import { LeaseHeartbeat } from "./leaseHeartbeat.js";
 import type { ConnectionVault } from "./vault.js";
@@ -33,6 +34,10 @@ export interface WorkerSettings {
   retryBaseMs: number;
   /** How long a claimed change is this replica's; renewed while it delivers; past it another replica may take it over. */
   leaseMs: number;
+  /** The domain of iCalendar UIDs, for events put in CalDAV calendars. */
+  uidDomain: string;
+  /** How long a CalDAV server may take to answer one request. */
+  providerTimeoutMs: number;
   /** Changes delivered side by side. */
   batch: number;
   /** The longest sleep: other replicas' work and expired leases are noticed at least this often. */
@@ -141,9 +146,9 @@ export class DeliveryWorker {
     try {
       const rows = await pendingDeliveries(db, change);
       if (rows.some((row) => row.sendingAttempt !== null && !row.sendingPresumedLost)) return await this.waitForOtherAttempt(change);
-      const connection = rows.length > 0 ? await this.googleConnectionFor(change) : undefined;
-      if (connection) channel = "google";
-      if (!connection || !(await this.tryGoogle(connection, change, rows, attempt))) {
+      const connection = rows.length > 0 ? await this.providerConnectionFor(change) : undefined;
+      if (connection) channel = connection.provider;
+      if (!connection || !(await this.tryProvider(connection, change, rows, attempt))) {
         channel = "email";
         await this.deliverByEmail(change, connection ? await pendingDeliveries(db, change) : rows, attempt);
       }
@@ -218,29 +223,38 @@ export class DeliveryWorker {
   }
 
   /**
-   * Google when the organizer has a working connection and the meeting did
-   * not start out by e-mail (a second copy under another UID would reach
-   * the participants).
+   * The organizer's default connection, else their Google one, when it
+   * works and the meeting did not start out by e-mail (a second copy under
+   * another UID would reach the participants).
    */
-  private async googleConnectionFor(change: ClaimedChange): Promise<ConnectionRecord | undefined> {
+  private async providerConnectionFor(change: ClaimedChange): Promise<ConnectionRecord | undefined> {
     const { db, google } = this.deps;
-    if (!google.configured) return undefined;
-    const connection = await activeConnection(db, change.organizer.userId);
-    return connection && (await earlierChannel(db, change)) !== "email" ? connection : undefined;
+    const chosen = await defaultConnection(db, change.organizer.userId);
+    const connection = chosen ?? (google.configured ? await activeConnection(db, change.organizer.userId) : undefined);
+    if (!connection || (connection.provider === "google" && !google.configured)) return undefined;
+    return (await earlierChannel(db, change)) !== "email" ? connection : undefined;
+  }
+
+  private deliverThrough(connection: ConnectionRecord, change: ClaimedChange) {
+    const { db, vault, settings } = this.deps;
+    return connection.provider === "caldav"
+      ? deliverThroughCalDav(db, vault, connection, change, { uidDomain: settings.uidDomain, timeoutMs: settings.providerTimeoutMs })
+      : deliverThroughGoogle(db, vault, connection, change);
   }
 
   /**
-   * True when Google took the change; false when e-mail must carry it
-   * (revoked grant, or Google never had the meeting). One call carries every
-   * delivery of the change, so all are marked as being sent before it.
+   * True when the provider took the change; false when e-mail must carry it
+   * (revoked grant, or the provider never had the meeting). One call carries
+   * every delivery of the change, so all are marked as being sent before it.
    */
-  private async tryGoogle(connection: ConnectionRecord, change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<boolean> {
+  private async tryProvider(connection: ConnectionRecord, change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<boolean> {
     const { db, vault, settings } = this.deps;
+    const channel = connection.provider;
     if (!(await beginSending(db, change, this.owner, settings.leaseMs, rows, attempt)).leased) throw new LeaseLost();
-    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, rows, { state: "pending", channel: "google", attempts: change.attempts, error }, attempt));
+    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
     let result: Awaited<ReturnType<typeof deliverThroughGoogle>>;
     try {
-      result = await deliverThroughGoogle(db, vault, connection, change);
+      result = await this.deliverThrough(connection, change);
     } catch (err) {
       const failure = asDeliveryFailure(err);
       await notTaken(failure.message);
@@ -254,9 +268,9 @@ export class DeliveryWorker {
     }
     await this.store(change, async () => {
       if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
-      await settleDeliveries(db, rows, { state: "sent", channel: "google", attempts: change.attempts }, attempt);
+      await settleDeliveries(db, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
     });
-    for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", "google");
+    for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", channel);
     return true;
   }
 

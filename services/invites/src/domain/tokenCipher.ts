@@ -12,6 +12,13 @@ export interface ProviderTokens {
   expiresAt?: number;
 }
 
+/** A CalDAV account as stored: the password is an app password the user made for us. */
+export interface CalDavCredentials {
+  serverUrl: string;
+  username: string;
+  password: string;
+}
+
 /**
  * AES-256-GCM with a fresh 96-bit nonce per sealing: tokens at rest are
  * unreadable without the key, and any change to a stored value (or a row's
@@ -23,7 +30,8 @@ export class TokenCipher {
     if (key.length !== 32) throw new Error("the token key must be 32 bytes");
   }
 
-  seal(tokens: ProviderTokens, connectionId: string): string {
+  /** Seals a connection's secrets: OAuth tokens, or a CalDAV account's credentials. */
+  seal(tokens: ProviderTokens | CalDavCredentials, connectionId: string): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     cipher.setAAD(Buffer.from(connectionId));
@@ -31,7 +39,7 @@ export class TokenCipher {
     return [VERSION, iv.toString("base64"), Buffer.concat([body, cipher.getAuthTag()]).toString("base64")].join(".");
   }
 
-  open(sealed: string, connectionId: string): ProviderTokens {
+  open<T extends ProviderTokens | CalDavCredentials = ProviderTokens>(sealed: string, connectionId: string): T {
     const [version, iv, payload] = sealed.split(".");
     if (version !== VERSION || !iv || !payload) throw new Error("sealed tokens in an unknown format");
     const data = Buffer.from(payload, "base64");
@@ -39,6 +47,6 @@ export class TokenCipher {
     decipher.setAAD(Buffer.from(connectionId));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     const clear = Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]);
-    return JSON.parse(clear.toString("utf8")) as ProviderTokens;
+    return JSON.parse(clear.toString("utf8")) as T;
   }
 }

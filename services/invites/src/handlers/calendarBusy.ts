@@ -18,7 +18,8 @@ export interface CalendarBusySettings {
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
 
 /**
- * Busy time from users' connected Google calendars (freebusy.query), cached
+ * Busy time from users' connected calendars (Google's freebusy.query, the
+ * events of the chosen CalDAV calendars), cached
  * briefly and bounded by one deadline for all, so a slow or failing
  * provider costs the caller at most `timeoutMs` and never an error. Test
  * mode never calls Google.
@@ -26,10 +27,27 @@ const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
 export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: Logger, settings: CalendarBusySettings): EndpointBinding[] {
   const cache = new ExpiringCache<BusyInterval[]>(settings.cacheMs, 5_000);
 
+  const caldavBusy = async (connection: ConnectionRecord, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[] | undefined> => {
+    try {
+      const account = await vault.caldav(connection, settings.timeoutMs, signal);
+      return await account.busy(connection.busyCalendars, from, to, signal);
+    } catch (err) {
+      logger.warn({ userId: connection.userId, error: err instanceof Error ? err.message : String(err) }, "CalDAV busy time unavailable; going without it");
+      return undefined;
+    }
+  };
+
   const busyOf = async (connection: ConnectionRecord, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[] | undefined> => {
-    const key = `${connection.id}|${from}|${to}`;
+    const key = `${connection.id}|${(connection.busyCalendars ?? []).join(" ")}|${from}|${to}`;
     const cached = cache.get(key);
     if (cached) return cached;
+    if (connection.provider === "caldav") {
+      const intervals = await caldavBusy(connection, from, to, signal);
+      if (intervals) cache.set(key, intervals);
+      return intervals;
+    }
+    // Google counts its primary calendar unless the user chose none.
+    if (connection.busyCalendars && !connection.busyCalendars.includes("primary")) return [];
     try {
       const { calendar } = vault.session(connection);
       const res = await calendar.freebusy.query({ requestBody: { timeMin: from, timeMax: to, items: [{ id: "primary" }] } }, { signal });
@@ -56,7 +74,7 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
         const asked = coveringHours(from, to);
         const answers = await Promise.all(connections.map((c) => busyOf(c, asked.from, asked.to, controller.signal)));
         return {
-          busy: connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) })),
+          busy: byUser(connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) }))),
           complete: answers.every((a) => a !== undefined),
           incompleteUserIds: [...new Set(connections.filter((_, i) => answers[i] === undefined).map((c) => c.userId))],
         };
@@ -65,4 +83,11 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
       }
     }),
   ];
+}
+
+/** One entry per user, however many calendars they connected, in start order. */
+function byUser(answers: { userId: string; intervals: BusyInterval[] }[]): { userId: string; intervals: BusyInterval[] }[] {
+  const merged = new Map<string, BusyInterval[]>();
+  for (const { userId, intervals } of answers) merged.set(userId, [...(merged.get(userId) ?? []), ...intervals]);
+  return [...merged].map(([userId, intervals]) => ({ userId, intervals: intervals.sort((a, b) => a[0] - b[0]) }));
 }

@@ -34,7 +34,10 @@ const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 
 export function connectionView(c: ConnectionRecord): CalendarConnection {
-  return { id: c.id, provider: c.provider, accountEmail: c.accountEmail, status: c.status, createdAt: timestamp(c.createdAt) };
+  return {
+    ...{ id: c.id, provider: c.provider, accountEmail: c.accountEmail, status: c.status, createdAt: timestamp(c.createdAt) },
+    ...{ serverUrl: c.serverUrl, default: c.isDefault, busyCalendars: c.busyCalendars },
+  };
 }
 
 /**

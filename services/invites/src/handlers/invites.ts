@@ -1,6 +1,6 @@
 import { bind, type Bus, type EndpointBinding } from "@sched/bus";
 import type { Knex } from "@sched/db";
-import { invitesList, meetingsGet, type MeetingInvite } from "@sched/proto";
+import { invitesList, meetingsGet, type Attendee, type Meeting, type MeetingInvite } from "@sched/proto";
 import { latestDeliveries, type DeliveryRecord } from "../db/deliveries.js";
 import { requireCaller } from "./caller.js";
 
@@ -9,19 +9,24 @@ const MEETINGS_TIMEOUT_MS = 1_000;
 
 const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
-export function inviteView(row: DeliveryRecord): MeetingInvite {
-  return { email: row.email, kind: row.kind, sequence: row.sequence, state: row.state, channel: row.channel, attempts: row.attempts, lastError: row.lastError, updatedAt: timestamp(row.updatedAt) };
+/** A delivery with the participant's answer; a removed participant (no attendee) has none. */
+export function inviteView(row: DeliveryRecord, attendee: Attendee | undefined): MeetingInvite {
+  return {
+    ...{ email: row.email, kind: row.kind, sequence: row.sequence, state: row.state, channel: row.channel, attempts: row.attempts, lastError: row.lastError, updatedAt: timestamp(row.updatedAt) },
+    ...{ response: attendee?.response ?? null, respondedAt: attendee?.respondedAt ?? null },
+  };
 }
 
-/** GET /v1/meetings/:id/invites: the delivery state of each participant's newest invite. */
+/** GET /v1/meetings/:id/invites: the delivery state of each participant's newest invite, and their answer. */
 export function inviteRouteBindings(db: Knex, bus: Bus): EndpointBinding[] {
   return [
     bind(invitesList, async ({ params }, ctx) => {
       const caller = requireCaller(ctx);
       // Whoever may read the meeting may read its invites: meetings decides, with the same 404 for all others.
-      await bus.request(meetingsGet, { params: { id: params.id }, query: {}, body: undefined }, { caller, timeoutMs: MEETINGS_TIMEOUT_MS });
+      const reply = await bus.request(meetingsGet, { params: { id: params.id }, query: {}, body: undefined }, { caller, timeoutMs: MEETINGS_TIMEOUT_MS });
+      const attendees = new Map((reply.body as Meeting).attendees.map((a) => [a.email, a]));
       const rows = await latestDeliveries(db, params.id);
-      return { status: 200, body: { data: rows.map(inviteView) } };
+      return { status: 200, body: { data: rows.map((row) => inviteView(row, attendees.get(row.email))) } };
     }),
   ];
 }

@@ -1,7 +1,7 @@
 import { preparedName, type Knex } from "@sched/db";
 import { MAX_MEETINGS_PAGE, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
-import type { MeetingRecord } from "../domain/meeting.js";
+import type { GivenAnswer, MeetingRecord } from "../domain/meeting.js";
 import type { TimeOffRecord } from "../domain/timeOff.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
 
@@ -18,9 +18,14 @@ interface MeetingRow {
   status: MeetingStatus;
   sequence: number;
   created_at: Date;
+  /** [email, response, responded_at] of each participant who answered. */
+  responses: [string, GivenAnswer["response"], string][];
 }
 
 const MEETING_COLUMNS = "id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence, created_at";
+/** The answers given, read with the meeting: its participant rows are beside it in their primary key. */
+const RESPONSES_COLUMN = `(select coalesce(json_agg(json_build_array(p.email, p.response, p.responded_at)), '[]'::json)
+     from meeting_participants p where p.meeting_id = meetings.id and p.response <> 'needsAction') as responses`;
 
 const iso = (d: Date) => d.toISOString();
 
@@ -38,6 +43,7 @@ function toRecord(row: MeetingRow): MeetingRecord {
     status: row.status,
     sequence: row.sequence,
     createdAt: new Date(row.created_at),
+    responses: Object.fromEntries(row.responses.map(([email, response, at]) => [email, { response, respondedAt: new Date(at) }])),
   };
 }
 
@@ -45,7 +51,13 @@ function toRecord(row: MeetingRow): MeetingRecord {
 
 function participantRows(m: MeetingRecord) {
   const end = iso(endTimeOf(m.startTime, m.duration));
-  return m.participants.map((email) => ({ meeting_id: m.id, email, mode: m.mode, status: m.status, start_time: iso(m.startTime), end_time: end }));
+  return m.participants.map((email) => {
+    const answer = m.responses[email];
+    return {
+      ...{ meeting_id: m.id, email, mode: m.mode, status: m.status, start_time: iso(m.startTime), end_time: end },
+      ...{ response: answer?.response ?? "needsAction", responded_at: answer ? iso(answer.respondedAt) : null },
+    };
+  });
 }
 
 /**
@@ -79,7 +91,7 @@ export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: st
 
 /** One meeting of a mode; with `lock`, the row stays locked until the transaction ends. */
 export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false): Promise<MeetingRecord | undefined> {
-  const sql = `select ${MEETING_COLUMNS} from meetings where id = ? and mode = ?${lock ? " for update" : ""}`;
+  const sql = `select ${MEETING_COLUMNS}, ${RESPONSES_COLUMN} from meetings where id = ? and mode = ?${lock ? " for update of meetings" : ""}`;
   const { rows } = (await db.raw(sql, [id, mode]).options({ name: preparedName("find_meeting", sql) })) as { rows: MeetingRow[] };
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
@@ -101,6 +113,11 @@ export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now
     });
   await trx("meeting_participants").where({ meeting_id: m.id }).delete();
   await trx("meeting_participants").insert(participantRows(m));
+}
+
+/** Keeps one participant's answer. */
+export async function saveResponse(trx: Knex.Transaction, meetingId: string, email: string, answer: GivenAnswer): Promise<void> {
+  await trx("meeting_participants").where({ meeting_id: meetingId, email }).update({ response: answer.response, responded_at: iso(answer.respondedAt) });
 }
 
 /** Removes a meeting; its participant rows go with it (on delete cascade). */
@@ -264,7 +281,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
                      union all
                      select start_time, end_time from meeting_participants
                       where mode = ? and email = w.email and status = 'confirmed'
-                        and start_time > ? and start_time < ? and end_time > ?
+                        and start_time > ? and start_time < ? and end_time > ? and response <> 'declined'
                      union all
                      select start_time, end_time from time_off
                       where mode = ? and user_id = w.user_id and end_time > ? and start_time < ?

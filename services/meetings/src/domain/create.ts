@@ -18,5 +18,6 @@ export function newMeeting(input: { id: string; caller: Caller; body: MeetingCre
     status: body.status ?? "confirmed",
     sequence: 1,
     createdAt: truncateToSecond(input.now),
+    responses: {},
   };
 }

@@ -1,4 +1,15 @@
-import { meetingCancelled, meetingUpdated, type meetingCreated, type meetingDeleted, type MeetingField, type MeetingStatus, type PayloadOf } from "@sched/proto";
+import {
+  meetingCancelled,
+  meetingUpdated,
+  type AttendeeResponse,
+  type meetingCreated,
+  type meetingDeleted,
+  type MeetingField,
+  type meetingResponseUpdated,
+  type MeetingStatus,
+  type PayloadOf,
+  type ResponseSource,
+} from "@sched/proto";
 import { randomBase62 } from "@sched/ids";
 import { toMeeting, type MeetingRecord } from "./meeting.js";
 import { formatTimestamp } from "./timing.js";
@@ -55,4 +66,33 @@ export function deletedEvent(before: MeetingRecord, sendInvites: boolean, eventI
 /** A unique id for one event, for consumers' logs and de-duplication. */
 export function newEventId(): string {
   return `evt_${randomBase62(24)}`;
+}
+
+/** The event of an answer, with the meeting as it is after it. */
+export function responseEvent(
+  after: MeetingRecord,
+  email: string,
+  previous: AttendeeResponse,
+  source: ResponseSource,
+  eventId: string,
+  now: Date,
+): PayloadOf<typeof meetingResponseUpdated> {
+  const meeting = toMeeting(after);
+  const attendee = meeting.attendees.find((a) => a.email === email)!;
+  return {
+    eventId,
+    meetingId: after.id,
+    mode: after.mode,
+    organizer: { userId: after.organizerId, email: after.organizerEmail },
+    meeting,
+    attendee,
+    previousResponse: previous,
+    source,
+    occurredAt: formatTimestamp(now),
+  };
+}
+
+/** One answer is one event: the same answer recorded twice is published once. */
+export function responseMsgId(meetingId: string, email: string, respondedAt: Date): string {
+  return `meetings.${meetingId}.response.${email}.${respondedAt.getTime()}`;
 }

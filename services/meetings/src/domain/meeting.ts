@@ -1,4 +1,4 @@
-import type { Caller, Duration, Meeting, MeetingStatus, Mode } from "@sched/proto";
+import type { Caller, Duration, GivenResponse, Meeting, MeetingStatus, Mode } from "@sched/proto";
 import { formatTimestamp } from "./timing.js";
 
 /** A meeting as the service holds it. */
@@ -17,6 +17,14 @@ export interface MeetingRecord {
   /** 1 at creation, one more on every change. */
   sequence: number;
   createdAt: Date;
+  /** The answers given so far, by participant; a participant missing here has not answered. */
+  responses: Readonly<Record<string, GivenAnswer>>;
+}
+
+/** A participant's answer and when they gave it. */
+export interface GivenAnswer {
+  response: GivenResponse;
+  respondedAt: Date;
 }
 
 /** What a caller may do with a meeting of their mode. */
@@ -44,5 +52,9 @@ export function toMeeting(record: MeetingRecord): Meeting {
     status: record.status,
     organizer: record.organizerEmail,
     createdAt: formatTimestamp(record.createdAt),
+    attendees: record.participants.map((email) => {
+      const answer = record.responses[email];
+      return { email, response: answer?.response ?? "needsAction", respondedAt: answer ? formatTimestamp(answer.respondedAt) : null };
+    }),
   };
 }

@@ -8,6 +8,7 @@ import { readDateTime } from "../domain/datetime.js";
 import { changeEvent, eventMsgId, newEventId } from "../domain/events.js";
 import { checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
 import { accessOf, toMeeting, type MeetingRecord } from "../domain/meeting.js";
+import { responsesAfterChange } from "../domain/responses.js";
 import { findMeeting, updateMeeting as saveMeeting } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";
 
@@ -36,7 +37,7 @@ export function updateMeeting(deps: MeetingsDeps): Handler<typeof meetingsUpdate
       const state = applyPatch(before, patch);
       const changed = changedFields(before, state);
       if (changed.length === 0) return { record: before, changed: false };
-      const after: MeetingRecord = { ...before, ...state, sequence: before.sequence + 1 };
+      const after: MeetingRecord = { ...before, ...state, sequence: before.sequence + 1, responses: responsesAfterChange(before.responses, state.participants, changed) };
       await saveMeeting(trx, after, now);
       const event = changeEvent(before, after, changed, invitesOnUpdate(before, state, changed, sendInvites ?? true), newEventId(), now);
       await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, after.sequence));

@@ -6,6 +6,7 @@ import { coverEndTime } from "./005_cover_end_time.js";
 import { storeListItems } from "./006_store_list_items.js";
 import { claimsExpireWithRequests } from "./007_claims_expire_with_requests.js";
 import { createTimeOff } from "./008_create_time_off.js";
+import { participantResponses } from "./009_participant_responses.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -17,4 +18,5 @@ export const migrations: readonly Migration[] = [
   storeListItems,
   claimsExpireWithRequests,
   createTimeOff,
+  participantResponses,
 ];

@@ -1,0 +1,85 @@
+import ical, { ICalAttendeeStatus, ICalCalendarMethod } from "ical-generator";
+import { describe, expect, it } from "vitest";
+import { buildIcs } from "../src/domain/ics.js";
+import { parseItipReply } from "../src/domain/itipReply.js";
+import { ReplyAddresses } from "../src/domain/replyAddress.js";
+import { proveAnswer } from "../src/domain/replyJudge.js";
+
+const MEETING_ID = "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE";
+const addresses = new ReplyAddresses(Buffer.alloc(32, 7), "replies.example.com");
+const NOW = new Date("2031-05-02T12:00:00Z");
+
+function replyIcs(options: { uid?: string; organizer?: string; attendee?: string; status?: ICalAttendeeStatus; method?: ICalCalendarMethod; stamp?: Date } = {}): string {
+  const calendar = ical({ method: options.method ?? ICalCalendarMethod.REPLY });
+  calendar.createEvent({
+    id: options.uid ?? `${MEETING_ID}@sched.invalid`,
+    start: new Date("2031-05-05T09:00:00Z"),
+    end: new Date("2031-05-05T09:30:00Z"),
+    stamp: options.stamp ?? new Date("2031-05-02T10:00:00Z"),
+    summary: "Planning",
+    organizer: { name: "Org", email: options.organizer ?? "org@example.com" },
+    attendees: [{ email: options.attendee ?? "ann@example.com", status: options.status ?? ICalAttendeeStatus.ACCEPTED }],
+  });
+  return calendar.toString();
+}
+
+const prove = (ics: string, token = addresses.tokenOf(addresses.addressFor(MEETING_ID, "ann@example.com"))!) => {
+  const parsed = parseItipReply(ics);
+  if (!parsed.ok) return parsed;
+  return proveAnswer(parsed.value, { token, uidDomain: "sched.invalid", tokenMatches: (t, m, p) => addresses.matches(t, m, p), now: NOW });
+};
+
+describe("reply addresses", () => {
+  it("are per meeting and participant, at the inbound domain, and read back only there", () => {
+    const ann = addresses.addressFor(MEETING_ID, "ann@example.com");
+    expect(ann).toMatch(/^reply-[0-9a-f]{32}@replies\.example\.com$/);
+    expect(addresses.addressFor(MEETING_ID, "ANN@example.com")).toBe(ann);
+    expect(addresses.addressFor(MEETING_ID, "bob@example.com")).not.toBe(ann);
+    expect(addresses.addressFor("mtg_siC47wqaMl9Xvq2ZG4MzAOUQ", "ann@example.com")).not.toBe(ann);
+    expect(addresses.tokenOf(ann.toUpperCase())).toBe(ann.slice(6, 38));
+    expect(addresses.tokenOf(ann.replace("replies.example.com", "elsewhere.example.com"))).toBeUndefined();
+    expect(addresses.tokenOf("postmaster@replies.example.com")).toBeUndefined();
+  });
+
+  it("depend on the service's key", () => {
+    const other = new ReplyAddresses(Buffer.alloc(32, 8), "replies.example.com");
+    expect(other.addressFor(MEETING_ID, "ann@example.com")).not.toBe(addresses.addressFor(MEETING_ID, "ann@example.com"));
+  });
+
+  it("are the organizer's SENT-BY in the invite", () => {
+    const address = addresses.addressFor(MEETING_ID, "ann@example.com");
+    const meeting = { id: MEETING_ID, title: "T", description: "", startTime: "2031-05-05T09:00:00Z", duration: "30 mins" as const, participants: ["ann@example.com"], status: "confirmed" as const, organizer: "org@example.com", createdAt: "2031-05-01T00:00:00Z", attendees: [] };
+    const ics = buildIcs({ meeting, sequence: 1, kind: "request", recipient: "ann@example.com", organizer: { email: "org@example.com" }, uidDomain: "sched.invalid", replyAddress: address });
+    expect(ics.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${address}"`);
+  });
+});
+
+describe("what a reply proves", () => {
+  it("an attendee's answer to a meeting of ours, at the time the client stamped", () => {
+    expect(prove(replyIcs())).toEqual({ ok: true, value: { meetingId: MEETING_ID, organizerEmail: "org@example.com", email: "ann@example.com", response: "accepted", respondedAt: new Date("2031-05-02T10:00:00Z") } });
+    expect(prove(replyIcs({ status: ICalAttendeeStatus.DECLINED }))).toMatchObject({ ok: true, value: { response: "declined" } });
+    expect(prove(replyIcs({ status: ICalAttendeeStatus.TENTATIVE }))).toMatchObject({ ok: true, value: { response: "tentative" } });
+  });
+
+  it("never an answer from the future: a stamp past now counts as now", () => {
+    expect(prove(replyIcs({ stamp: new Date("2040-01-01T00:00:00Z") }))).toMatchObject({ ok: true, value: { respondedAt: NOW } });
+  });
+
+  it("nothing for another attendee, another meeting's address, a foreign UID or a non-answer", () => {
+    expect(prove(replyIcs({ attendee: "bob@example.com" }))).toMatchObject({ ok: false });
+    expect(prove(replyIcs(), addresses.tokenOf(addresses.addressFor("mtg_siC47wqaMl9Xvq2ZG4MzAOUQ", "ann@example.com"))!)).toMatchObject({ ok: false });
+    expect(prove(replyIcs(), "0".repeat(32))).toMatchObject({ ok: false });
+    expect(prove(replyIcs({ uid: "something@elsewhere.example.com" }))).toMatchObject({ ok: false, problem: "UID of no meeting of ours" });
+    expect(prove(replyIcs({ status: ICalAttendeeStatus.NEEDSACTION }))).toMatchObject({ ok: false });
+  });
+
+  it("nothing from what is not a REPLY calendar", () => {
+    expect(parseItipReply(replyIcs({ method: ICalCalendarMethod.REQUEST }))).toMatchObject({ ok: false, problem: "METHOD is REQUEST, not REPLY" });
+    expect(parseItipReply("hello")).toMatchObject({ ok: false });
+    expect(parseItipReply("BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n")).toMatchObject({ ok: false, problem: "0 VEVENTs, not one" });
+  });
+
+  it("leaves the organizer as the reply names it, for meetings to compare", () => {
+    expect(prove(replyIcs({ organizer: "Mallory@Example.com" }))).toMatchObject({ ok: true, value: { organizerEmail: "mallory@example.com" } });
+  });
+});

@@ -1,0 +1,161 @@
+import { freePort, eventually } from "@sched/testing";
+import nodemailer from "nodemailer";
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { call, createUserWithKey, systemPerSuite, WIRINGS } from "../harness.js";
+import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+
+const INBOUND_DOMAIN = "replies.sched.test";
+
+/** An iTIP REPLY as a calendar client writes it (RFC 5546 §3.2.3), answering one invite. */
+function itipReply(a: { uid: string; sequence: number; organizer: string; attendee: string; partstat: string; start: string; end: string }): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  const compact = (iso: string) => iso.replace(/[-:]/g, "");
+  return [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//Example Corp.//Calendar Client 1.0//EN",
+    "METHOD:REPLY",
+    "BEGIN:VEVENT",
+    `UID:${a.uid}`,
+    `DTSTAMP:${stamp}`,
+    `SEQUENCE:${a.sequence}`,
+    `DTSTART:${compact(a.start)}`,
+    `DTEND:${compact(a.end)}`,
+    `ORGANIZER:mailto:${a.organizer}`,
+    `ATTENDEE;PARTSTAT=${a.partstat}:mailto:${a.attendee}`,
+    "END:VEVENT",
+    "END:VCALENDAR",
+    "",
+  ].join("\r\n");
+}
+
+describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
+  let world: InvitesWorld;
+  let inboundPort: number;
+  const suite = await systemPerSuite(wiring, async () => {
+    inboundPort = await freePort();
+    world = await startInvitesWorld(wiring, { INBOUND_EMAIL_DOMAIN: INBOUND_DOMAIN, INBOUND_SMTP_PORT: String(inboundPort), INBOUND_SMTP_HOST: "127.0.0.1" });
+    return { ...world.sys, stop: () => world.stop() };
+  });
+
+  /** Mails a message to the service's inbound SMTP listener, as the attendee's mail server would. */
+  const mailReply = async (to: string, from: string, ics: string | { raw: string }) => {
+    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, secure: false, ignoreTLS: true });
+    try {
+      await transport.sendMail({
+        from,
+        to,
+        subject: "Re: invitation",
+        text: "Answered",
+        ...(typeof ics === "string" ? { icalEvent: { method: "REPLY", content: ics } } : { attachments: [{ filename: "invite.ics", contentType: "text/calendar; method=REPLY", content: ics.raw }] }),
+      });
+    } finally {
+      transport.close();
+    }
+  };
+
+  const attendeesOf = async (key: string, id: string) => {
+    const res = await call(suite.url, "GET", `/v1/meetings/${id}`, { key });
+    expect(res.status).toBe(200);
+    return Object.fromEntries((res.body.attendees as { email: string; response: string; respondedAt: string | null }[]).map((a) => [a.email, a]));
+  };
+
+  /** The invite one participant received: where to reply, and the calendar to answer. */
+  const inviteTo = async (email: string) => {
+    const mail = await eventually(() => world.smtp.to(email)[0], 10_000);
+    const replyTo = mail.mail.replyTo?.value[0]?.address;
+    if (!replyTo) throw new Error("the invite has no Reply-To");
+    return { replyTo, invite: parseInvite(mail.ics!) };
+  };
+
+  it.runIf(suite.available)("an attendee's calendar client accepts by e-mail, then declines: the API shows it, and a declined meeting is not their busy time", async () => {
+    const org = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
+    const bob = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
+    const ann = `ann-${randomBytes(4).toString("hex")}@example.com`;
+    const day = "2031-05-07";
+    const created = await call(suite.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Roadmap", duration: "1 hour", startTime: `${day}T10:00:00Z`, participants: [bob.email, ann] } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body.attendees).toEqual([
+      { email: bob.email, response: "needsAction", respondedAt: null },
+      { email: ann, response: "needsAction", respondedAt: null },
+    ]);
+
+    const { replyTo, invite } = await inviteTo(bob.email);
+    expect(replyTo).toMatch(new RegExp(`^reply-[0-9a-f]{32}@${INBOUND_DOMAIN.replace(/\./g, "\\.")}$`));
+    expect(world.smtp.to(bob.email)[0]!.ics!.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${replyTo}"`);
+    expect((await inviteTo(ann)).replyTo).not.toBe(replyTo);
+    const answer = (partstat: string) => itipReply({ uid: invite.uid, sequence: invite.sequence, organizer: invite.organizer, attendee: bob.email, partstat, start: invite.start, end: invite.end });
+
+    const busyBefore = await call(suite.url, "GET", `/v1/availability?date=${day}`, { key: bob.key });
+    expect(busyBefore.body.slots).toContainEqual({ start: "10:00", end: "11:00", status: "busy" });
+
+    const sentAt = Date.now();
+    await mailReply(replyTo, bob.email, answer("ACCEPTED"));
+    const accepted = await eventually(async () => {
+      const attendees = await attendeesOf(org.key, id);
+      return attendees[bob.email]?.response === "accepted" ? attendees : undefined;
+    }, 5_000, 50);
+    expect(Date.now() - sentAt).toBeLessThan(5_000);
+    expect(accepted[bob.email]!.respondedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(accepted[ann]).toEqual({ email: ann, response: "needsAction", respondedAt: null });
+    // The attendee sees their own answer too, and the invites list carries it.
+    expect((await attendeesOf(bob.key, id))[bob.email]!.response).toBe("accepted");
+    const invites = await call(suite.url, "GET", `/v1/meetings/${id}/invites`, { key: org.key });
+    expect(invites.body.data.find((i: { email: string }) => i.email === bob.email)).toMatchObject({ response: "accepted", respondedAt: accepted[bob.email]!.respondedAt });
+
+    // A later answer (DTSTAMP a second on) replaces it.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await mailReply(replyTo, bob.email, answer("DECLINED"));
+    await eventually(async () => ((await attendeesOf(org.key, id))[bob.email]?.response === "declined" ? true : undefined), 5_000, 50);
+    const busyAfter = await call(suite.url, "GET", `/v1/availability?date=${day}`, { key: bob.key });
+    expect(busyAfter.body.slots).toEqual([{ start: "09:00", end: "17:00", status: "free" }]);
+    // Declined, the meeting stays in their calendar.
+    const list = await call(suite.url, "GET", `/v1/meetings?filter=all`, { key: bob.key });
+    expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);
+    // The organizer still counts it as busy.
+    const orgDay = await call(suite.url, "GET", `/v1/availability?date=${day}`, { key: org.key });
+    expect(orgDay.body.slots).toContainEqual({ start: "10:00", end: "11:00", status: "busy" });
+
+    // Each answer is one meeting.response_updated event, written with it for the bus.
+    const events = (await world.sys.system.database("meetings")("outbox").where("subject", "like", "%meeting.response_updated").select("payload")) as { payload: { meetingId: string; attendee: { email: string; response: string }; previousResponse: string; source: string } }[];
+    expect(events.map((e) => e.payload).filter((p) => p.meetingId === id).map((p) => [p.attendee.email, p.previousResponse, p.attendee.response, p.source])).toEqual([
+      [bob.email, "needsAction", "accepted", "email"],
+      [bob.email, "accepted", "declined", "email"],
+    ]);
+  });
+
+  it.runIf(suite.available)("forged, misdirected and malformed replies change nothing", async () => {
+    const org = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
+    const bob = `bob-${randomBytes(4).toString("hex")}@example.com`;
+    const cy = `cy-${randomBytes(4).toString("hex")}@example.com`;
+    const created = await call(suite.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Budget", duration: "30 mins", startTime: "2031-05-08T13:00:00Z", participants: [bob, cy] } });
+    const id = created.body.id as string;
+    const toBob = await inviteTo(bob);
+    const toCy = await inviteTo(cy);
+    const reply = (attendee: string, overrides: { organizer?: string; uid?: string } = {}) =>
+      itipReply({ uid: overrides.uid ?? toBob.invite.uid, sequence: 1, organizer: overrides.organizer ?? toBob.invite.organizer, attendee, partstat: "ACCEPTED", start: toBob.invite.start, end: toBob.invite.end });
+
+    // A guessed address, another attendee's address, a forged organizer, another meeting, a non-REPLY, no calendar at all.
+    await mailReply(`reply-${randomBytes(16).toString("hex")}@${INBOUND_DOMAIN}`, bob, reply(bob));
+    await mailReply(toCy.replyTo, bob, reply(bob));
+    await mailReply(toBob.replyTo, bob, reply(bob, { organizer: "mallory@example.com" }));
+    await mailReply(toBob.replyTo, bob, reply(bob, { uid: `mtg_${"x".repeat(24)}@sched.invalid` }));
+    await mailReply(toBob.replyTo, bob, { raw: reply(bob).replace("METHOD:REPLY", "METHOD:REQUEST") });
+    await mailReply(toBob.replyTo, bob, { raw: "BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nBEGIN:VEVENT\r\nUID:broken" });
+    // Mail for anything but a reply address is refused outright.
+    await expect(mailReply(`postmaster@${INBOUND_DOMAIN}`, bob, reply(bob))).rejects.toThrow(/550/);
+
+    // The listener answers each message only after acting on it: nothing has changed.
+    const after = await attendeesOf(org.key, id);
+    expect(after[bob]).toEqual({ email: bob, response: "needsAction", respondedAt: null });
+    expect(after[cy]).toEqual({ email: cy, response: "needsAction", respondedAt: null });
+
+    // The real one still works afterwards.
+    await mailReply(toCy.replyTo, cy, itipReply({ uid: toCy.invite.uid, sequence: 1, organizer: toCy.invite.organizer, attendee: cy, partstat: "TENTATIVE", start: toCy.invite.start, end: toCy.invite.end }));
+    const answered = await attendeesOf(org.key, id);
+    expect(answered[cy]!.response).toBe("tentative");
+    expect(answered[bob]!.response).toBe("needsAction");
+  });
+});
