@@ -118,23 +118,6 @@ describe("rankCandidates", () => {
       { numRuns: 150 },
     );
   });
-
-  it("ranks 200 candidates for 10 people in a few milliseconds", () => {
-    const people = Array.from({ length: 10 }, (_, i) =>
-      rankedPerson(`u${i}`, { isCaller: i === 0, zone: i % 2 ? "Europe/Berlin" : "America/New_York", history: weeklyHistory([{ weekday: i % 5, hour: 9 + (i % 6) }], 20) }),
-    );
-    const candidates = Array.from({ length: 200 }, (_, i) => ({ start: MONDAY + 7 * DAY + i * HOUR, end: MONDAY + 7 * DAY + i * HOUR + 30 * MIN }));
-    rankCandidates({ now: NOW, people, candidates });
-    const times: number[] = [];
-    for (let run = 0; run < 15; run++) {
-      const t = performance.now();
-      rankCandidates({ now: NOW, people, candidates });
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    // The target is a 20 ms median (measured by `npm run eval -- ranking`); the margin absorbs a loaded CI machine.
-    expect(times[7]!).toBeLessThan(40);
-  });
 });
 
 describe("rankCandidates: cold start, working hours and clustering", () => {
