@@ -9,6 +9,7 @@ export * from "./meetings.js";
 export * from "./availability.js";
 export * from "./invites.js";
 export * from "./aiRanking.js";
+export * from "./dashboard.js";
 export * from "./routes.js";
 export * from "./version.js";
 export * from "./openapi/schemas.js";

@@ -4,9 +4,10 @@ import { databaseAnswers, openSchema, type Knex } from "@sched/db";
 import { createLogger, type Logger } from "@sched/logging";
 import { startTelemetry } from "@sched/telemetry";
 import type { z } from "zod";
+import { createServer, type Server } from "node:http";
 import { commonConfigSchema } from "./commonConfig.js";
 import { startHealthServer } from "./health.js";
-import type { ServiceModule } from "./service.js";
+import type { ServiceHttp, ServiceModule } from "./service.js";
 import { onShutdown } from "./shutdown.js";
 import { TrackedBus } from "./trackedBus.js";
 
@@ -25,7 +26,7 @@ export async function runService<S extends z.ZodObject>(module: ServiceModule<S>
   await startTelemetry({ serviceName: module.name });
 
   // Filled in as start-up goes: probes and a shutdown that come early see what exists so far.
-  const parts: { db?: Knex; bus?: TrackedBus; service?: Stoppable; migrated: boolean; stopping: boolean } = { migrated: false, stopping: false };
+  const parts: { db?: Knex; bus?: TrackedBus; service?: Stoppable; server?: Server; migrated: boolean; stopping: boolean } = { migrated: false, stopping: false };
   const health = await startHealthServer({
     port: common.HEALTH_PORT,
     logger,
@@ -51,7 +52,9 @@ export async function runService<S extends z.ZodObject>(module: ServiceModule<S>
   parts.migrated = true;
   const bus = new TrackedBus(await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: module.name, logger, streamReplicas: common.BUS_STREAM_REPLICAS }));
   parts.bus = bus;
-  parts.service = await module.start({ bus, db, logger, config });
+  const service = await module.start({ bus, db, logger, config });
+  parts.service = service;
+  if (service.http) parts.server = await listen(service.http.handler, service.http.port, logger);
   logger.info("service started");
 }
 
@@ -63,8 +66,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * drain the NATS connection, close the pool. Waiting on in-flight work is
  * bounded by the deadline; what is left then is cut short.
  */
-async function stopInOrder(parts: { bus?: TrackedBus; service?: Stoppable; db?: Knex; logger: Logger; deadline: number }): Promise<void> {
-  const { bus, service, db, logger, deadline } = parts;
+async function stopInOrder(parts: { bus?: TrackedBus; service?: Stoppable; server?: Server; db?: Knex; logger: Logger; deadline: number }): Promise<void> {
+  const { bus, service, server, db, logger, deadline } = parts;
   let failed = false;
   const step = async (name: string, work: () => Promise<void>) => {
     let timer: NodeJS.Timeout | undefined;
@@ -81,10 +84,30 @@ async function stopInOrder(parts: { bus?: TrackedBus; service?: Stoppable; db?: 
     clearTimeout(timer);
     if (outcome === "late") logger.warn({ step: name }, "shutdown step cut short at the deadline");
   };
+  if (server) await step("finish pages", () => closeServer(server));
   if (bus) await step("finish requests", () => bus.stopServing());
   if (bus) await step("stop consumers", () => bus.stopConsuming());
   if (service) await step("stop service", () => service.stop());
   if (bus) await step("drain bus", () => bus.close());
   if (db) await step("close pool", () => db.destroy());
   if (failed) throw new Error("a shutdown step failed");
+}
+
+/** Serves a service's own pages on their port (every interface: they are reached from outside the pod). */
+async function listen(handler: ServiceHttp["handler"], port: number, logger: Logger): Promise<Server> {
+  const server = createServer((req, res) => handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => resolve());
+  });
+  logger.info({ port }, "pages listening");
+  return server;
+}
+
+/** Stops taking connections and waits for the requests in progress, closing idle keep-alive connections at once. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
