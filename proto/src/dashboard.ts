@@ -6,7 +6,7 @@ import type { RouteDef } from "./route.js";
 // ---- admin route: a sign-in link for a user (api-decisions 11) -------------
 
 export const SignInLinkCreated = z.object({
-  url: z.string().meta({ description: "The dashboard's sign-in link; it works once, until `expiresAt`.", example: "http://localhost:8080/dashboard/sign-in?token=sil_3bq2A9…" }),
+  url: z.string().meta({ description: "The dashboard's sign-in link; it works once, until `expiresAt`.", example: "https://api.example.com/dashboard/sign-in?token=sil_3bq2A9dLx7Vk0WmTc5YhR8nJ4sPe6uQf1gZo2iKaNbC" }),
   expiresAt: Timestamp.meta({ description: "When the link stops working: 15 minutes after it was made." }),
 });
 

@@ -195,4 +195,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     request: { provider: "google", accountEmail: "ann@example.com", accessToken: "ya29.a0AfB_byC2example", refreshToken: "1//0gExampleRefreshToken", expiresAt: "2030-02-20T15:12:09Z" },
     responses: { 201: CONNECTION },
   },
+  "POST /admin/v1/users/:id/sign-in-links": {
+    responses: { 201: { url: "https://api.example.com/dashboard/sign-in?token=sil_3bq2A9dLx7Vk0WmTc5YhR8nJ4sPe6uQf1gZo2iKaNbC", expiresAt: "2030-02-20T14:22:09Z" } },
+  },
 };

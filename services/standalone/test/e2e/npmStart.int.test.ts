@@ -65,9 +65,14 @@ it("npm start hands each service its settings from the environment: with OPENAI_
   }
 }, 120_000);
 
-it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set", async () => {
+it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set; the first start prints the demo user's dashboard sign-in link", async () => {
   const started = await startEntryPoint({});
   try {
+    const link = /(http:\/\/localhost:\d+\/dashboard\/sign-in\?token=sil_[0-9A-Za-z]+)/.exec(started.output())?.[1];
+    expect(link).toBeDefined();
+    const page = await fetch(link!.replace("localhost", "127.0.0.1"));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("demo@example.com");
     expect(readFileSync(join(started.dataDir, "api-url"), "utf8").trim()).toBe(started.url.replace("127.0.0.1", "localhost"));
     const { API_URL: _url, ADMIN_TOKEN: _token, ...env } = process.env;
     const admin = await promisify(execFile)(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/accounts/src/cli.ts", "user:create", "--email", "cli@example.com", "--name", "Cli"], {

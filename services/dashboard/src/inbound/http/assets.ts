@@ -36,6 +36,8 @@ nav a[aria-current="page"] { font-weight: 700; text-decoration: none; color: var
 main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
 h1 { font-size: 1.6rem; margin: 0 0 1rem; } h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
 section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem; margin-bottom: 1.5rem; }
+section.card > :first-child, section.card > form > :first-child { margin-top: 0; }
+td.mono { white-space: nowrap; }
 table { width: 100%; border-collapse: collapse; background: #fff; }
 th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 13px; color: var(--muted); font-weight: 600; }
@@ -56,7 +58,7 @@ button.danger { background: #fff; color: #a4161a; border-color: #a4161a; }
 .new-key { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
 .new-key code { font-size: 15px; background: #f0f2f7; padding: .4rem .6rem; border-radius: 4px; word-break: break-all; }
 .inline { display: inline; }
-.filters { display: flex; gap: .75rem; align-items: end; margin-bottom: 1rem; }
+.filters { display: flex; gap: .75rem; align-items: end; margin: 1rem 0; }
 .filters label { margin: 0; }
 .revoked { color: var(--muted); }
 `;

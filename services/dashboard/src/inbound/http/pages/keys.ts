@@ -10,7 +10,7 @@ export interface KeysView {
   error?: { field: string; message: string };
 }
 
-const when = (date: Date | string | undefined | null) => (date ? html`<time datetime="${new Date(date).toISOString()}">${new Date(date).toISOString().slice(0, 16).replace("T", " ")} UTC</time>` : "Never in the last 7 days");
+const when = (date: Date | string | undefined | null) => (date ? html`<time datetime="${new Date(date).toISOString()}">${new Date(date).toISOString().slice(0, 16).replace("T", " ")} UTC</time>` : "Not in the last 7 days");
 
 export function keysPage(viewer: Viewer, view: KeysView): SafeHtml {
   const keys = view.keys.filter((k) => k.mode === viewer.mode);
