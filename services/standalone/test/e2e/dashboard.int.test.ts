@@ -1,3 +1,4 @@
+import { eventually } from "@sched/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumAvailable, createKeyInPage, launchChromium, seriousViolations, signInWithLink } from "../browser.js";
@@ -7,23 +8,17 @@ const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 /** Long enough for a batch of the request log to reach the dashboard on a loaded machine. */
 const LOG_DEADLINE_MS = 30_000;
 
-async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** The page's text once reloaded until `wanted` is in it. */
 async function reloadUntil(page: Page, url: string, wanted: string): Promise<string> {
-  return until(`"${wanted}" on ${url}`, LOG_DEADLINE_MS, async () => {
-    await page.goto(url);
-    const text = await page.locator("main").innerText();
-    return text.includes(wanted) ? text : undefined;
-  });
+  return eventually(
+    async () => {
+      await page.goto(url);
+      const text = await page.locator("main").innerText();
+      return text.includes(wanted) ? text : undefined;
+    },
+    LOG_DEADLINE_MS,
+    200,
+  );
 }
 
 describe.each(WIRINGS)("the dashboard in a headless browser (%s)", async (wiring) => {
@@ -199,9 +194,7 @@ describe.each(WIRINGS)("the dashboard in a headless browser (%s)", async (wiring
     expect(revoke.status()).toBe(404);
     expect((await call(suite.url, "GET", "/v1/me", { key: other.key })).status).toBe(200);
     // Once it is surely in the log, it is still not this user's to see.
-    await until("the other user's request in the log", LOG_DEADLINE_MS, async () =>
-      (await suite.sys.system.database("dashboard")("request_log").where({ request_id: theirRequest }).first()) ? true : undefined,
-    );
+    await eventually(async () => (await suite.sys.system.database("dashboard")("request_log").where({ request_id: theirRequest }).first()) !== undefined, LOG_DEADLINE_MS, 200);
     const response = await page.goto(`${dashboard}/requests/${theirRequest}`);
     expect(response!.status()).toBe(404);
     await page.goto(`${dashboard}/requests`);
@@ -228,7 +221,7 @@ describe.each(WIRINGS)("the dashboard in a headless browser (%s)", async (wiring
     await page.getByRole("button", { name: "Revoke e2e key" }).click();
     await page.waitForURL(/\/keys$/);
     const revokedAt = Date.now();
-    await until("the API to refuse the revoked key", 1_000, async () => ((await call(suite.url, "GET", "/v1/me", { key })).status === 401 ? true : undefined));
+    await eventually(async () => (await call(suite.url, "GET", "/v1/me", { key })).status === 401, 1_000, 25);
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
     expect(await page.getByRole("row").filter({ hasText: "e2e key" }).innerText()).toContain("Revoked");
     seenAfterCreation.push(await page.content());

@@ -32,11 +32,12 @@ async function startEntryPoint(env: Record<string, string>): Promise<{ url: stri
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    // The banner is printed once the API answers and the data folder knows its address.
+    // The banner is printed once the API answers and the data folder knows its address. Each of
+    // the seven embedded databases compiles its own Postgres first: over a minute on a loaded machine.
     await eventually(() => {
       if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
       return output.includes("Admin command line");
-    }, 90_000, 200);
+    }, 180_000, 200);
   } catch (err) {
     await stop();
     throw err;
@@ -63,7 +64,7 @@ it("npm start hands each service its settings from the environment: with OPENAI_
     await started.stop();
     await fake.stop();
   }
-}, 120_000);
+}, 240_000);
 
 it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set; the first start prints the demo user's dashboard sign-in link", async () => {
   const started = await startEntryPoint({});
@@ -83,4 +84,4 @@ it("the admin command line finds a local npm start on any port through its data 
   } finally {
     await started.stop();
   }
-}, 120_000);
+}, 240_000);
