@@ -30,7 +30,8 @@ export const dashboardRoutes: RouteDef[] = [
 
 // ---- the request log the gateway feeds -------------------------------------
 
-export const REQUEST_LOG_STREAM: StreamDef = { name: "REQUEST_LOG", subjectPrefix: "dashboard.v1.events" };
+/** A batch the dashboard has not taken within a day (a dashboard down that long) is dropped rather than kept forever. */
+export const REQUEST_LOG_STREAM: StreamDef = { name: "REQUEST_LOG", subjectPrefix: "dashboard.v1.events", maxAgeMs: 24 * 60 * 60_000 };
 
 /** One authenticated request as the gateway answered it: metadata only, never a body or a key. */
 export const ServedRequest = z.object({

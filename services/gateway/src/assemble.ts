@@ -30,7 +30,7 @@ export interface AssembledGateway {
   /** Not listening yet: the caller picks the port. */
   server: Server;
   /** Stops listening for key revocations and sends the request log's last batch; the caller closes the server first. */
-  revocations: Stoppable;
+  background: Stoppable;
 }
 
 /** The gateway as every wiring runs it: the key cache, the limits, the routes and the HTTP edge. */
@@ -38,7 +38,7 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
   const authenticator = new Authenticator(bus, { cacheTtlMs: settings.authCacheTtlMs, timeoutMs: settings.busTimeoutMs });
   const listening = await authenticator.listen();
   const requestLog = new RequestLogRecorder(bus, logger);
-  const revocations: Stoppable = {
+  const background: Stoppable = {
     stop: async () => {
       await listening.stop();
       await requestLog.stop();
@@ -72,5 +72,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), revocations };
+  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), background };
 }

@@ -20,7 +20,7 @@ const bus = await connectNatsBus({ servers: common.NATS_URL, namespace: common.B
 // Redis is not a readiness condition: without it the limits fall back to this replica's memory.
 const health = await startHealthServer({ port: common.HEALTH_PORT, logger, stopping: () => stopping, checks: async () => ({ bus: bus.isConnected() }) });
 const redis = openRedis(config.REDIS_URL, logger);
-const { server, revocations } = await assembleGateway({
+const { server, background } = await assembleGateway({
   bus,
   logger,
   settings: settingsOf(config),
@@ -52,7 +52,7 @@ onShutdown(logger, common.SHUTDOWN_GRACE_MS, async (deadline) => {
   // Readiness is false now; the load balancer needs a moment to stop sending requests here.
   await sleep(Math.min(common.SHUTDOWN_DELAY_MS, deadline - Date.now()));
   await closeServer(deadline);
-  await revocations.stop();
+  await background.stop();
   await bus.close();
   redis.disconnect();
   await health.close();

@@ -33,6 +33,7 @@ const refusals = clusterRefusals({
   namespace: config.BUS_NAMESPACE,
   answering,
   ...((await portTaken(config.PORT)) ? { gatewayPortTaken: config.PORT } : {}),
+  ...((await portTaken(config.DASHBOARD_PORT)) ? { dashboardPortTaken: config.DASHBOARD_PORT } : {}),
   ...(config.HEALTH_PORT === undefined ? {} : { healthPortBase: config.HEALTH_PORT }),
   healthPortsTaken: config.HEALTH_PORT === undefined ? [] : await takenPorts(names.map((name, i) => ({ name, port: healthPorts[i]! }))),
 });

@@ -48,7 +48,7 @@ export class System {
   private memoryBus: MemoryBus | undefined;
   /** The database of the in-process bus's event log, when the data is kept on disk. */
   private eventLogDb: Knex | undefined;
-  private stopAuth: Stoppable | undefined;
+  private stopGatewayBackground: Stoppable | undefined;
   /** The API's port and the dashboard's (its own in a cluster wiring), chosen before anything starts so links can name them. */
   private ports!: { api: number; dashboard: number };
 
@@ -88,7 +88,7 @@ export class System {
       ...(wiring.kind === "standalone" ? { pages: [...this.running.values()].flatMap((r) => (r.handle.http ? [r.handle.http] : [])) } : {}),
     });
     this.server = gateway.server;
-    this.stopAuth = gateway.revocations;
+    this.stopGatewayBackground = gateway.background;
     await new Promise<void>((resolve) => this.server.listen(this.ports.api, "0.0.0.0", () => resolve()));
     return this;
   }
@@ -131,7 +131,7 @@ export class System {
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
     this.server?.closeAllConnections();
-    await this.stopAuth?.stop();
+    await this.stopGatewayBackground?.stop();
     for (const name of [...this.running.keys()]) await this.stopService(name);
     if (this.gatewayBus !== this.memoryBus) await this.gatewayBus?.close();
     await this.memoryBus?.close();
