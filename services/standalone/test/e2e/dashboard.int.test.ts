@@ -239,4 +239,14 @@ describe.each(WIRINGS)("the dashboard in a headless browser (%s)", async (wiring
     await page.goto(`${dashboard}/keys`);
     await page.waitForURL(/\/sign-in$/);
   });
+
+  it.runIf(available)("with sign-up off, answers an unknown address as any other and makes no account", async () => {
+    const email = `stranger-${Date.now()}@example.com`;
+    await page.goto(`${dashboard}/sign-in`);
+    await page.getByLabel("E-mail address").fill(email);
+    await page.getByRole("button", { name: "E-mail me a sign-in link" }).click();
+    await expect(page.getByRole("status").innerText()).resolves.toContain("If the address may sign in here, a link is on its way.");
+    const found = await call(suite.url, "GET", `/admin/v1/users?email=${encodeURIComponent(email)}`, { headers: admin });
+    expect(found.body.data).toEqual([]);
+  });
 });

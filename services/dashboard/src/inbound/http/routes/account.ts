@@ -73,9 +73,9 @@ export function accountRoutes(router: express.Router, ctx: DashboardContext): vo
     ctx.send(res, 200, usagePage(viewer, { usage, keyNames: names }));
   });
 
-  router.get("/profile", async (_req, res) => {
+  router.get("/profile", async (req, res) => {
     const { user, viewer } = ctx.signedIn(res);
-    ctx.send(res, 200, profilePage(viewer, { profile: await ctx.accounts.profile(user), zones: ZONES, ...(_req.query.saved === "1" ? { saved: true } : {}) }));
+    ctx.send(res, 200, profilePage(viewer, { profile: await ctx.accounts.profile(user), zones: ZONES, ...(req.query.saved === "1" ? { saved: true } : {}) }));
   });
 
   router.post("/profile", async (req, res) => {
