@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One recipe for every service: `docker build --target <service> .` with
 # <service> one of accounts, contacts, meetings, availability, invites,
-# webhooks, ai-ranking, gateway. The targets differ only in their last line, so they share layers.
+# webhooks, ai-ranking, dashboard, gateway. The targets differ only in their last line, so they share layers.
 # Each CMD preloads the OpenTelemetry SDK (configured by the OTEL_* variables)
 # there rather than in NODE_OPTIONS, which the health check's node would inherit.
 
@@ -56,6 +56,11 @@ CMD ["node", "--import", "@sched/telemetry/register", "services/meetings/dist/ma
 
 FROM runtime AS availability
 CMD ["node", "--import", "@sched/telemetry/register", "services/availability/dist/main.js"]
+
+FROM runtime AS dashboard
+# Its pages, besides the health port.
+EXPOSE 8081
+CMD ["node", "--import", "@sched/telemetry/register", "services/dashboard/dist/main.js"]
 
 FROM runtime AS invites
 CMD ["node", "--import", "@sched/telemetry/register", "services/invites/dist/main.js"]

@@ -127,9 +127,10 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("publishes the gateway's HTTP port and nothing of the services", () => {
+  it("publishes the gateway's HTTP port, the dashboard's pages and nothing else of the services", () => {
     expect(services.gateway!.ports).toEqual([`8080:${services.gateway!.environment!.PORT}`]);
-    for (const name of [...deployedProcesses.filter((p) => p !== "gateway"), ...infrastructure]) expect(services[name]!.ports).toBeUndefined();
+    expect(services.dashboard!.ports).toEqual([`8081:${services.dashboard!.environment!.DASHBOARD_PORT}`]);
+    for (const name of [...deployedProcesses.filter((p) => p !== "gateway" && p !== "dashboard"), ...infrastructure]) expect(services[name]!.ports).toBeUndefined();
   });
 
   it("sends OTLP to the collector, whose pipelines export traces to Jaeger", () => {

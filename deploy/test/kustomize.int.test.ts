@@ -272,12 +272,13 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
     }
   });
 
-  it("lets only the gateway take traffic from outside", () => {
+  it("lets only the gateway, and the dashboard's pages, take traffic from outside", () => {
     expect(allowed(policies, "Ingress", podLabels("gateway"), ANY_POD, 8080)).toBe(true);
     expect(allowed(policies, "Ingress", podLabels("gateway"), "internet", 8080)).toBe(true);
+    expect(allowed(policies, "Ingress", podLabels("dashboard"), "internet", 8081)).toBe(true);
     for (const name of deployedProcesses) {
-      for (const port of [HEALTH_PORT, 8080, 80]) {
-        if (name === "gateway" && port === 8080) continue;
+      for (const port of [HEALTH_PORT, 8080, 8081, 80]) {
+        if ((name === "gateway" && port === 8080) || (name === "dashboard" && port === 8081)) continue;
         expect(allowed(policies, "Ingress", podLabels(name), ANY_POD, port), `${name}:${port} from another namespace`).toBe(false);
         expect(allowed(policies, "Ingress", podLabels(name), "internet", port), `${name}:${port} from outside`).toBe(false);
         const neighbour = { pod: podLabels("gateway"), namespace: { "kubernetes.io/metadata.name": named<Deployment>("Deployment", "gateway")!.metadata.namespace! } };
@@ -298,11 +299,12 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
       expect(allowed(policies, "Egress", pod, chartPod("nats"), 5432), `${name} → NATS on another port`).toBe(false);
       expect(allowed(policies, "Egress", pod, ANY_POD, 443), `${name} → any pod`).toBe(false);
       expect(allowed(policies, "Egress", pod, "internet", 443), `${name} → internet`).toBe(name === "ai-ranking" || name === "invites" || name === "webhooks");
-      expect(allowed(policies, "Egress", pod, "internet", 587), `${name} → SMTP`).toBe(name === "invites");
+      // invites sends invitations, the dashboard sign-in links.
+      expect(allowed(policies, "Egress", pod, "internet", 587), `${name} → SMTP`).toBe(name === "invites" || name === "dashboard");
     }
   });
 
-  it(overlay === "dev" ? "lets invites, and only invites, hand e-mail to the overlay's own Mailpit" : "runs no Mailpit", () => {
+  it(overlay === "dev" ? "lets invites and the dashboard, and only those, hand e-mail to the overlay's own Mailpit" : "runs no Mailpit", () => {
     const mailpit = named<Deployment>("Deployment", "mailpit");
     if (overlay !== "dev") {
       expect(mailpit).toBeUndefined();
@@ -313,7 +315,7 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
     const secret = ofKind<KubeObject & { data: Labels }>("Secret").find((o) => o.metadata.name.startsWith("sched-secrets"))!;
     const smtpUrl = secret.data.SMTP_URL!;
     expect(Buffer.from(smtpUrl, "base64").toString()).toBe(`smtp://mailpit.${namespace}.svc.cluster.local:1025`);
-    for (const name of deployedProcesses) expect(allowed(policies, "Egress", podLabels(name), peer, 1025), `${name} → Mailpit`).toBe(name === "invites");
+    for (const name of deployedProcesses) expect(allowed(policies, "Egress", podLabels(name), peer, 1025), `${name} → Mailpit`).toBe(name === "invites" || name === "dashboard");
     expect(allowed(policies, "Egress", podLabels("invites"), peer, 8025), "invites → Mailpit's web UI").toBe(false);
     const pod = mailpit!.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });

@@ -91,6 +91,25 @@ export const accountsLookupUsers = endpoint(
   z.object({ users: z.array(UserProfile) }),
 );
 
+/** A key as its owner's dashboard lists it: never the key itself or its hash. */
+export const OwnApiKey = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  mode: Mode,
+  scopes: z.array(Scope),
+  /** `sk_test_…abcd`: the prefix and the last four characters. */
+  preview: z.string(),
+  createdAt: Timestamp,
+  revokedAt: Timestamp.nullable(),
+});
+export type OwnApiKey = z.infer<typeof OwnApiKey>;
+
+/** Every key of one user, newest first. */
+export const accountsListKeys = endpoint("accounts.v1.keys.list", z.object({ userId: z.string() }), z.object({ keys: z.array(OwnApiKey) }));
+
+/** Revokes a key of this user (404 for anyone else's) and tells every gateway replica at once. */
+export const accountsRevokeOwnKey = endpoint("accounts.v1.keys.revoke-own", z.object({ userId: z.string(), keyId: z.string() }), z.object({ id: z.string(), revoked: z.literal(true) }));
+
 // ---- events and notices -------------------------------------------------
 
 export const ACCOUNTS_STREAM: StreamDef = { name: "ACCOUNTS", subjectPrefix: "accounts.v1.events" };

@@ -23,6 +23,8 @@ export interface StreamDef {
   readonly name: string;
   /** Subject prefix every event of the stream starts with. */
   readonly subjectPrefix: string;
+  /** How long the stream keeps an event; forever when absent. */
+  readonly maxAgeMs?: number;
 }
 
 /** A durable domain event: delivered at least once to every durable consumer. */

@@ -11,6 +11,7 @@ export * from "./availability.js";
 export * from "./invites.js";
 export * from "./webhooks.js";
 export * from "./aiRanking.js";
+export * from "./dashboard.js";
 export * from "./routes.js";
 export * from "./version.js";
 export * from "./openapi/schemas.js";

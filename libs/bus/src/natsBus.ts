@@ -247,7 +247,12 @@ class NatsBus implements Bus {
   }
 
   private async createOrUpdateStream(name: string, stream: StreamDef): Promise<string> {
-    const wanted = { subjects: [`${this.subject(stream.subjectPrefix)}.>`], duplicate_window: nanos(DUPLICATE_WINDOW_MS) };
+    // An age the definition states is kept to; without one, whatever limit an operator gave the stream stays.
+    const wanted = {
+      subjects: [`${this.subject(stream.subjectPrefix)}.>`],
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      ...(stream.maxAgeMs === undefined ? {} : { max_age: nanos(stream.maxAgeMs) }),
+    };
     const current = await this.jsm.streams.info(name).catch((err: unknown) => {
       if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return undefined;
       throw err;
@@ -263,8 +268,9 @@ class NatsBus implements Bus {
       }
       return name;
     }
-    const { subjects, duplicate_window } = current.config;
-    if (duplicate_window !== wanted.duplicate_window || JSON.stringify(subjects) !== JSON.stringify(wanted.subjects)) {
+    const { subjects, duplicate_window, max_age } = current.config;
+    const ageDiffers = wanted.max_age !== undefined && max_age !== wanted.max_age;
+    if (duplicate_window !== wanted.duplicate_window || ageDiffers || JSON.stringify(subjects) !== JSON.stringify(wanted.subjects)) {
       await this.jsm.streams.update(name, wanted);
     }
     return name;

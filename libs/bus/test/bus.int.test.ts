@@ -55,9 +55,9 @@ const caller: Caller = { userId: "usr_1", email: "a@example.com", timezone: "UTC
 const Numbered = z.object({ n: z.number() });
 
 /** Each test gets its own stream, so events of one test never reach the consumers of another. */
-function freshStream() {
+function freshStream(maxAgeMs?: number) {
   const tag = uniqueSuffix();
-  const stream: StreamDef = { name: `ORDERS_${tag}`, subjectPrefix: `orders${tag}.v1.events` };
+  const stream: StreamDef = { name: `ORDERS_${tag}`, subjectPrefix: `orders${tag}.v1.events`, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) };
   return { tag, placed: eventDef(stream, "placed", Numbered), shipped: eventDef(stream, "shipped", Numbered) };
 }
 const numberOf = (m: EventMessage): number => (m.payload as { n: number }).n;
@@ -637,6 +637,21 @@ describe.runIf(natsAvailable)("streams (NATS)", () => {
       expect(config.duplicate_window).toBe(120e9);
       expect([config.max_age, config.max_bytes]).toEqual([30 * day, 1 << 30]);
       expect(state.messages).toBe(1);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it("keeps events only as long as a definition that states an age says, and brings an existing stream to that age", async () => {
+    const hour = 3_600 * 1e9;
+    const aged = freshStream(3_600_000);
+    const name = `${namespace}_${aged.placed.stream.name}`;
+    const nc = await connect({ servers: NATS_URL });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name, subjects: [`${namespace}.${aged.placed.stream.subjectPrefix}.>`], duplicate_window: 120e9, max_age: 48 * hour });
+      await (await connectNats()).publish(aged.placed, { n: 1 }, { msgId: `${aged.tag}-1` });
+      expect((await jsm.streams.info(name)).config.max_age).toBe(hour);
     } finally {
       await nc.close();
     }

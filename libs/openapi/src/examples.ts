@@ -305,4 +305,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   "DELETE /v1/webhook-endpoints/:id": { responses: {} },
   "POST /v1/webhook-endpoints/:id/roll-secret": { responses: { 200: { secret: "whsec_Zk3pQ8vN2rT5wY7bC1dF4gH6jK9mL0nP2qS4uV6xW8y=", previousSecretExpiresAt: "2030-02-23T10:00:00Z" } } },
   "GET /v1/webhook-endpoints/:id/deliveries": { responses: { 200: { data: [DELIVERY], hasMore: false } } },
+  "POST /admin/v1/users/:id/sign-in-links": {
+    responses: { 201: { url: "https://api.example.com/dashboard/sign-in?token=sil_3bq2A9dLx7Vk0WmTc5YhR8nJ4sPe6uQf1gZo2iKaNbC", expiresAt: "2030-02-20T14:22:09Z" } },
+  },
 };

@@ -3,3 +3,4 @@ export { processConfigSchema, type ProcessConfig } from "./processConfig.js";
 export { runProcess, type ProcessShell } from "./processShell.js";
 export { startHealthServer, type HealthServer, type HealthServerOptions, type ReadinessChecks } from "./health.js";
 export { onShutdown } from "./shutdown.js";
+export { closeHttpServer } from "./closeHttpServer.js";

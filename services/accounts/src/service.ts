@@ -6,6 +6,7 @@ import { migrations } from "./db/migrations/index.js";
 import { adminBindings } from "./handlers/admin.js";
 import { internalBindings } from "./handlers/internal.js";
 import { meBindings } from "./handlers/me.js";
+import { ownKeyBindings } from "./handlers/ownKeys.js";
 
 /** Users, their API keys, and who a key acts for. */
 export const accountsService = defineService({
@@ -19,6 +20,7 @@ export const accountsService = defineService({
       ...internalBindings(db),
       ...meBindings(db, bus, relay),
       ...adminBindings(db, bus, relay),
+      ...ownKeyBindings(db, bus),
     ]);
     return {
       stop: async () => {

@@ -1,7 +1,7 @@
 import { newId } from "@sched/ids";
 import { SCOPES } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { keyScopes, requireKeyId, requireUserId } from "../src/domain/apiKeys.js";
+import { apiKeyPreview, keyScopes, requireKeyId, requireUserId } from "../src/domain/apiKeys.js";
 import { thrown } from "@sched/testing";
 
 describe("key scopes", () => {
@@ -29,5 +29,16 @@ describe("ids in paths", () => {
 
   it("when a key id has the shape of a user id, then 404", () => {
     expect(thrown(() => requireKeyId(newId("usr")))).toMatchObject({ code: "not_found", status: 404 });
+  });
+});
+
+describe("key previews", () => {
+  it("when the last four characters are kept, then the key shows as its prefix and those four", () => {
+    expect(apiKeyPreview({ mode: "test", hint: "sk_test_AbCd…", lastFour: "wxYZ" })).toBe("sk_test_…wxYZ");
+    expect(apiKeyPreview({ mode: "live", hint: "sk_live_AbCd…", lastFour: "0a1b" })).toBe("sk_live_…0a1b");
+  });
+
+  it("when a key was made before last fours were kept, then its older hint shows", () => {
+    expect(apiKeyPreview({ mode: "test", hint: "sk_test_AbCd…", lastFour: null })).toBe("sk_test_AbCd…");
   });
 });

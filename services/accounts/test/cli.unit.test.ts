@@ -35,6 +35,12 @@ describe("admin command line: arguments", () => {
     expect(parseCliArgs(["key:revoke", "--key", "key_x"])).toEqual({ command: "key:revoke", keyId: "key_x" });
   });
 
+  it("reads user:sign-in-link, and makes it the admin API's sign-in-link call", () => {
+    expect(parseCliArgs(["user:sign-in-link", "--user", "usr_x"])).toEqual({ command: "user:sign-in-link", userId: "usr_x" });
+    expect(usageError(["user:sign-in-link"])).toContain("--user");
+    expect(adminRequest({ command: "user:sign-in-link", userId: "usr/x" })).toEqual({ method: "POST", path: "/admin/v1/users/usr%2Fx/sign-in-links" });
+  });
+
   it("reads key:limits with numbers or default, and refuses anything else", () => {
     expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "5000"])).toEqual({ command: "key:limits", keyId: "key_x", rateLimits: { standardPerMinute: 5000 } });
     expect(parseCliArgs(["key:limits", "--key", "key_x", "--standard", "1000000"])).toEqual({ command: "key:limits", keyId: "key_x", rateLimits: { standardPerMinute: 1_000_000 } });

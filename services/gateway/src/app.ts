@@ -21,6 +21,7 @@ import { forwardOnce } from "./idempotency/forwardOnce.js";
 import type { IdempotencyStore } from "./idempotency/store.js";
 import { Places } from "./limits/inFlight.js";
 import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
+import { recordServedRequests, type RequestLogSink } from "./requestLog/middleware.js";
 
 export interface GatewayDeps {
   bus: Bus;
@@ -37,6 +38,10 @@ export interface GatewayDeps {
   isReady?: () => Promise<boolean>;
   /** What one request, one client and all of them together may take of this replica. */
   edge: RequestLimits;
+  /** Where the metadata of each request made with a key goes (the dashboard's request log). */
+  requestLog?: RequestLogSink;
+  /** Pages served on the API's port under their own path (the dashboard in standalone mode). */
+  pages?: ReadonlyArray<{ mountPath: string; handler: (req: Request, res: Response, next: (err?: unknown) => void) => void }>;
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
@@ -75,6 +80,10 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.use(edgeGuard(deps.edge));
   app.use(unconditional);
+  if (deps.requestLog) app.use(recordServedRequests(deps.requestLog));
+  for (const pages of deps.pages ?? []) {
+    app.use((req, res, next) => (req.path === pages.mountPath || req.path.startsWith(`${pages.mountPath}/`) ? pages.handler(req, res, next) : next()));
+  }
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -96,6 +105,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
+    res.locals.routePath = route.path;
     const deprecated = deprecations.get(route);
     if (deprecated) res.set(deprecated);
     const address = req.ip ?? "unknown";
@@ -223,7 +233,11 @@ async function checkAdmin(req: Request, deps: GatewayDeps): Promise<undefined> {
 async function authenticate(req: Request, res: Response, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
   const address = req.ip ?? "unknown";
   const authorization = req.get("authorization");
-  const count = (caller: Caller) => (bucket ? countRequest(res, () => deps.rateLimits.consume(bucket, caller)) : Promise.resolve());
+  const count = (caller: Caller) => {
+    // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
+    res.locals.caller = caller;
+    return bucket ? countRequest(res, () => deps.rateLimits.consume(bucket, caller)) : Promise.resolve();
+  };
   const known = deps.authenticator.known(authorization);
   if (known) {
     const [exhausted] = await Promise.all([deps.rateLimits.authFailuresExhausted(address), count(known)]);

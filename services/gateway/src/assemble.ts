@@ -4,13 +4,14 @@ import { publicRoutes } from "@sched/proto";
 import { withHttpMetrics } from "@sched/telemetry";
 import type { Redis } from "ioredis";
 import type { Server } from "node:http";
-import { createGatewayApp } from "./app.js";
+import { createGatewayApp, type GatewayDeps } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import type { GatewaySettings } from "./config.js";
 import { routeTemplateOf } from "./domain/routeMatch.js";
 import { createGatewayServer } from "./http/server.js";
 import type { IdempotencyStore } from "./idempotency/store.js";
 import { RateLimits } from "./limits/rateLimits.js";
+import { RequestLogRecorder } from "./requestLog/recorder.js";
 
 export interface GatewayParts {
   bus: Bus;
@@ -21,19 +22,28 @@ export interface GatewayParts {
   /** Keeps the counts of systems sharing one Redis apart (the bus namespace). */
   keyPrefix: string;
   idempotency: IdempotencyStore;
+  /** Pages served on the API's port under their own path (the dashboard in standalone mode). */
+  pages?: GatewayDeps["pages"];
 }
 
 export interface AssembledGateway {
   /** Not listening yet: the caller picks the port. */
   server: Server;
-  /** Stops listening for key revocations; the caller closes the server first. */
-  revocations: Stoppable;
+  /** Stops listening for key revocations and sends the request log's last batch; the caller closes the server first. */
+  background: Stoppable;
 }
 
 /** The gateway as every wiring runs it: the key cache, the limits, the routes and the HTTP edge. */
-export async function assembleGateway({ bus, logger, settings, redis, keyPrefix, idempotency }: GatewayParts): Promise<AssembledGateway> {
+export async function assembleGateway({ bus, logger, settings, redis, keyPrefix, idempotency, pages }: GatewayParts): Promise<AssembledGateway> {
   const authenticator = new Authenticator(bus, { cacheTtlMs: settings.authCacheTtlMs, timeoutMs: settings.busTimeoutMs });
-  const revocations = await authenticator.listen();
+  const listening = await authenticator.listen();
+  const requestLog = new RequestLogRecorder(bus, logger);
+  const background: Stoppable = {
+    stop: async () => {
+      await listening.stop();
+      await requestLog.stop();
+    },
+  };
   const rateLimits = new RateLimits(
     {
       standardPerMinute: settings.standardPerMinute,
@@ -53,6 +63,8 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
     busTimeoutMs: settings.busTimeoutMs,
     trustProxy: settings.trustProxy,
     idempotency,
+    requestLog,
+    ...(pages ? { pages } : {}),
     edge: {
       maxUrlBytes: settings.maxUrlBytes,
       maxInFlight: settings.maxInFlight,
@@ -60,5 +72,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), revocations };
+  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), background };
 }

@@ -1,8 +1,7 @@
 import { connectNatsBus } from "@sched/bus";
-import { runProcess } from "@sched/process";
+import { closeHttpServer, runProcess } from "@sched/process";
 import { assembleGateway } from "./assemble.js";
 import { gatewayConfigSchema, settingsOf } from "./config.js";
-import { closeServer } from "./http/close.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { openRedis } from "./limits/redisLink.js";
 
@@ -13,7 +12,7 @@ await runProcess("gateway", gatewayConfigSchema, async ({ config, process: commo
   ready("bus", () => bus.isConnected());
   const redis = openRedis(config.REDIS_URL, logger);
   onStop("disconnect redis", async () => redis.disconnect());
-  const { server, revocations } = await assembleGateway({
+  const { server, background } = await assembleGateway({
     bus,
     logger,
     settings: settingsOf(config),
@@ -21,7 +20,8 @@ await runProcess("gateway", gatewayConfigSchema, async ({ config, process: commo
     keyPrefix: common.BUS_NAMESPACE,
     idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
   });
-  onStop("stop revocation notices", () => revocations.stop());
+  // Revocation notices and the request log's last batch, after the last request is answered.
+  onStop("stop background work", () => background.stop());
   server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
-  onStop("finish requests", (deadline) => closeServer(server, deadline));
+  onStop("finish requests", (deadline) => closeHttpServer(server, deadline));
 });

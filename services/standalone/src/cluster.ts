@@ -17,6 +17,7 @@ import { serviceModules } from "./services.js";
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const config = loadConfigOrExit(clusterConfigSchema);
 const adminToken = config.ADMIN_TOKEN ?? `adm_${randomBase62(32)}`;
+const dashboardUrl = config.DASHBOARD_URL ?? `http://localhost:${config.DASHBOARD_PORT}/dashboard`;
 const names = [...serviceModules.map((m) => m.name), "gateway"];
 
 const healthPorts = config.HEALTH_PORT === undefined ? await freePorts(names.length) : names.map((_, i) => config.HEALTH_PORT! + i);
@@ -32,6 +33,7 @@ const refusals = clusterRefusals({
   namespace: config.BUS_NAMESPACE,
   answering,
   ...((await portTaken(config.PORT)) ? { gatewayPortTaken: config.PORT } : {}),
+  ...((await portTaken(config.DASHBOARD_PORT)) ? { dashboardPortTaken: config.DASHBOARD_PORT } : {}),
   ...(config.HEALTH_PORT === undefined ? {} : { healthPortBase: config.HEALTH_PORT }),
   healthPortsTaken: config.HEALTH_PORT === undefined ? [] : await takenPorts(names.map((name, i) => ({ name, port: healthPorts[i]! }))),
 });
@@ -51,6 +53,8 @@ const children: ChildProcess[] = names.map((name, i) =>
       PORT: String(config.PORT),
       ADMIN_TOKEN: adminToken,
       HEALTH_PORT: String(healthPorts[i]),
+      DASHBOARD_PORT: String(config.DASHBOARD_PORT),
+      DASHBOARD_URL: dashboardUrl,
     },
     stdio: ["ignore", "inherit", "inherit"],
   }),
@@ -58,7 +62,7 @@ const children: ChildProcess[] = names.map((name, i) =>
 
 process.stdout.write(
   `Scheduling API (cluster): ${names.join(", ")} as separate processes on bus namespace ${config.BUS_NAMESPACE}; ` +
-    `gateway on http://localhost:${config.PORT}\n` +
+    `gateway on http://localhost:${config.PORT}, dashboard on ${dashboardUrl}\n` +
     `Health ports (/livez, /readyz, /metrics): ${names.map((n, i) => `${n} ${healthPorts[i]}`).join(", ")}\n` +
     (config.ADMIN_TOKEN ? "" : `Admin token: ${adminToken}\n`),
 );

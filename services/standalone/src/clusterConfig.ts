@@ -13,5 +13,9 @@ export const clusterConfigSchema = commonConfigSchema
   .extend({
     /** The first of the processes' health ports, one each in a row; unset: a free port each, printed at start. */
     HEALTH_PORT: env.optional(z.coerce.number().int().min(1).max(65_000)),
+    /** The dashboard's own port: its pages are at http://localhost:<port>/dashboard. */
+    DASHBOARD_PORT: env.port(8081),
+    /** Where users reach the dashboard (sign-in links point there); unset: its own port on localhost. */
+    DASHBOARD_URL: env.optional(z.url()),
   });
 export type ClusterConfig = z.output<typeof clusterConfigSchema>;

@@ -39,7 +39,7 @@ const system = await new System({ wiring: { kind: "standalone", dataDir }, logge
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);
-const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`, `API reference: ${base}/docs   (what is where: ${base}/)`];
+const lines = [`Scheduling API (standalone) on ${base}   data: ${dataDir}`, `API reference: ${base}/docs   (what is where: ${base}/)   dashboard: ${base}/dashboard`];
 if (firstStart) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   const demo = await createDemoUser(system.bus, zone);
@@ -50,6 +50,9 @@ if (firstStart) {
     "",
     "Try:",
     `  curl -s ${base}/v1/me -H "Authorization: Bearer ${demo.key}"`,
+    "",
+    `Dashboard: ${base}/dashboard — the demo user's sign-in link (works once, until ${demo.signInLink.expiresAt}):`,
+    `  ${demo.signInLink.url}`,
   );
 }
 if (!config.ADMIN_TOKEN) lines.push("", `Admin token (kept in ${tokenFile}): ${adminToken}`);

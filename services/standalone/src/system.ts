@@ -2,11 +2,13 @@ import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, Mem
 import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
-import type { ServiceModule } from "@sched/runtime";
+import type { ServiceHandle, ServiceModule } from "@sched/runtime";
+import { createServer } from "node:http";
 import type { Redis } from "ioredis";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { freePorts } from "./ports.js";
 import { serviceModules } from "./services.js";
 
 /** The folder of DATA_DIR the embedded Postgres keeps every schema in. */
@@ -34,7 +36,9 @@ interface RunningService {
   module: ServiceModule;
   db: Knex;
   bus: Bus;
-  handle: Stoppable;
+  handle: ServiceHandle;
+  /** A cluster wiring's own listener for the service's pages, as its process would have. */
+  pages?: Server;
 }
 
 /**
@@ -52,7 +56,9 @@ export class System {
   private embedded: EmbeddedDatabase | undefined;
   /** The in-process bus's event log, when the data is kept on disk. */
   private eventLogDb: Knex | undefined;
-  private stopAuth: Stoppable | undefined;
+  private stopGatewayBackground: Stoppable | undefined;
+  /** The API's port and the dashboard's (its own in a cluster wiring), chosen before anything starts so links can name them. */
+  private ports!: { api: number; dashboard: number };
 
   constructor(private readonly options: SystemOptions) {}
 
@@ -61,8 +67,15 @@ export class System {
     return `http://127.0.0.1:${port}`;
   }
 
+  /** Where the dashboard's pages are: under the API's port in standalone wiring, on a port of its own in a cluster. */
+  get dashboardUrl(): string {
+    return `http://localhost:${this.ports.dashboard}/dashboard`;
+  }
+
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
+    const api = this.options.port || (await freePorts(1))[0]!;
+    this.ports = { api, dashboard: wiring.kind === "cluster" ? (await freePorts(1))[0]! : api };
     const stage = this.stageClock();
     if (wiring.kind === "standalone") {
       this.embedded = await EmbeddedDatabase.open(wiring.dataDir ? join(wiring.dataDir, EMBEDDED_DATABASE_FOLDER) : undefined);
@@ -85,10 +98,12 @@ export class System {
       ...(this.redis ? { redis: this.redis } : {}),
       keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
+      // Standalone: the dashboard's pages on the API's port; a cluster serves them from the service's own listener.
+      ...(wiring.kind === "standalone" ? { pages: [...this.running.values()].flatMap((r) => (r.handle.http ? [r.handle.http] : [])) } : {}),
     });
     this.server = gateway.server;
-    this.stopAuth = gateway.revocations;
-    await new Promise<void>((resolve) => this.server.listen(this.options.port, "0.0.0.0", () => resolve()));
+    this.stopGatewayBackground = gateway.background;
+    await new Promise<void>((resolve) => this.server.listen(this.ports.api, "0.0.0.0", () => resolve()));
     stage("gateway listening");
     return this;
   }
@@ -100,15 +115,17 @@ export class System {
     const { logger } = this.options;
     const db = migrated ?? (await this.openDatabase(module));
     const bus = await this.newBus(module.name);
-    const config = module.config.parse({ ...module.standaloneEnv, ...this.options.serviceEnv?.[name] });
+    const config = module.config.parse({ ...module.standaloneEnv, ...this.wiringEnv(), ...this.options.serviceEnv?.[name] });
     const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
-    this.running.set(name, { module, db, bus, handle });
+    const pages = this.options.wiring.kind === "cluster" && handle.http ? await listenOn(handle.http, this.ports.dashboard) : undefined;
+    this.running.set(name, { module, db, bus, handle, ...(pages ? { pages } : {}) });
   }
 
   async stopService(name: string): Promise<void> {
     const r = this.running.get(name);
     if (!r) return;
     this.running.delete(name);
+    if (r.pages) await new Promise<void>((resolve) => r.pages!.close(() => resolve()).closeAllConnections());
     await r.handle.stop();
     if (r.bus !== this.memoryBus) await r.bus.close();
     await r.db.destroy();
@@ -129,7 +146,7 @@ export class System {
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
     this.server?.closeAllConnections();
-    await this.stopAuth?.stop();
+    await this.stopGatewayBackground?.stop();
     for (const name of [...this.running.keys()]) await this.stopService(name);
     if (this.gatewayBus !== this.memoryBus) await this.gatewayBus?.close();
     await this.memoryBus?.close();
@@ -166,6 +183,11 @@ export class System {
     return new KnexEventLog(this.eventLogDb);
   }
 
+  /** What the wiring tells every service: where the dashboard is, and its own port in a cluster. */
+  private wiringEnv(): Record<string, string> {
+    return { DASHBOARD_URL: this.dashboardUrl, DASHBOARD_PORT: String(this.ports.dashboard) };
+  }
+
   private databaseTarget(): DatabaseTarget {
     const { wiring } = this.options;
     if (wiring.kind === "cluster") return { kind: "postgres", url: wiring.databaseUrl, poolMax: 5 };
@@ -177,4 +199,14 @@ export class System {
     if (wiring.kind === "standalone") return this.memoryBus!;
     return connectNatsBus({ servers: wiring.natsUrl, namespace: wiring.namespace, name, logger: logger.child({ component: "bus", service: name }) });
   }
+}
+
+/** Serves a service's pages on a port of their own, as its process does. */
+async function listenOn(http: NonNullable<ServiceHandle["http"]>, port: number): Promise<Server> {
+  const server = createServer((req, res) => http.handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "0.0.0.0", () => resolve());
+  });
+  return server;
 }

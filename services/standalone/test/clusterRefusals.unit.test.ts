@@ -15,10 +15,11 @@ describe("whether a local cluster may start", () => {
     expect(refusal).toContain("its own database (DATABASE_URL)");
   });
 
-  it("when the gateway's port or health ports are taken, then it refuses once for each setting, naming the ports", () => {
+  it("when the gateway's port, the dashboard's or health ports are taken, then it refuses once for each setting, naming the ports", () => {
     const refusals = clusterRefusals({
       ...clear,
       gatewayPortTaken: 8080,
+      dashboardPortTaken: 8081,
       healthPortBase: 9464,
       healthPortsTaken: [
         { name: "accounts", port: 9464 },
@@ -27,6 +28,7 @@ describe("whether a local cluster may start", () => {
     });
     expect(refusals).toEqual([
       "PORT=8080 (the gateway's) is in use: set PORT to a free port.",
+      "DASHBOARD_PORT=8081 (the dashboard's) is in use: set DASHBOARD_PORT to a free port.",
       "HEALTH_PORT=9464: 9464 (accounts), 9470 (gateway) in use: set HEALTH_PORT to the first of a free range, or leave it unset to have free ports chosen.",
     ]);
   });

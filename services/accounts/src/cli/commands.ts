@@ -11,6 +11,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
 Commands:
   user:create --email <email> --name <name> [--timezone <IANA zone>]
   user:find   --email <email>
+  user:sign-in-link --user <usr_…>
+              a single-use link to the dashboard for the user, valid 15 minutes
   key:create  --user <usr_…> --mode test|live [--scopes a,b,…] [--name <name>]
   key:revoke  --key <key_…>
   key:limits  --key <key_…> [--standard <per minute>|default] [--ai <per minute>|default]
@@ -31,6 +33,7 @@ export type CliCommand =
   | { command: "help" }
   | { command: "user:create"; email: string; name: string; timezone?: string }
   | { command: "user:find"; email: string }
+  | { command: "user:sign-in-link"; userId: string }
   | { command: "key:create"; userId: string; mode: "test" | "live"; scopes?: string[]; name?: string }
   | { command: "key:revoke"; keyId: string }
   | { command: "key:limits"; keyId: string; rateLimits: { standardPerMinute?: number | null; aiPerMinute?: number | null } }
@@ -41,6 +44,7 @@ type OptionSpec = Record<string, { type: "string" }>;
 const OPTIONS = {
   "user:create": { email: { type: "string" }, name: { type: "string" }, timezone: { type: "string" } },
   "user:find": { email: { type: "string" } },
+  "user:sign-in-link": { user: { type: "string" } },
   "key:create": { user: { type: "string" }, mode: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } },
   "key:revoke": { key: { type: "string" } },
   "key:limits": { key: { type: "string" }, standard: { type: "string" }, ai: { type: "string" } },
@@ -83,6 +87,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     }
     case "user:find":
       return { command: name, email: required("email") };
+    case "user:sign-in-link":
+      return { command: name, userId: required("user") };
     case "key:create": {
       const mode = required("mode");
       if (mode !== "test" && mode !== "live") throw new UsageError(`${name}: --mode must be test or live.`);
@@ -145,6 +151,8 @@ export function adminRequest(command: Exclude<CliCommand, { command: "help" }>):
     }
     case "user:find":
       return { method: "GET", path: `/admin/v1/users?${new URLSearchParams({ email: command.email }).toString()}` };
+    case "user:sign-in-link":
+      return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(command.userId)}/sign-in-links` };
     case "key:create": {
       const { command: _, userId, ...body } = command;
       return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(userId)}/api-keys`, body };

@@ -119,7 +119,7 @@ export interface StoredApiKey {
 
 export async function insertApiKey(
   db: Knex,
-  key: { id: string; userId: string; keyHash: string; hint: string; mode: Mode; scopes: Scope[]; name: string | null },
+  key: { id: string; userId: string; keyHash: string; hint: string; lastFour: string; mode: Mode; scopes: Scope[]; name: string | null },
 ): Promise<StoredApiKey> {
   const [row] = (await db("api_keys")
     .insert({
@@ -127,6 +127,7 @@ export async function insertApiKey(
       user_id: key.userId,
       key_hash: key.keyHash,
       hint: key.hint,
+      last_four: key.lastFour,
       mode: key.mode,
       scopes: JSON.stringify(key.scopes),
       name: key.name,
@@ -212,12 +213,45 @@ export async function updateApiKeyLimits(
 
 /**
  * Marks a key revoked (keeping the first revocation time) and returns its
- * hash, or undefined when there is no such key.
+ * hash, or undefined when there is no such key (of `ownerUserId`, when given).
  */
-export async function revokeApiKey(db: Knex, id: string): Promise<{ keyHash: string } | undefined> {
+export async function revokeApiKey(db: Knex, id: string, ownerUserId?: string): Promise<{ keyHash: string } | undefined> {
   const [row] = (await db("api_keys")
-    .where({ id })
+    .where({ id, ...(ownerUserId === undefined ? {} : { user_id: ownerUserId }) })
     .update({ revoked_at: db.raw("coalesce(revoked_at, clock_timestamp())") })
     .returning(["key_hash"])) as { key_hash: string }[];
   return row ? { keyHash: row.key_hash } : undefined;
+}
+
+/** A key as its owner's dashboard lists it: never the key or its hash. */
+export interface OwnKeyRow {
+  id: string;
+  name: string | null;
+  mode: Mode;
+  scopes: Scope[];
+  hint: string;
+  lastFour: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** Every key of a user, newest first (ties by id the same way). */
+export async function listUserKeys(db: Knex, userId: string): Promise<OwnKeyRow[]> {
+  const rows = (await db("api_keys")
+    .where({ user_id: userId })
+    .select("id", "name", "mode", "scopes", "hint", "last_four", "created_at", "revoked_at")
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])) as Array<Pick<ApiKeyRow, "id" | "name" | "mode" | "scopes" | "created_at" | "revoked_at"> & { hint: string; last_four: string | null }>;
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    mode: r.mode,
+    scopes: asJson(r.scopes),
+    hint: r.hint,
+    lastFour: r.last_four,
+    createdAt: asDate(r.created_at),
+    revokedAt: r.revoked_at === null ? null : asDate(r.revoked_at),
+  }));
 }

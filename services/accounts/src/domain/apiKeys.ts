@@ -44,3 +44,8 @@ export function apiKeyView(key: {
     revokedAt: key.revokedAt === null ? null : formatTimestamp(key.revokedAt),
   };
 }
+
+/** How a key is shown after creation: `sk_test_…abcd`, or the older first-characters hint of a key made before last fours were kept. */
+export function apiKeyPreview(key: { mode: Mode; hint: string; lastFour: string | null }): string {
+  return key.lastFour === null ? key.hint : `sk_${key.mode}_…${key.lastFour}`;
+}

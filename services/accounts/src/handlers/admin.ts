@@ -2,6 +2,7 @@ import { bind, type Bus, type EndpointBinding } from "@sched/bus";
 import { isUniqueViolation, type Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { apiKeyHint, generateApiKey, hashApiKey, newId } from "@sched/ids";
+import { revokeAndAnnounce } from "./revoke.js";
 import {
   accountsAdminCreateKey,
   accountsAdminCreateUser,
@@ -9,13 +10,12 @@ import {
   accountsAdminRevokeKey,
   accountsAdminUpdateKey,
   keyChanged,
-  keyRevoked,
   userCreated,
 } from "@sched/proto";
 import { apiKeyView, keyScopes, requireKeyId, requireUserId } from "../domain/apiKeys.js";
 import { DEFAULT_TIME_ZONE, requireTimeZone } from "../domain/timeZone.js";
 import { adminUserView, formatTimestamp, normalizeEmail, userExists } from "../domain/users.js";
-import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, revokeApiKey, updateApiKeyLimits } from "../db/queries.js";
+import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, updateApiKeyLimits } from "../db/queries.js";
 import { announceUser } from "../events.js";
 import type { OutboxRelay } from "@sched/outbox";
 
@@ -50,6 +50,7 @@ export function adminBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake
         userId: user.id,
         keyHash: hashApiKey(key),
         hint: apiKeyHint(key),
+        lastFour: key.slice(-4),
         mode: body.mode,
         scopes: keyScopes(body.scopes),
         name: body.name ?? null,
@@ -68,14 +69,6 @@ export function adminBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake
       return { status: 200, body: apiKeyView(key) };
     }),
 
-    bind(accountsAdminRevokeKey, async ({ params }) => {
-      const id = requireKeyId(params.id);
-      const revoked = await revokeApiKey(db, id);
-      if (!revoked) throw notFound("API key");
-      // Sent again on a repeated revoke: a replica that missed the first notice gets another chance.
-      // A failure here fails the call, and the revoke is safe to retry.
-      await bus.notify(keyRevoked, { apiKeyId: id, keyHash: revoked.keyHash });
-      return { status: 200, body: { id, revoked: true } };
-    }),
+    bind(accountsAdminRevokeKey, async ({ params }) => ({ status: 200, body: await revokeAndAnnounce(db, bus, requireKeyId(params.id)) })),
   ];
 }

@@ -6,6 +6,8 @@ export interface ClusterSurroundings {
   answering: string[];
   /** The gateway's PORT, when something listens on it already. */
   gatewayPortTaken?: number;
+  /** The dashboard's DASHBOARD_PORT, when something listens on it already. */
+  dashboardPortTaken?: number;
   /** HEALTH_PORT as given, and the ports of that range something listens on, with the process each was for. */
   healthPortBase?: number;
   healthPortsTaken: { name: string; port: number }[];
@@ -26,6 +28,7 @@ export function clusterRefusals(s: ClusterSurroundings): string[] {
     );
   }
   if (s.gatewayPortTaken !== undefined) refusals.push(`PORT=${s.gatewayPortTaken} (the gateway's) is in use: set PORT to a free port.`);
+  if (s.dashboardPortTaken !== undefined) refusals.push(`DASHBOARD_PORT=${s.dashboardPortTaken} (the dashboard's) is in use: set DASHBOARD_PORT to a free port.`);
   if (s.healthPortsTaken.length > 0) {
     const taken = s.healthPortsTaken.map((t) => `${t.port} (${t.name})`).join(", ");
     refusals.push(`HEALTH_PORT=${s.healthPortBase}: ${taken} in use: set HEALTH_PORT to the first of a free range, or leave it unset to have free ports chosen.`);

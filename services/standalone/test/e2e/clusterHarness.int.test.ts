@@ -10,6 +10,7 @@ const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 
 interface Harness {
   url: string;
+  dashboardUrl: string;
   output(): string;
   /** The exit code once it has exited. */
   exited: Promise<number | null>;
@@ -23,7 +24,9 @@ interface Harness {
  */
 async function startHarness(settings: Record<string, string>): Promise<Harness> {
   const port = Number(settings.PORT ?? (await freePort()));
-  const env: NodeJS.ProcessEnv = { ...process.env, NATS_URL, REDIS_URL, ADMIN_TOKEN, LOG_LEVEL: "warn", PORT: String(port), ...settings };
+  const dashboardPort = Number(settings.DASHBOARD_PORT ?? (await freePort()));
+  const env: NodeJS.ProcessEnv = { ...process.env, NATS_URL, REDIS_URL, ADMIN_TOKEN, LOG_LEVEL: "warn", PORT: String(port), DASHBOARD_PORT: String(dashboardPort), ...settings };
+  delete env.DASHBOARD_URL;
   delete env.HEALTH_PORT;
   if (settings.HEALTH_PORT) env.HEALTH_PORT = settings.HEALTH_PORT;
   const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/standalone/src/cluster.ts"], {
@@ -45,6 +48,7 @@ async function startHarness(settings: Record<string, string>): Promise<Harness> 
   };
   return {
     url: `http://127.0.0.1:${port}`,
+    dashboardUrl: `http://localhost:${dashboardPort}/dashboard`,
     output: () => output,
     exited,
     stop: async () => {
@@ -111,8 +115,18 @@ describe.runIf(available)("two local clusters on one NATS", () => {
     expect(sameNamespace).not.toContain("Scheduling API (cluster)");
     const samePort = await refusal(await start({ ...spare, PORT: new URL(first.url).port }));
     expect(samePort).toContain(`PORT=${new URL(first.url).port} (the gateway's) is in use`);
+    const dashboardPort = new URL(first.dashboardUrl).port;
+    const sameDashboardPort = await refusal(await start({ ...spare, DASHBOARD_PORT: dashboardPort }));
+    expect(sameDashboardPort).toContain(`DASHBOARD_PORT=${dashboardPort} (the dashboard's) is in use`);
     const sameHealth = await refusal(await start({ ...spare, HEALTH_PORT: takenHealth }));
     expect(sameHealth).toContain(`HEALTH_PORT=${takenHealth}: ${takenHealth} (accounts)`);
+
+    // The dashboard is a process of its own on its port; its sign-in links point there.
+    const user = await call(first.url, "GET", `/admin/v1/users?email=${encodeURIComponent(firstUser.email)}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const link = await call(first.url, "POST", `/admin/v1/users/${user.body.data[0].id}/sign-in-links`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(link.body.url.startsWith(`${first.dashboardUrl}/sign-in?token=`)).toBe(true);
+    const opened = await fetch(link.body.url.replace("localhost", "127.0.0.1"));
+    expect(await opened.text()).toContain(firstUser.email);
 
     // The first one was not disturbed, and a second one on its own namespace runs beside it.
     expect((await call(first.url, "GET", "/v1/me", { key: firstUser.key })).body.email).toBe(firstUser.email);

@@ -1,22 +1,13 @@
-import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumAvailable, launchChromium } from "../browser.js";
 import { startTestSystem, type TestSystem } from "../harness.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** Overwritten on every run, so a look at the last rendering is always one file away. */
 const SCREENSHOT = join(tmpdir(), "sched-api-reference.png");
-
-/** Debian's chromium; in CI (CI=true) a missing browser is a failure, not a skip. */
-function chromiumAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  if (process.env.CI === "true") throw new Error(`the reference page must be checked in a browser in CI, but ${CHROMIUM} is missing`);
-  console.warn(`skipping the browser check of /docs: ${CHROMIUM} is missing (apt-get install chromium)`);
-  return false;
-}
 
 const OPERATIONS = [
   "List the meetings of the user's calendar",
@@ -29,17 +20,14 @@ const OPERATIONS = [
 ];
 
 describe("the API reference page in a headless browser", () => {
-  const available = chromiumAvailable();
+  const available = chromiumAvailable("the reference page");
   let sys: TestSystem;
   let browser: Browser;
 
   beforeAll(async () => {
     if (!available) return;
     sys = await startTestSystem("standalone");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

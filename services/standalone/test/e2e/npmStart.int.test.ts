@@ -32,11 +32,12 @@ async function startEntryPoint(env: Record<string, string>): Promise<{ url: stri
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    // The banner is printed once the API answers and the data folder knows its address.
+    // The banner is printed once the API answers and the data folder knows its address. Each of
+    // the seven embedded databases compiles its own Postgres first: over a minute on a loaded machine.
     await eventually(() => {
       if (child.exitCode !== null) throw new Error(`npm start exited: ${output}`);
       return output.includes("Admin command line");
-    }, 90_000, 200);
+    }, 180_000, 200);
   } catch (err) {
     await stop();
     throw err;
@@ -68,11 +69,16 @@ it("npm start hands each part its settings from the environment: with OPENAI_API
     await started.stop();
     await fake.stop();
   }
-}, 120_000);
+}, 240_000);
 
-it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set", async () => {
+it("the admin command line finds a local npm start on any port through its data folder, with no API_URL or ADMIN_TOKEN set; the first start prints the demo user's dashboard sign-in link", async () => {
   const started = await startEntryPoint({});
   try {
+    const link = /(http:\/\/localhost:\d+\/dashboard\/sign-in\?token=sil_[0-9A-Za-z]+)/.exec(started.output())?.[1];
+    expect(link).toBeDefined();
+    const page = await fetch(link!.replace("localhost", "127.0.0.1"));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("demo@example.com");
     expect(readFileSync(join(started.dataDir, "api-url"), "utf8").trim()).toBe(started.url.replace("127.0.0.1", "localhost"));
     const { API_URL: _url, ADMIN_TOKEN: _token, ...env } = process.env;
     const admin = await promisify(execFile)(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "services/accounts/src/cli.ts", "user:create", "--email", "cli@example.com", "--name", "Cli"], {
@@ -83,7 +89,7 @@ it("the admin command line finds a local npm start on any port through its data 
   } finally {
     await started.stop();
   }
-}, 120_000);
+}, 240_000);
 
 it("npm start refuses a data folder of the earlier layout, one database per service, saying what to do, and leaves it as it was", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "sched-old-"));

@@ -28,7 +28,7 @@ async function secondGateway(kind: WiringKind, sys: TestSystem): Promise<Replica
     });
     return { url: gateway.url, stop: () => gateway.kill() };
   }
-  const { server, revocations } = await assembleGateway({
+  const { server, background } = await assembleGateway({
     bus: sys.system.bus,
     logger: createLogger({ name: "gateway-b", level: "silent" }),
     settings: { ...GATEWAY_DEFAULTS, authCacheTtlMs: AUTH_CACHE_TTL_MS, adminToken: ADMIN_TOKEN },
@@ -40,7 +40,7 @@ async function secondGateway(kind: WiringKind, sys: TestSystem): Promise<Replica
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await revocations.stop();
+      await background.stop();
     },
   };
 }

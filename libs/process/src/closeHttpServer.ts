@@ -7,7 +7,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * keep-alive connection is closed as soon as it is idle rather than when it
  * times out. What is still open at the deadline is cut.
  */
-export async function closeServer(server: Server, deadline: number): Promise<void> {
+export async function closeHttpServer(server: Server, deadline: number): Promise<void> {
   let closed = false;
   server.close(() => (closed = true));
   while (!closed && Date.now() < deadline) {

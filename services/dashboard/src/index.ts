@@ -1,0 +1,1 @@
+export { dashboardService } from "./service.js";

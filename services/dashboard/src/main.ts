@@ -1,0 +1,4 @@
+import { runService } from "@sched/runtime";
+import { dashboardService } from "./service.js";
+
+await runService(dashboardService);

@@ -1,0 +1,66 @@
+import type { Bus } from "@sched/bus";
+import { randomBase62 } from "@sched/ids";
+import type { Logger } from "@sched/logging";
+import { requestsServed, type ServedRequest } from "@sched/proto";
+import { takeBatch } from "../domain/requestBatches.js";
+
+export interface RequestLogSettings {
+  /** Most requests in one published batch. */
+  maxBatch: number;
+  /** How long a request waits at most before its batch goes out. */
+  flushEveryMs: number;
+  /** Requests kept while the bus does not take them; past this the oldest are dropped. */
+  maxBuffered: number;
+}
+
+export const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: 200, flushEveryMs: 1_000, maxBuffered: 20_000 };
+
+/**
+ * Collects the metadata of authenticated requests (never a body or a key) and
+ * publishes it in batches to the request-log stream, off the request's path:
+ * recording is a push onto an array, and the publishing runs on a timer.
+ */
+export class RequestLogRecorder {
+  private buffer: ServedRequest[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly settings: RequestLogSettings = DEFAULT_REQUEST_LOG_SETTINGS,
+  ) {
+    this.timer = setInterval(() => void this.flush(), settings.flushEveryMs);
+    this.timer.unref();
+  }
+
+  record(request: ServedRequest): void {
+    this.buffer.push(request);
+    if (this.buffer.length > this.settings.maxBuffered) this.buffer.splice(0, this.buffer.length - this.settings.maxBuffered);
+    if (this.buffer.length >= this.settings.maxBatch) void this.flush();
+  }
+
+  /** Publishes what is buffered, one batch after another; a batch the bus refuses goes back to the front for the next round. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      while (this.buffer.length > 0) {
+        const { batch, rest } = takeBatch(this.buffer, this.settings.maxBatch);
+        this.buffer = rest;
+        const batchId = `rlb_${randomBase62(24)}`;
+        try {
+          await this.bus.publish(requestsServed, { batchId, requests: batch }, { msgId: batchId });
+        } catch (err) {
+          this.buffer = [...batch, ...this.buffer];
+          this.logger.warn({ err, requests: batch.length }, "the request log batch was not published; it is kept for the next round");
+          return;
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
