@@ -6,4 +6,4 @@ export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
 export { servicesAnsweringIn } from "./natsNamespace.js";
 export { REPLY_HEADROOM_BYTES, replyBodyBudget } from "./replyBudget.js";
 export { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
-export { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "./knexEventLog.js";
+// The event log kept in Postgres is `@sched/bus/knex-event-log`: importing it loads the database code, which the gateway never does.

@@ -14,15 +14,13 @@ import {
   connectNatsBus,
   DEADLINE_HEADER,
   ENCODED_HEADERS,
-  EVENT_LOG_SCHEMA,
-  eventLogMigrations,
-  KnexEventLog,
   MemoryBus,
   PublishOrderError,
   type Bus,
   type EventMessage,
   type RequestContext,
 } from "../src/index.js";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { z } from "zod";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type EventMessage } from "../src/index.js";
+import { MemoryBus, type EventMessage } from "../src/index.js";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "durable-bus-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };

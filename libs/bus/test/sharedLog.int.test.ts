@@ -4,7 +4,8 @@ import { eventDef, type StreamDef } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type EventMessage } from "../src/index.js";
+import { MemoryBus, type EventMessage } from "../src/index.js";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "shared-log-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };

@@ -1,4 +1,5 @@
-import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
+import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/bus/knex-event-log";
 import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
