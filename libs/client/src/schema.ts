@@ -404,6 +404,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/internal_error
+                 */
+                docUrl: string;
             };
         };
         InvalidRequestError: {
@@ -426,6 +432,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/invalid_request
+                 */
+                docUrl: string;
             };
         };
         RequestTimeoutError: {
@@ -448,6 +460,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/request_timeout
+                 */
+                docUrl: string;
             };
         };
         UriTooLongError: {
@@ -470,6 +488,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/uri_too_long
+                 */
+                docUrl: string;
             };
         };
         HeadersTooLargeError: {
@@ -492,6 +516,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/headers_too_large
+                 */
+                docUrl: string;
             };
         };
         UnauthorizedError: {
@@ -514,6 +544,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/unauthorized
+                 */
+                docUrl: string;
             };
         };
         ForbiddenError: {
@@ -536,6 +572,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/forbidden
+                 */
+                docUrl: string;
             };
         };
         RateLimitedError: {
@@ -558,6 +600,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/rate_limited
+                 */
+                docUrl: string;
             };
         };
         ServiceUnavailableError: {
@@ -580,6 +628,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/service_unavailable
+                 */
+                docUrl: string;
             };
         };
         InvalidJsonError: {
@@ -602,6 +656,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/invalid_json
+                 */
+                docUrl: string;
             };
         };
         PayloadTooLargeError: {
@@ -624,6 +684,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/payload_too_large
+                 */
+                docUrl: string;
             };
         };
         UnsupportedMediaTypeError: {
@@ -646,6 +712,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/unsupported_media_type
+                 */
+                docUrl: string;
             };
         };
         UserExistsError: {
@@ -668,6 +740,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/user_exists
+                 */
+                docUrl: string;
             };
         };
         NotFoundError: {
@@ -690,6 +768,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/not_found
+                 */
+                docUrl: string;
             };
         };
         IdempotencyRequestInProgressError: {
@@ -712,6 +796,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/idempotency_request_in_progress
+                 */
+                docUrl: string;
             };
         };
         IdempotencyKeyReusedError: {
@@ -734,6 +824,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/idempotency_key_reused
+                 */
+                docUrl: string;
             };
         };
         MeetingEndedError: {
@@ -756,6 +852,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/meeting_ended
+                 */
+                docUrl: string;
             };
         };
         MeetingCancelledError: {
@@ -778,6 +880,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/meeting_cancelled
+                 */
+                docUrl: string;
             };
         };
         ContactExistsError: {
@@ -800,6 +908,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/contact_exists
+                 */
+                docUrl: string;
             };
         };
         Account: {

@@ -36,6 +36,8 @@ export interface GatewayDeps {
   isReady?: () => Promise<boolean>;
   /** What one request, one client and all of them together may take of this replica. */
   edge: RequestLimits;
+  /** The deployment's public base URL, where errors' `docUrl` points; unknown, they are relative to the API's address. */
+  publicBaseUrl?: string | undefined;
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
@@ -142,7 +144,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     else res.status(status).json(replyBody);
   });
 
-  app.use(errorMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger, deps.publicBaseUrl));
   return app;
 }
 

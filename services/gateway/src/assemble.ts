@@ -53,6 +53,7 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
     busTimeoutMs: settings.busTimeoutMs,
     trustProxy: settings.trustProxy,
     idempotency,
+    publicBaseUrl: settings.publicBaseUrl,
     edge: {
       maxUrlBytes: settings.maxUrlBytes,
       maxInFlight: settings.maxInFlight,
@@ -60,5 +61,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), revocations };
+  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings, settings.publicBaseUrl), revocations };
 }

@@ -44,11 +44,13 @@ export const gatewayConfigSchema = z.object({
   MAX_JSON_DEPTH: env.positiveInt(GATEWAY_DEFAULTS.maxJsonDepth),
   /** Express "trust proxy" setting; off means the client address is the socket's. */
   TRUST_PROXY: z.string().default(GATEWAY_DEFAULTS.trustProxy),
+  /** Where clients reach the deployment; errors' `docUrl` points under it (relative to the API's address when unset). */
+  PUBLIC_BASE_URL: env.publicBaseUrl(),
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 
 /** Everything a gateway is set up with, whichever wiring runs it. */
-export type GatewaySettings = typeof GATEWAY_DEFAULTS & { adminToken: string };
+export type GatewaySettings = typeof GATEWAY_DEFAULTS & { adminToken: string; publicBaseUrl?: string | undefined };
 
 /** The settings the environment gives (main.ts); standalone mode takes the defaults instead. */
 export function settingsOf(config: GatewayConfig): GatewaySettings {
@@ -69,5 +71,6 @@ export function settingsOf(config: GatewayConfig): GatewaySettings {
     maxInFlight: config.MAX_IN_FLIGHT,
     inFlightSharePercent: config.MAX_IN_FLIGHT_SHARE_PERCENT,
     maxJsonDepth: config.MAX_JSON_DEPTH,
+    ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
   };
 }

@@ -8,4 +8,6 @@ export const standaloneConfigSchema = z.object({
   /** When unset, one is generated on first start and kept in DATA_DIR/admin-token. */
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   LOG_LEVEL: env.logLevel().default("warn"),
+  /** Where clients reach this API when not on this machine's PORT (behind a proxy); errors' `docUrl` points under it. */
+  PUBLIC_BASE_URL: env.publicBaseUrl(),
 });

@@ -23,7 +23,16 @@ if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 // invites its SMTP_URL, GOOGLE_* and CALENDAR_TOKEN_KEY, ai-ranking its OPENAI_API_KEY and AI_MODEL.
 const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
-const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv }).start();
+// Errors link their documentation under the address the banner gives (a chosen port; an ephemeral one is known only once listening).
+const publicBaseUrl = config.PUBLIC_BASE_URL ?? (config.PORT === 0 ? undefined : `http://localhost:${config.PORT}`);
+const system = await new System({
+  wiring: { kind: "standalone", dataDir },
+  logger,
+  port: config.PORT,
+  adminToken,
+  serviceEnv,
+  ...(publicBaseUrl ? { gateway: { publicBaseUrl } } : {}),
+}).start();
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);

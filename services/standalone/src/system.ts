@@ -1,6 +1,6 @@
 import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
+import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
@@ -19,7 +19,7 @@ export interface SystemOptions {
   port: number;
   adminToken: string;
   /** Gateway settings that tests and deployments tune. */
-  gateway?: Partial<typeof GATEWAY_DEFAULTS>;
+  gateway?: Partial<GatewaySettings>;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
 }
