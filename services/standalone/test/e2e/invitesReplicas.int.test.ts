@@ -58,7 +58,10 @@ describe.runIf(available)("invites across replicas (cluster)", () => {
 
     // Delivering takes about as long as making them did (an event and a send per invite): the deadline follows that.
     const madeMs = Date.now() - startedAt;
-    await eventually(() => world.smtp.to(guest).length >= 3 * MEETINGS, Math.max(40_000, 2 * madeMs), 100);
+    await eventually(() => world.smtp.to(guest).length >= 3 * MEETINGS, Math.max(40_000, 2 * madeMs), 100).catch((err: Error) => {
+      const said = replicas.flatMap((p) => p.output().split("\n")).filter((line) => /"level":[4-9]\d/.test(line));
+      throw new Error(`${world.smtp.to(guest).length} of ${3 * MEETINGS} invites arrived; the added replicas warned:\n${said.join("\n")}`, { cause: err });
+    });
     // Give a duplicate the chance to show up before counting.
     await new Promise((r) => setTimeout(r, 500));
     const received = world.smtp.to(guest).map((m) => parseInvite(m.ics!));
