@@ -30,3 +30,24 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, code);
 }
+
+/** Where the gateway serves the HTML reference page. */
+export const REFERENCE_PAGE_PATH = "/docs";
+
+/** The reference page's section on error codes: a heading of its own per code (the page's anchors are `section/<heading>/<subheading>`). */
+export const ERRORS_SECTION = "Errors";
+
+/** The anchor of the reference page's section on `code`. */
+export function errorSectionAnchor(code: ErrorCode): string {
+  return `section/${ERRORS_SECTION}/${code}`;
+}
+
+/**
+ * The `docUrl` of an error: the reference page's section on its code. Under
+ * the deployment's public base URL when the gateway knows it; otherwise a
+ * reference relative to the API's own address, which a client resolves
+ * against the URL it called.
+ */
+export function errorDocUrl(code: ErrorCode, publicBaseUrl?: string): string {
+  return `${publicBaseUrl ?? ""}${REFERENCE_PAGE_PATH}#${errorSectionAnchor(code)}`;
+}

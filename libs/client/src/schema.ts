@@ -822,6 +822,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/internal_error
+                 */
+                docUrl: string;
             };
         };
         InvalidRequestError: {
@@ -844,6 +850,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/invalid_request
+                 */
+                docUrl: string;
             };
         };
         RequestTimeoutError: {
@@ -866,6 +878,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/request_timeout
+                 */
+                docUrl: string;
             };
         };
         UriTooLongError: {
@@ -888,6 +906,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/uri_too_long
+                 */
+                docUrl: string;
             };
         };
         HeadersTooLargeError: {
@@ -910,6 +934,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/headers_too_large
+                 */
+                docUrl: string;
             };
         };
         UnauthorizedError: {
@@ -932,6 +962,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/unauthorized
+                 */
+                docUrl: string;
             };
         };
         ForbiddenError: {
@@ -954,6 +990,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/forbidden
+                 */
+                docUrl: string;
             };
         };
         RateLimitedError: {
@@ -976,6 +1018,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/rate_limited
+                 */
+                docUrl: string;
             };
         };
         ServiceUnavailableError: {
@@ -998,6 +1046,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/service_unavailable
+                 */
+                docUrl: string;
             };
         };
         InvalidJsonError: {
@@ -1020,6 +1074,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/invalid_json
+                 */
+                docUrl: string;
             };
         };
         PayloadTooLargeError: {
@@ -1042,6 +1102,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/payload_too_large
+                 */
+                docUrl: string;
             };
         };
         UnsupportedMediaTypeError: {
@@ -1064,6 +1130,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/unsupported_media_type
+                 */
+                docUrl: string;
             };
         };
         UserExistsError: {
@@ -1086,6 +1158,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/user_exists
+                 */
+                docUrl: string;
             };
         };
         NotFoundError: {
@@ -1108,6 +1186,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/not_found
+                 */
+                docUrl: string;
             };
         };
         IdempotencyRequestInProgressError: {
@@ -1130,6 +1214,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/idempotency_request_in_progress
+                 */
+                docUrl: string;
             };
         };
         IdempotencyKeyReusedError: {
@@ -1152,6 +1242,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/idempotency_key_reused
+                 */
+                docUrl: string;
             };
         };
         MeetingEndedError: {
@@ -1174,6 +1270,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/meeting_ended
+                 */
+                docUrl: string;
             };
         };
         MeetingCancelledError: {
@@ -1196,6 +1298,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/meeting_cancelled
+                 */
+                docUrl: string;
             };
         };
         ContactExistsError: {
@@ -1218,6 +1326,12 @@ export interface components {
                  * @example req_8ZtV2pQ5xN1mK7wR4cL9bY3e
                  */
                 requestId: string;
+                /**
+                 * Format: uri-reference
+                 * @description Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).
+                 * @example https://api.example.com/docs#section/Errors/contact_exists
+                 */
+                docUrl: string;
             };
         };
         Account: {

@@ -36,12 +36,22 @@ export function loadConfigOrExit<S extends z.ZodObject>(schema: S, env: NodeJS.P
   }
 }
 
+/** Unset, empty or blank all mean "not given": deployment files pass an unset variable through as "". */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
+
 /** Reusable pieces of service config schemas. */
 export const env = {
-  /** Unset, empty or blank all mean "not given": deployment files pass an unset variable through as "". */
-  optional: <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional()),
+  optional,
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: (fallback: string) => z.string().url().default(fallback),
+  /** Where clients reach the deployment (`https://api.example.com`, or under a path): http(s), no query or fragment; kept without a trailing slash. */
+  publicBaseUrl: () =>
+    optional(
+      z
+        .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+        .refine((v) => !v.includes("?") && !v.includes("#"), "must have no query or fragment")
+        .transform((v) => v.replace(/\/+$/, "")),
+    ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   /** "true"/"false"/"1"/"0" only; anything else is an error, not false. */
   flag: (fallback: boolean) =>

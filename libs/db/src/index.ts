@@ -1,10 +1,11 @@
-import { deadlinePassed, remainingMs } from "@sched/errors";
+import { deadlinePassed, isBackingServiceUnavailable, remainingMs } from "@sched/errors";
 import knexFactory, { type Knex } from "knex";
 import pg from "pg";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
 import { EmbeddedDatabase, embeddedConfig } from "./embedded.js";
+import { setTimeout as pause } from "node:timers/promises";
 
 export type { Knex } from "knex";
 export { EmbeddedDatabase, joinsCallersTransaction } from "./embedded.js";
@@ -62,12 +63,33 @@ export async function openSchema(target: DatabaseTarget, schema: string, migrati
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
   const db = waitNoLongerThanTheRequest(target.kind === "postgres" ? postgres(target, schema) : await embedded(target, schema));
   try {
-    await (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations));
+    await untilReachable(() => (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations)));
   } catch (err) {
     await db.destroy();
     throw err;
   }
   return db;
+}
+
+/** How long a start-up keeps trying to reach its database: one still starting, or a busy machine making every connection slow. */
+const STARTUP_DEADLINE_MS = 120_000;
+
+/**
+ * Start-up work, tried again while the database cannot be reached or no
+ * connection comes within the pool's wait (KnexTimeoutError): a start-up is
+ * not a request with a client waiting, and migrations are idempotent (each
+ * runs in a transaction, and done ones are recorded).
+ */
+async function untilReachable(work: () => Promise<void>): Promise<void> {
+  const end = Date.now() + STARTUP_DEADLINE_MS;
+  for (let waitMs = 100; ; waitMs = Math.min(2 * waitMs, 2_000)) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isBackingServiceUnavailable(err) || Date.now() + waitMs > end) throw err;
+      await pause(waitMs);
+    }
+  }
 }
 
 async function migrate(db: Knex, schema: string, migrations: readonly Migration[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { createTestDatabase } from "@sched/testing";
+import { createTestDatabase, startTcpProxy } from "@sched/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSchema, type DatabaseTarget, type Migration } from "../src/index.js";
 
@@ -50,5 +50,27 @@ describe("openSchema on postgres, replicas starting together", () => {
     const applied = await replicas[0]!.raw("select name from inventory.schema_migrations order by name");
     expect(applied.rows.map((r: { name: string }) => r.name)).toEqual(["001_create_items", "002_add_count"]);
     await Promise.all(replicas.map((db) => db.destroy()));
+  });
+});
+
+describe("openSchema on postgres, starting before its database answers", () => {
+  it("keeps trying while the database cannot be reached, and migrates once it can", async () => {
+    const t = await target("postgres");
+    if (t.kind !== "postgres") throw new Error("a postgres target");
+    const url = new URL(t.url);
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    try {
+      await proxy.cut();
+      const opening = openSchema({ kind: "postgres", url: proxy.via(t.url) }, "inventory", migrations);
+      // Refused for a while, as a database still starting (or a machine too busy to connect in time) refuses.
+      await new Promise((r) => setTimeout(r, 1_500));
+      await proxy.restore();
+      const db = await opening;
+      const applied = await db.raw("select name from inventory.schema_migrations order by name");
+      expect(applied.rows.map((r: { name: string }) => r.name)).toEqual(["001_create_items", "002_add_count"]);
+      await db.destroy();
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -12,12 +12,15 @@ import {
   Duration,
   ErrorBody,
   type ErrorCode,
+  errorDocUrl,
+  errorSectionAnchor,
   Meeting,
   MeetingList,
   MeetingListItem,
   MeetingStatus,
   RecommendationBody,
   RecommendedSlot,
+  REFERENCE_PAGE_PATH,
   Relationship,
   UserProfile,
   WorkingHoursEntry,
@@ -57,6 +60,14 @@ export function nameComponents(): void {
   for (const [name, schema] of NAMED) zodToOpenAPIRegistry.add(schema, { _internal: { refId: name } });
 }
 
+/** The deployment address the document's samples show. */
+export const SAMPLE_BASE_URL = "https://api.example.com";
+
+/** What the `docUrl` of an error with this code ends with: the reference page's section on the code. */
+export function docUrlPattern(code: ErrorCode): RegExp {
+  return new RegExp(`${REFERENCE_PAGE_PATH}#${errorSectionAnchor(code)}$`);
+}
+
 /** `invalid_request` → `InvalidRequestError`. */
 export function errorComponentName(code: ErrorCode): string {
   return `${code.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())}Error`;
@@ -71,7 +82,8 @@ export function errorComponents(codes: Iterable<ErrorCode>): Array<{ type: "sche
   const { error } = ErrorBody.shape;
   return [...codes].map((code) => {
     // extend() makes a new schema, which keeps none of the descriptions of the one it extends.
-    const schema = z.strictObject({ error: error.extend({ code: z.literal(code).meta({ ...error.shape.code.meta() }) }).meta({ ...error.meta() }) });
+    const docUrl = error.shape.docUrl.regex(docUrlPattern(code)).meta({ ...error.shape.docUrl.meta(), example: errorDocUrl(code, SAMPLE_BASE_URL) });
+    const schema = z.strictObject({ error: error.extend({ code: z.literal(code).meta({ ...error.shape.code.meta() }), docUrl }).meta({ ...error.meta() }) });
     zodToOpenAPIRegistry.add(schema, { _internal: { refId: errorComponentName(code) } });
     return { type: "schema", schema };
   });

@@ -1,8 +1,8 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { API_VERSION, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import { API_VERSION, errorDocUrl, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
 import type { z } from "zod";
-import { errorComponentName, errorComponents, nameComponents } from "./components.js";
-import { byStatus, EDGE_CODES, ERROR_SAMPLES, errorMeaning, routeErrorCodes } from "./errorCodes.js";
+import { errorComponentName, errorComponents, nameComponents, SAMPLE_BASE_URL } from "./components.js";
+import { byStatus, EDGE_CODES, ERROR_SAMPLES, errorMeaning, errorsSection, routeErrorCodes } from "./errorCodes.js";
 import { codeSamples } from "./codeSamples.js";
 import { EXAMPLES } from "./examples.js";
 import { HEADER_COMPONENTS, HEADER_PARAMETERS, responseHeaders, type HeaderContext } from "./headers.js";
@@ -38,15 +38,15 @@ const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, re
 
 **Authentication.** Every \`/v1\` request carries \`Authorization: Bearer <API_KEY>\`. Keys start with \`sk_test_\` or \`sk_live_\`; a test key sees and changes only test data, a live key only live data. Keys are for servers: the API sends no CORS headers and answers a browser preflight (\`OPTIONS\`) with 403 \`forbidden\`. A key lacking an operation's scope gets 403 \`forbidden\` naming the scope.
 
-**Errors** have one shape, \`{"error": {"code", "message", "param"?, "requestId"}}\`, always as \`application/json\`. Each operation lists its statuses and codes. An unknown path is 404 \`not_found\` whatever the key; a known path with another method is 405 \`method_not_allowed\` with an \`Allow\` header. Checks run in this order: path, authentication (401), rate limit (429), scope (403), body and validation (400, 413, 415), then the resource (404, 403, 409).
-
 **Request ids.** Every response carries \`X-Request-Id\` (yours when it is sane, otherwise a generated one); error bodies repeat it as \`error.requestId\`.
 
 **Rate limits**, per API key in one-minute windows: 100 requests on every \`/v1\` operation except \`POST /v1/availability/recommended\`, which has its own 10. Every response that passed authentication carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). A 429 adds \`Retry-After\`. Failed authentications are limited per client address.
 
 **Idempotency.** POSTs that create something accept \`Idempotency-Key\`: a retry with the same key and body answers the first response again and creates nothing.
 
-**Datetimes** in responses are UTC with second precision, \`YYYY-MM-DDTHH:mm:ssZ\`. In requests any ISO 8601 datetime is accepted; one without an offset is read in the user's time zone.`;
+**Datetimes** in responses are UTC with second precision, \`YYYY-MM-DDTHH:mm:ssZ\`. In requests any ISO 8601 datetime is accepted; one without an offset is read in the user's time zone.
+
+${errorsSection()}`;
 
 /** `meetings.v1.http.list` → `meetingsList`. */
 function operationId(route: RouteDef): string {
@@ -195,7 +195,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[] = publicRoutes)
   for (const code of usedCodes) {
     registry.registerComponent("examples", code, {
       summary: errorMeaning(code),
-      value: { error: { code, ...ERROR_SAMPLES[code], requestId: SAMPLE_REQUEST_ID } },
+      value: { error: { code, ...ERROR_SAMPLES[code], requestId: SAMPLE_REQUEST_ID, docUrl: errorDocUrl(code, SAMPLE_BASE_URL) } },
     });
   }
   for (const route of routes) registry.registerPath(operation(route));

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode, type RouteDef } from "@sched/proto";
+import { ERROR_STATUS, ERRORS_SECTION, type ErrorCode, type RouteDef } from "@sched/proto";
 
 /** What each code means, for the response descriptions. */
 const MEANING: Record<ErrorCode, string> = {
@@ -48,8 +48,51 @@ export const ERROR_SAMPLES: Record<ErrorCode, { message: string; param?: string 
   service_unavailable: { message: "A backing service did not answer in time; retry shortly." },
 };
 
+/** What a client does about each code, for the reference's section on it. */
+const REMEDY: Record<ErrorCode, string> = {
+  invalid_json: "Send a body that is UTF-8 JSON, nested at most as deep as the limit allows.",
+  invalid_request:
+    "Correct the field `param` names, as `message` describes, and send the request again. It is also the answer to a request that is not valid HTTP, or to an HTTP/1.1 request without `Host` (`param` is `Host`).",
+  meeting_ended: "A meeting that has ended cannot be updated or cancelled; it can still be removed (`DELETE /v1/meetings/{id}`).",
+  meeting_cancelled: "A cancelled meeting cannot be updated; create a new one instead.",
+  unauthorized: "Send `Authorization: Bearer <API_KEY>` with a key that exists and is not revoked (for the admin API, the admin token). Repeated failures from one address are rate limited.",
+  forbidden: "Use a key with the scope the message names. A browser's cross-origin request (`OPTIONS`) is always refused: keys are for servers.",
+  not_found: "Check the path and the id. An object of another user, or of the other mode (test or live), is not found either.",
+  method_not_allowed: "Use one of the methods the `Allow` header lists.",
+  contact_exists: "The contact is already there: read it with `GET /v1/contacts` rather than adding it again.",
+  user_exists: "A user with this e-mail address exists: look it up with `GET /admin/v1/users?email=…`.",
+  idempotency_request_in_progress: "The first request with this `Idempotency-Key` is still being handled: retry after `Retry-After` seconds to get its answer.",
+  request_timeout: "Send the whole request promptly; the connection is closed after this answer.",
+  payload_too_large: "Send a smaller body.",
+  uri_too_long: "Send a shorter URL: fewer or shorter query parameters.",
+  headers_too_large: "Send fewer or smaller headers; the connection is closed after this answer.",
+  unsupported_media_type: "Send the body as `Content-Type: application/json` (UTF-8).",
+  idempotency_key_reused: "Use a new `Idempotency-Key` for a different request; reuse a key only to retry the very same request.",
+  rate_limited: "Wait the `Retry-After` seconds; `X-RateLimit-Reset` says when the window ends.",
+  internal_error: "Retry later; if it persists, report the `requestId`.",
+  service_unavailable: "Retry after the `Retry-After` seconds. A request a service was handling may still have taken effect: retry a creation with the same `Idempotency-Key`, so that it happens once.",
+};
+
 export function errorMeaning(code: ErrorCode): string {
   return MEANING[code];
+}
+
+/**
+ * The reference's section on error codes, as markdown: a heading per code,
+ * which the reference page turns into the anchor each error's `docUrl`
+ * points at (`#section/Errors/<code>`).
+ */
+export function errorsSection(): string {
+  const codes = Object.keys(ERROR_STATUS) as ErrorCode[];
+  const perCode = codes.map((code) => {
+    const meaning = MEANING[code];
+    return `## ${code}\n\n**${ERROR_STATUS[code]}**: ${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}. ${REMEDY[code]}`;
+  });
+  return [
+    `# ${ERRORS_SECTION}`,
+    "Every error has one shape, `{\"error\": {\"code\", \"message\", \"param\"?, \"requestId\", \"docUrl\"}}`, always as `application/json`: branch on `code`, a stable word; `message` is for people; `docUrl` links this reference's section on the code, below. Each operation lists its statuses and codes. An unknown path is 404 `not_found` whatever the key; a known path with another method is 405 `method_not_allowed` with an `Allow` header. Checks run in this order: path, authentication (401), rate limit (429), scope (403), body and validation (400, 413, 415), then the resource (404, 403, 409).",
+    ...perCode,
+  ].join("\n\n");
 }
 
 /**

@@ -1,5 +1,7 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import type { ErrorCode } from "@sched/proto";
+import { docUrlPattern } from "./components.js";
 import type { OpenApiDocument } from "./document.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext the module object arrives.
@@ -73,7 +75,7 @@ export class ResponseValidator {
   }
 
   /** The error envelope with this status and code, as for a request no operation takes. */
-  private expectError(response: ObservedResponse, status: number, code: string): string[] {
+  private expectError(response: ObservedResponse, status: number, code: ErrorCode): string[] {
     const problems: string[] = [];
     if (response.status !== status) problems.push(`no documented operation: expected ${status} ${code}`);
     const errors = this.validateEnvelope(code, response.body);
@@ -114,13 +116,15 @@ export class ResponseValidator {
    * (`method_not_allowed`) have no component, so the envelope is taken from
    * one that always exists, with the code swapped.
    */
-  private validateEnvelope(code: string, body: unknown): string | undefined {
+  private validateEnvelope(code: ErrorCode, body: unknown): string | undefined {
     const key = `envelope:${code}`;
     let validate = this.compiled.get(key);
     if (!validate) {
       const schema = structuredClone(this.resolve({ $ref: "#/components/schemas/InternalErrorError" }));
       const error = (schema.properties as Json).error as Json;
-      (error.properties as Json).code = { type: "string", const: code };
+      const fields = error.properties as Json;
+      fields.code = { type: "string", const: code };
+      fields.docUrl = { ...(fields.docUrl as Json), pattern: docUrlPattern(code).source };
       validate = this.ajv.compile(schema);
       this.compiled.set(key, validate);
     }

@@ -1,3 +1,4 @@
+import { errorDocUrl, type ErrorCode } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../src/index.js";
 import { ResponseValidator } from "../src/responseValidator.js";
@@ -12,7 +13,7 @@ const counted = {
   "Content-Type": "application/json; charset=utf-8",
 };
 const contact = { id: "ctc_1", email: "bo@example.com", name: null, relationship: "other", blocked: false, addedAt: "2030-01-01T00:00:00Z" };
-const error = (code: string) => ({ error: { code, message: "m", requestId: "req_1" } });
+const error = (code: ErrorCode) => ({ error: { code, message: "m", requestId: "req_1", docUrl: errorDocUrl(code) } });
 const check = (method: string, path: string, status: number, headers: Record<string, string>, body?: unknown) =>
   validator.check(method, path, { status, headers: new Headers(headers), body });
 
@@ -40,6 +41,13 @@ describe("response validation against the document", () => {
     expect(check("GET", "/v1/contacts/ctc_1", 404, counted, error("user_exists"))).toHaveLength(1);
     expect(check("POST", "/v1/contacts", 409, counted, error("user_exists"))).toHaveLength(1);
     expect(check("POST", "/v1/contacts", 409, counted, error("contact_exists"))).toEqual([]);
+  });
+
+  it("when an error lacks the docUrl of its own code, then it fails; under a public base URL it passes", () => {
+    const { docUrl: _d, ...withoutDocUrl } = error("not_found").error;
+    expect(check("GET", "/v1/contacts/ctc_1", 404, counted, { error: withoutDocUrl })).toHaveLength(1);
+    expect(check("GET", "/v1/contacts/ctc_1", 404, counted, { error: { ...error("not_found").error, docUrl: errorDocUrl("forbidden") } })).toHaveLength(1);
+    expect(check("GET", "/v1/contacts/ctc_1", 404, counted, { error: { ...error("not_found").error, docUrl: errorDocUrl("not_found", "https://api.example.com") } })).toEqual([]);
   });
 
   it("when a required header is missing or malformed, then it fails", () => {

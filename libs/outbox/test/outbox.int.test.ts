@@ -233,6 +233,8 @@ describe("startOutboxRelay", () => {
     });
     relay();
     await eventually(() => received.length === 1);
+    // The relay marks a row published after the bus took it: a consumer may see the event first.
+    await eventually(async () => (await db("outbox").whereNull("published_at").pluck("msg_id")).join() === "unknown-0");
     expect(await db("outbox").whereNull("published_at").pluck("msg_id")).toEqual(["unknown-0"]);
     const knowing = startOutboxRelay({ db, bus, logger, events: [unknownToRelay], pollMs: 20 });
     relays.push(knowing);

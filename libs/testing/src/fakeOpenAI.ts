@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** How long the "slow" behaviour takes to answer: past any deadline a test gives the model. */
+export const SLOW_ANSWER_MS = 10_000;
+
 export type Behaviour = "good" | "slow" | "malformed" | "unknown-slots" | "429" | "500";
 
 interface SummaryShape {
@@ -38,7 +41,7 @@ export class FakeOpenAI {
           case "500":
             return json(500, { error: { message: "The server had an error", type: "server_error" } });
           case "slow":
-            await new Promise((resolve) => setTimeout(resolve, 2_000));
+            await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
             return res.destroyed ? undefined : json(200, completion(answerFor(body, "good")));
           default:
             return json(200, completion(answerFor(body, this.behaviour)));

@@ -66,7 +66,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
 }
 
 /** Polls until `check` returns a truthy value or the time is up. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5_000, everyMs = 25): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, everyMs = 25): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -16,6 +16,13 @@ export const ErrorBody = z.strictObject({
       param: z.string().optional().meta({ description: "The field or parameter a validation failure is about; only on validation errors.", example: "participants[2]" }),
       /** Equal to the response's X-Request-Id header. */
       requestId: z.string().meta({ description: "The response's `X-Request-Id`.", example: "req_8ZtV2pQ5xN1mK7wR4cL9bY3e" }),
+      /** The reference's section on this code: absolute under the deployment's public base URL, else relative to the API's address. */
+      docUrl: z.string().meta({
+        description:
+          "Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).",
+        format: "uri-reference",
+        example: "https://api.example.com/docs#section/Errors/invalid_request",
+      }),
     })
     .meta({ description: "The error." }),
 });

@@ -42,6 +42,8 @@ export interface GatewayDeps {
   requestLog?: RequestLogSink;
   /** Pages served on the API's port under their own path (the dashboard in standalone mode). */
   pages?: ReadonlyArray<{ mountPath: string; handler: (req: Request, res: Response, next: (err?: unknown) => void) => void }>;
+  /** The deployment's public base URL, where errors' `docUrl` points; unknown, they are relative to the API's address. */
+  publicBaseUrl?: string | undefined;
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
@@ -153,7 +155,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     else res.status(status).json(replyBody);
   });
 
-  app.use(errorMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger, deps.publicBaseUrl));
   return app;
 }
 

@@ -65,6 +65,7 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
     idempotency,
     requestLog,
     ...(pages ? { pages } : {}),
+    publicBaseUrl: settings.publicBaseUrl,
     edge: {
       maxUrlBytes: settings.maxUrlBytes,
       maxInFlight: settings.maxInFlight,
@@ -72,5 +73,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings), background };
+  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings, settings.publicBaseUrl), background };
 }

@@ -32,6 +32,8 @@ const declarations = {
   inFlightSharePercent: setting("MAX_IN_FLIGHT_SHARE_PERCENT", env.positiveInt(25).pipe(z.number().max(100))),
   /** Deepest nesting of arrays and objects in a JSON body (400 invalid_json past it). */
   maxJsonDepth: setting("MAX_JSON_DEPTH", env.positiveInt(32)),
+  /** Where clients reach the deployment; errors' `docUrl` points under it (unset: relative to the API's address; `npm start`: its own http://localhost:PORT). */
+  publicBaseUrl: setting("PUBLIC_BASE_URL", env.publicBaseUrl()),
 };
 
 /** The gateway's tunables; standalone mode reads them from its environment too. */

@@ -26,6 +26,7 @@ describe("the gateway's settings from its environment", () => {
       MAX_IN_FLIGHT_SHARE_PERCENT: "13",
       MAX_JSON_DEPTH: "1014",
       TRUST_PROXY: "loopback",
+      PUBLIC_BASE_URL: "https://api.example.com/scheduling/",
     };
     expect(settingsOf(gatewayConfigSchema.parse(env))).toEqual({
       adminToken: "adm_fedcba9876543210",
@@ -44,11 +45,20 @@ describe("the gateway's settings from its environment", () => {
       inFlightSharePercent: 13,
       maxJsonDepth: 1014,
       trustProxy: "loopback",
+      publicBaseUrl: "https://api.example.com/scheduling",
     });
   });
 
   it("refuses a share of the places in progress over 100 percent, naming the variable", () => {
     expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_IN_FLIGHT_SHARE_PERCENT: "150" })).toThrow(/MAX_IN_FLIGHT_SHARE_PERCENT/);
     expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_JSON_DEPTH: "0" })).toThrow(/MAX_JSON_DEPTH/);
+  });
+
+  it("refuses a public base URL that is not an http(s) address without query or fragment, naming the variable; blank is none", () => {
+    const token = { ADMIN_TOKEN: "adm_0123456789abcdef" };
+    for (const bad of ["api.example.com", "ftp://api.example.com", "https://api.example.com/?a=1", "https://api.example.com/#x"]) {
+      expect(() => parseConfig(gatewayConfigSchema, { ...token, PUBLIC_BASE_URL: bad }), bad).toThrow(/PUBLIC_BASE_URL/);
+    }
+    expect(settingsOf(parseConfig(gatewayConfigSchema, { ...token, PUBLIC_BASE_URL: " " })).publicBaseUrl).toBeUndefined();
   });
 });

@@ -20,12 +20,13 @@ describe("the delivery worker (Postgres, SMTP)", () => {
   let email: EmailSender;
   let db: Knex;
   let drop: () => Promise<void>;
+  let relayUrl: string;
   const workers: DeliveryWorker[] = [];
 
-  const startWorker = (settings: Partial<WorkerSettings> = {}) => {
+  const startWorker = (settings: Partial<WorkerSettings> = {}, sender: EmailSender = email) => {
     const google = new GoogleCalendar({ redirectUrl: "http://localhost/", apiRootUrl: "http://127.0.0.1:9/", authUrl: "http://127.0.0.1:9/", tokenUrl: "http://127.0.0.1:9/", timeoutMs: 1_000 });
     const vault = new ConnectionVault(db, new TokenCipher(Buffer.from(DEV_CALENDAR_TOKEN_KEY, "base64")), google, logger);
-    const worker = new DeliveryWorker({ db, logger, email, google, vault, settings: { uidDomain: "sched.invalid", providerTimeoutMs: 1_000, maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
+    const worker = new DeliveryWorker({ db, logger, email: sender, google, vault, settings: { uidDomain: "sched.invalid", providerTimeoutMs: 1_000, maxAttempts: 4, retryBaseMs: 20, leaseMs: 60_000, batch: 8, pollMs: 50, ...settings } });
     workers.push(worker);
     worker.start();
     return worker;
@@ -47,7 +48,8 @@ describe("the delivery worker (Postgres, SMTP)", () => {
     const database = await createTestDatabase();
     drop = database.drop;
     db = await openSchema({ kind: "postgres", url: database.url, poolMax: 4 }, invitesService.schema, invitesService.migrations);
-    email = new EmailSender({ smtpUrl: await smtp.start(), from: "invites@example.com", uidDomain: "sched.test", timeoutMs: 10_000 });
+    relayUrl = await smtp.start();
+    email = new EmailSender({ smtpUrl: relayUrl, from: "invites@example.com", uidDomain: "sched.test", timeoutMs: 10_000 });
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
@@ -96,6 +98,29 @@ describe("the delivery worker (Postgres, SMTP)", () => {
     await new Promise((r) => setTimeout(r, 2_500));
     expect(smtp.to(guest)).toHaveLength(1);
     expect(await settled(meetingId)).toEqual({ change: "done", deliveries: [["sent", 1]] });
+  });
+
+  it("does not send again an invite the relay took but answered for after the e-mail timeout: the send is in doubt, not failed", async () => {
+    // The relay keeps the message, then stays silent past the sender's timeout, as a relay on a busy machine does.
+    smtp.answerDelayMs = 1_500;
+    const impatient = new EmailSender({ smtpUrl: relayUrl, from: "invites@example.com", uidDomain: "sched.test", timeoutMs: 300 });
+    try {
+      const guest = `silent-${uniqueSuffix()}@example.com`;
+      const meetingId = await owe(guest);
+      startWorker({ leaseMs: 1_000 }, impatient);
+      startWorker({ leaseMs: 1_000 }, impatient);
+      const held = async () => (await db("deliveries").where({ meeting_id: meetingId }).first()) as { state: string; sending_attempt: string | null; last_error: string | null };
+      await eventually(async () => (await held()).sending_attempt?.startsWith("in-doubt:"), 20_000);
+      expect(smtp.to(guest)).toHaveLength(1);
+      expect(await held()).toMatchObject({ state: "pending", last_error: "SMTP: Timeout" });
+      // Both workers look at the change again and again (every lease): neither sends it a second time.
+      smtp.answerDelayMs = 0;
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(smtp.to(guest)).toHaveLength(1);
+      expect((await held()).sending_attempt).toMatch(/^in-doubt:/);
+    } finally {
+      impatient.close();
+    }
   });
 
   it("does not send again a delivery another worker may have sent, until that send is presumed lost", async () => {

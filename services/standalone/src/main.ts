@@ -34,8 +34,18 @@ if (!config.ADMIN_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
 // invites its SMTP_URL, GOOGLE_* and CALENDAR_TOKEN_KEY, ai-ranking its OPENAI_API_KEY and AI_MODEL.
 const environment = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const serviceEnv = Object.fromEntries(serviceModules.map((m) => [m.name, environment]));
+// Errors link their documentation under the address the banner gives (a chosen port; an ephemeral one is known only once listening).
+const publicBaseUrl = gateway.publicBaseUrl ?? (config.PORT === 0 ? undefined : `http://localhost:${config.PORT}`);
 const onStage = (stage: string, ms: number) => process.stdout.write(`  ${stage} (${(ms / 1_000).toFixed(1)} s)\n`);
-const system = await new System({ wiring: { kind: "standalone", dataDir }, logger, port: config.PORT, adminToken, serviceEnv, gateway, onStage }).start();
+const system = await new System({
+  wiring: { kind: "standalone", dataDir },
+  logger,
+  port: config.PORT,
+  adminToken,
+  serviceEnv,
+  gateway: { ...gateway, publicBaseUrl },
+  onStage,
+}).start();
 const base = system.url.replace("127.0.0.1", "localhost");
 // The admin command line finds this API through the data folder, on whatever port it listens.
 writeFileSync(localApiFile(dataDir, "apiUrl"), `${base}\n`);

@@ -1,7 +1,7 @@
 import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/bus/knex-event-log";
 import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
+import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceHandle, ServiceModule } from "@sched/runtime";
 import { createServer } from "node:http";
@@ -26,7 +26,7 @@ export interface SystemOptions {
   port: number;
   adminToken: string;
   /** Gateway settings that tests and deployments tune. */
-  gateway?: Partial<typeof GATEWAY_DEFAULTS>;
+  gateway?: Partial<GatewaySettings>;
   /** Service-specific environment values, by service name, parsed by each service's schema. */
   serviceEnv?: Record<string, Record<string, string>>;
   /** Told as each stage of start() ends, with how long it took. */

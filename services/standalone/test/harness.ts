@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from "@sched/openapi";
 import { ResponseValidator } from "@sched/openapi/response-validator";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { System, type SystemOptions } from "../src/system.js";
+import { errorDocUrl, type ErrorCode } from "@sched/proto";
 import { afterAll, beforeAll } from "vitest";
 
 export type WiringKind = "standalone" | "cluster";
@@ -160,13 +161,15 @@ export async function createUserWithKey(
   return { userId: user.body.id, email, key: key.body.key, keyId: key.body.id };
 }
 
-/** Asserts the error envelope of api-decisions part 1. */
-export function expectError(res: ApiResponse, status: number, code: string): void {
+/** Asserts the error envelope of api-decisions part 1; its docUrl is under `publicBaseUrl` when the system has one, else relative. */
+export function expectError(res: ApiResponse, status: number, code: ErrorCode, publicBaseUrl?: string): void {
   if (res.status !== status || res.body?.error?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
   }
   if (!String(res.headers.get("content-type")).startsWith("application/json")) throw new Error("error without JSON content type");
-  if (typeof res.body.error.message !== "string" || res.body.error.requestId !== res.headers.get("x-request-id")) {
+  const { error } = res.body;
+  const fields = Object.keys(error).filter((f) => !["code", "message", "param", "requestId", "docUrl"].includes(f));
+  if (typeof error.message !== "string" || error.requestId !== res.headers.get("x-request-id") || error.docUrl !== errorDocUrl(code as ErrorCode, publicBaseUrl) || fields.length > 0) {
     throw new Error(`bad envelope: ${JSON.stringify(res.body)}`);
   }
 }

@@ -56,8 +56,9 @@ export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<str
   const google = new GoogleFake();
   const smtpUrl = await smtp.start();
   const googleUrl = await google.start();
-  // Tests poll the invites: a roomy rate limit keeps the polling from being the thing tested.
-  const sys = await startTestSystem(kind, { standardPerMinute: 100_000 }, {
+  // Tests poll the invites: a roomy rate limit keeps the polling from being the thing tested. They make
+  // meetings in bursts, which a busy machine serves slowly: a roomy deadline keeps a 503 from being tested either.
+  const sys = await startTestSystem(kind, { standardPerMinute: 100_000, busTimeoutMs: 30_000 }, {
     invites: {
       SMTP_URL: smtpUrl,
       GOOGLE_CLIENT_ID: "client-123.apps.googleusercontent.com",

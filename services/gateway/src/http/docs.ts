@@ -1,6 +1,6 @@
 import { AppError } from "@sched/errors";
 import { buildOpenApiDocument, OPENAPI_JSON_PATH } from "@sched/openapi";
-import { API_VERSION, type RouteDef } from "@sched/proto";
+import { API_VERSION, REFERENCE_PAGE_PATH, type RouteDef } from "@sched/proto";
 import type { NextFunction, RequestHandler, Response } from "express";
 import { createRequire } from "node:module";
 
@@ -48,7 +48,7 @@ const INDEX = JSON.stringify({
   name: "Scheduling API",
   version: API_VERSION,
   api: "/v1",
-  reference: "/docs",
+  reference: REFERENCE_PAGE_PATH,
   openapi: OPENAPI_JSON_PATH,
   health: { live: "/healthz", ready: "/readyz" },
   authentication: "Authorization: Bearer sk_test_… or sk_live_…",
@@ -72,7 +72,7 @@ export function docsHandler(routes: readonly RouteDef[]): RequestHandler {
       documentJson ??= JSON.stringify(buildOpenApiDocument(routes));
       res.type("application/json").set("Cache-Control", "no-cache").send(documentJson);
     },
-    "/docs": (res) => {
+    [REFERENCE_PAGE_PATH]: (res) => {
       res.type("html").set({ "Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache" }).send(PAGE);
     },
     [REDOC_PATH]: (res, next) => {

@@ -1,24 +1,23 @@
 import { AppError, internalError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
 import type { NextFunction, Request, Response } from "express";
+import { errorEnvelope } from "../domain/errorEnvelope.js";
 
-/** Writes the one error envelope of the API. */
-export function sendError(res: Response, err: AppError): void {
+/** Writes the one error envelope of the API; `publicBaseUrl` is where its `docUrl` points, when the deployment says. */
+export function sendError(res: Response, err: AppError, publicBaseUrl: string | undefined): void {
   const requestId = String(res.locals.requestId ?? "");
   if (err.details.allow) res.set("Allow", err.details.allow.join(", "));
   if (err.details.retryAfterSeconds !== undefined) res.set("Retry-After", String(err.details.retryAfterSeconds));
   else if (err.code === "service_unavailable") res.set("Retry-After", "1");
-  res.status(err.status).json({
-    error: { code: err.code, message: err.message, ...(err.details.param ? { param: err.details.param } : {}), requestId },
-  });
+  res.status(err.status).json(errorEnvelope({ code: err.code, message: err.message, param: err.details.param }, requestId, publicBaseUrl));
 }
 
 /** Last middleware: anything thrown becomes the envelope; unknown errors are logged and hidden. */
-export function errorMiddleware(logger: Logger) {
+export function errorMiddleware(logger: Logger, publicBaseUrl?: string) {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) return;
-    if (err instanceof AppError) return sendError(res, err);
+    if (err instanceof AppError) return sendError(res, err, publicBaseUrl);
     logger.error({ err, requestId: res.locals.requestId }, "unhandled gateway error");
-    sendError(res, internalError());
+    sendError(res, internalError(), publicBaseUrl);
   };
 }

@@ -1,6 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from "@sched/proto";
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { errorEnvelope } from "../domain/errorEnvelope.js";
 import { chooseRequestId } from "../domain/requestId.js";
 import { timeOut } from "./handover.js";
 
@@ -33,7 +34,7 @@ export interface RequestLimits {
  * (headers too large, too slow, not HTTP) still get the error envelope, so a
  * client never has to parse anything else.
  */
-export function createGatewayServer(handler: RequestListener, limits: EdgeLimits): Server {
+export function createGatewayServer(handler: RequestListener, limits: EdgeLimits, publicBaseUrl?: string): Server {
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -59,13 +60,13 @@ export function createGatewayServer(handler: RequestListener, limits: EdgeLimits
       answering.shouldKeepAlive = false;
       return;
     }
-    socket.end(rawErrorResponse(clientErrorCode(err.code)));
+    socket.end(rawErrorResponse(clientErrorCode(err.code), publicBaseUrl));
   });
   // Node answers an unknown Expect with a bare 417; the request is served as if it were not there.
   server.on("checkExpectation", handler);
   // Node would drop a CONNECT without a word; this API tunnels nothing.
   server.on("connect", (_req, socket: Duplex) => {
-    socket.end(rawErrorResponse("method_not_allowed"));
+    socket.end(rawErrorResponse("method_not_allowed", publicBaseUrl));
   });
   return server;
 }
@@ -84,10 +85,10 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 };
 
 /** A whole HTTP/1.1 response written straight to the socket; the connection closes after it. */
-function rawErrorResponse(code: ErrorCode): string {
+function rawErrorResponse(code: ErrorCode, publicBaseUrl: string | undefined): string {
   const status = ERROR_STATUS[code];
   const requestId = chooseRequestId(undefined);
-  const body = JSON.stringify({ error: { code, message: MESSAGES[code] ?? code, requestId } });
+  const body = JSON.stringify(errorEnvelope({ code, message: MESSAGES[code] ?? code }, requestId, publicBaseUrl));
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
     "Content-Type: application/json; charset=utf-8",

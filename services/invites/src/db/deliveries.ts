@@ -338,6 +338,18 @@ export async function settleDeliveries(db: Knex, keys: readonly DeliveryKey[], o
 }
 
 /**
+ * A delivery `attempt` handed to a provider that never said whether it took
+ * it: it stays marked as being sent, under a mark no live attempt holds (so
+ * `settleUnsent` leaves it), from the time it was first marked. Like a send
+ * whose worker died, it is sent again only once presumed lost.
+ */
+export async function holdInDoubt(db: Knex, key: DeliveryKey, attempt: string, error: string): Promise<void> {
+  await db("deliveries")
+    .where({ meeting_id: key.meetingId, sequence: key.sequence, email: key.email, kind: key.kind, state: "pending", sending_attempt: attempt })
+    .update({ sending_attempt: `in-doubt:${attempt}`, last_error: error, updated_at: db.fn.now() });
+}
+
+/**
  * The outcome of a failed attempt for the change's deliveries it did not
  * send: those no attempt is sending, and those it marked itself (which it
  * never handed to the provider, or the provider refused). Returns how many.

@@ -78,9 +78,18 @@ function describe(invite: EmailInvite): string {
   return `${invite.organizerEmail} invites you to "${meeting.title}" at ${when}.${meeting.description ? `\n\n${meeting.description}` : ""}`;
 }
 
-/** SMTP 5xx refuses for good (a bad address); 4xx, timeouts and lost connections are worth another try. */
+/**
+ * SMTP 5xx refuses for good (a bad address); 4xx, refused or lost connections
+ * are worth another try. A relay that falls silent in the middle of the
+ * conversation may have taken the message already (its answer to it is what
+ * never came): that send is in doubt, not failed.
+ */
 function smtpFailure(err: unknown): DeliveryFailure {
-  const code = (err as { responseCode?: number }).responseCode;
+  const { responseCode: code, code: errorCode, timeoutType } = err as { responseCode?: number; code?: string; timeoutType?: string };
   const message = err instanceof Error ? err.message : String(err);
+  if (code === undefined && errorCode === "ETIMEDOUT" && timeoutType === SILENT_RELAY) return new DeliveryFailure("in-doubt", `SMTP: ${message}`);
   return new DeliveryFailure(code !== undefined && code >= 500 ? "permanent" : "transient", `SMTP: ${message}`);
 }
+
+/** nodemailer's timeout of a connection that stopped answering once the conversation was under way (not one that never connected or greeted). */
+const SILENT_RELAY = "SOCKET_TIMEOUT";

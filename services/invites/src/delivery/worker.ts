@@ -16,12 +16,13 @@ import {
   renewLease,
   saveProviderEvent,
   scheduleRetry,
+  holdInDoubt,
   settleDeliveries,
   settleUnsent,
   type ClaimedChange,
   type PendingDelivery,
 } from "../db/deliveries.js";
-import { asDeliveryFailure, isLastAttempt, retryDelayMs, type DeliveryFailure } from "../domain/retry.js";
+import { asDeliveryFailure, DeliveryFailure, isLastAttempt, retryDelayMs } from "../domain/retry.js";
 import type { EmailSender } from "./email.js";
 import type { GoogleCalendar } from "./google.js";
 import { deliverThroughCalDav } from "./caldavDelivery.js";
@@ -156,6 +157,8 @@ export class DeliveryWorker {
       return "done";
     } catch (err) {
       if (err instanceof LeaseLost) return this.leaseLost(change);
+      // Everything else of the change is settled; the send in doubt is waited on as another attempt's would be.
+      if (err instanceof DeliveryFailure && err.kind === "in-doubt") return await this.waitForOtherAttempt(change);
       return this.failed(change, attempt, channel, asDeliveryFailure(err)).catch((settleErr: unknown) => {
         // The lease runs out and the change is tried again: nothing is lost.
         logger.error({ err: settleErr, meetingId: change.meetingId, sequence: change.sequence }, "could not record a failed invite attempt");
@@ -281,6 +284,7 @@ export class DeliveryWorker {
   private async deliverByEmail(change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<void> {
     const { db, email, settings } = this.deps;
     let retry: DeliveryFailure | undefined;
+    let doubted: DeliveryFailure | undefined;
     for (const row of rows) {
       const { leased, marked } = await beginSending(db, change, this.owner, settings.leaseMs, [row], attempt);
       if (!leased) throw new LeaseLost();
@@ -292,12 +296,19 @@ export class DeliveryWorker {
       } catch (err) {
         failure = asDeliveryFailure(err);
       }
+      if (failure?.kind === "in-doubt") {
+        // Left marked as being sent: like a send whose worker died, it goes again only once presumed lost.
+        await this.store(change, () => holdInDoubt(db, row, attempt, failure.message));
+        doubted ??= failure;
+        continue;
+      }
       const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
       await this.store(change, () => settleDeliveries(db, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
       if (state === "pending") retry ??= failure;
       else recordInviteDelivery(state, "email");
     }
     if (retry) throw retry;
+    if (doubted) throw doubted;
   }
 }
 

@@ -5,7 +5,13 @@ export type FailureKind =
   /** Will never succeed as it is (a 4xx that is not about the grant, a refused recipient). */
   | "permanent"
   /** The provider grant was revoked or expired for good: the connection is broken. */
-  | "revoked";
+  | "revoked"
+  /**
+   * The provider stopped answering once it may already have the message (a
+   * relay silent past the timeout, its answer to the message still to come):
+   * sent or not, nobody can tell, and sending it again could deliver it twice.
+   */
+  | "in-doubt";
 
 /** A delivery failure with the worker's verdict on it. */
 export class DeliveryFailure extends Error {

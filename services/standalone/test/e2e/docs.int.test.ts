@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERROR_STATUS, errorSectionAnchor, type ErrorCode } from "@sched/proto";
 import { chromiumAvailable, launchChromium } from "../browser.js";
-import { startTestSystem, type TestSystem } from "../harness.js";
+import { call, expectError, startTestSystem, type TestSystem } from "../harness.js";
 
 /** Overwritten on every run, so a look at the last rendering is always one file away. */
 const SCREENSHOT = join(tmpdir(), "sched-api-reference.png");
@@ -74,5 +75,19 @@ describe("the API reference page in a headless browser", () => {
     expect(attempted.filter((u) => u !== REDOCLY_LOGO)).toEqual([]);
     expect(problems.filter((p) => !(p.includes("Content Security Policy") && p.includes(REDOCLY_LOGO)))).toEqual([]);
     expect((await stat(SCREENSHOT)).size).toBeGreaterThan(20_000);
+  }, 60_000);
+
+  it.runIf(available)("has the section every error's docUrl points at, for every code, and opens an error's docUrl at its section", async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const notFound = await call(sys.url, "GET", "/v1/no-such-thing");
+    expectError(notFound, 404, "not_found");
+    await page.goto(new URL(notFound.body.error.docUrl, sys.url).href);
+    const section = page.locator(`[id="${errorSectionAnchor("not_found")}"]`);
+    await section.waitFor({ timeout: 30_000 });
+    // Opened at the section: it is on screen, not somewhere below the introduction.
+    await expect.poll(() => section.isVisible(), { timeout: 10_000 }).toBe(true);
+    for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
+      expect(await page.locator(`[id="${errorSectionAnchor(code)}"]`).count(), code).toBe(1);
+    }
   }, 60_000);
 });

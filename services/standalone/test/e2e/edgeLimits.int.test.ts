@@ -1,5 +1,5 @@
 import { bind } from "@sched/bus";
-import { contactsList } from "@sched/proto";
+import { contactsList, type ErrorCode } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,15 +7,26 @@ import { createUserWithKey, expectDocumented, startTestSystem, wiringAvailable, 
 import { rawRequest, type RawAnswer } from "../raw.js";
 
 // Four places, two for one client; the client address is X-Forwarded-For's, so each test plays its own clients.
-const LIMITS = { maxUrlBytes: 2_048, maxHeaderBytes: 8_192, headersTimeoutMs: 600, requestTimeoutMs: 1_200, maxInFlight: 4, inFlightSharePercent: 50, trustProxy: "true" };
+// A public base URL under a path: every refusal, the ones written straight to the socket included, links its documentation under it.
+const LIMITS = {
+  maxUrlBytes: 2_048,
+  maxHeaderBytes: 8_192,
+  headersTimeoutMs: 600,
+  requestTimeoutMs: 1_200,
+  maxInFlight: 4,
+  inFlightSharePercent: 50,
+  trustProxy: "true",
+  publicBaseUrl: "https://api.example.com/scheduling",
+};
 const SHARE = 2;
 
-function expectEnvelope(answer: RawAnswer, status: number, code: string): void {
+function expectEnvelope(answer: RawAnswer, status: number, code: ErrorCode): void {
   expect(answer.status, answer.text).toBe(status);
   expect(answer.headers["content-type"]).toMatch(/^application\/json/);
   expect(answer.body?.error?.code).toBe(code);
   expect(answer.body.error.requestId).toBe(answer.headers["x-request-id"]);
   expect(answer.body.error.requestId).toMatch(/^req_/);
+  expect(answer.body.error.docUrl).toBe(`https://api.example.com/scheduling/docs#section/Errors/${code}`);
   // Nothing of the inside: no stack frames, file names or SQL.
   expect(answer.text).not.toMatch(/\bat \S+ \(|node_modules|\.[jt]s:\d|\bstack\b|\bselect\b.*\bfrom\b|\binsert into\b/i);
 }

@@ -1,5 +1,6 @@
 import type { OpenApiDocument } from "@sched/openapi";
 import type { ResponseValidator } from "@sched/openapi/response-validator";
+import { errorDocUrl, isErrorCode } from "@sched/proto";
 import type { RawAnswer } from "../raw.js";
 import type { FuzzRequest } from "./requests.js";
 import { shorten } from "./wire.js";
@@ -26,7 +27,11 @@ const OUTSIDE_THE_API = /^\/$|^\/(healthz|readyz|livez|metrics|docs)(\/|$)/;
  * error, an answer the OpenAPI document does not describe, or a success that
  * shows the caller an object of another user or of the other mode.
  */
-export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: { document: OpenApiDocument; validator: ResponseValidator; world: FuzzWorld; caller: Principal | undefined }): Problem[] {
+export function judge(
+  request: FuzzRequest,
+  answer: RawAnswer | Error,
+  context: { document: OpenApiDocument; validator: ResponseValidator; world: FuzzWorld; caller: Principal | undefined; publicBaseUrl?: string },
+): Problem[] {
   if (answer instanceof Error) return [{ kind: "no-answer", detail: answer.message }];
   const problems: Problem[] = [];
   const { status, headers, body, text } = answer;
@@ -38,13 +43,7 @@ export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: 
   if (status < 200 || status > 599) problems.push({ kind: "server-error", detail: `status ${status}` });
   if (status >= 400 && request.method !== "HEAD") {
     const error = body?.error;
-    const envelope =
-      String(headers["content-type"]).startsWith("application/json") &&
-      typeof error?.code === "string" &&
-      typeof error.message === "string" &&
-      error.requestId === requestId &&
-      (error.param === undefined || typeof error.param === "string") &&
-      Object.keys(body).length === 1;
+    const envelope = String(headers["content-type"]).startsWith("application/json") && isEnvelope(body, requestId, context.publicBaseUrl);
     if (!envelope) problems.push({ kind: "envelope", detail: `${status} ${headers["content-type"]} ${text.slice(0, 300)}` });
     // The request id is random letters and may spell anything (`req_…KNEX…`); the rest of the answer may not.
     const said = envelope ? `${error.message} ${error.param ?? ""} ${error.code}` : text;
@@ -67,6 +66,28 @@ export function judge(request: FuzzRequest, answer: RawAnswer | Error, context: 
     status >= 200 && status < 300 && request.body && path !== undefined && readsBody(context.document, request.method, path) ? infiniteNumber(request.body.toString("utf8")) : undefined;
   if (outOfRange) problems.push({ kind: "number-out-of-range", detail: `${status}: a number of the body is past any double (JSON.parse reads it as ${outOfRange}), yet it was taken` });
   return problems;
+}
+
+const ENVELOPE_FIELDS = new Set(["code", "message", "param", "requestId", "docUrl"]);
+
+/**
+ * The error envelope and nothing else: a known code, a message, the answer's
+ * request id, the reference's section on the code, a param only as text.
+ */
+function isEnvelope(body: unknown, requestId: string | undefined, publicBaseUrl: string | undefined): boolean {
+  if (typeof body !== "object" || body === null || Object.keys(body).length !== 1) return false;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message, param, docUrl } = error as Record<string, unknown>;
+  return (
+    Object.keys(error).every((field) => ENVELOPE_FIELDS.has(field)) &&
+    typeof code === "string" &&
+    isErrorCode(code) &&
+    typeof message === "string" &&
+    (error as { requestId?: unknown }).requestId === requestId &&
+    (param === undefined || typeof param === "string") &&
+    docUrl === errorDocUrl(code, publicBaseUrl)
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from "@sched/openapi";
 import { ResponseValidator } from "@sched/openapi/response-validator";
+import { errorDocUrl, type ErrorCode } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import type { RawAnswer } from "../raw.js";
 import { judge } from "./judge.js";
@@ -41,12 +42,14 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
   return { status, headers: { "x-request-id": "req_1", "content-type": "application/json; charset=utf-8", ...RATE, ...headers }, body, text };
 }
 const meeting = (id: string) => ({ id, title: "t", description: "", startTime: "2030-01-01T10:00:00Z", duration: "30 mins", participants: ["c@example.com"], status: "confirmed", organizer: "a@example.com", createdAt: "2026-01-01T10:00:00Z", attendees: [{ email: "c@example.com", response: "needsAction", respondedAt: null }] });
+/** An error envelope as the gateway writes it, relative docUrl and all (the judge's system has no public base URL). */
+const envelope = (code: ErrorCode, message: string, requestId = "req_1") => ({ error: { code, message, requestId, docUrl: errorDocUrl(code) } });
 const kinds = (req: FuzzRequest, ans: RawAnswer | Error, caller: Principal | undefined = aTest) => judge(req, ans, { document, validator, world: world(), caller }).map((p) => p.kind);
 
 describe("the fuzz's judge", () => {
   it("passes a documented answer of the caller's own data", () => {
     expect(kinds(request("GET", `/v1/meetings/${A_MEETING}`), answer(200, meeting(A_MEETING)))).toEqual([]);
-    expect(kinds(request("GET", "/v1/meetings/mtg_zzzzzzzzzzzzzzzzzzzzzzzz"), answer(404, { error: { code: "not_found", message: "No such meeting.", requestId: "req_1" } }))).toEqual([]);
+    expect(kinds(request("GET", "/v1/meetings/mtg_zzzzzzzzzzzzzzzzzzzzzzzz"), answer(404, envelope("not_found", "No such meeting.")))).toEqual([]);
   });
 
   it("leaves the index of where things are (GET /) to the envelope checks, as it does the probes: the document does not describe it", () => {
@@ -56,9 +59,9 @@ describe("the fuzz's judge", () => {
   });
 
   it("fails a 5xx, except a 503 service_unavailable with Retry-After", () => {
-    const internal = { error: { code: "internal_error", message: "An internal error occurred.", requestId: "req_1" } };
+    const internal = envelope("internal_error", "An internal error occurred.");
     expect(kinds(request("POST", "/v1/contacts", "[]"), answer(500, internal))).toContain("server-error");
-    const unavailable = { error: { code: "service_unavailable", message: "Retry shortly.", requestId: "req_1" } };
+    const unavailable = envelope("service_unavailable", "Retry shortly.");
     expect(kinds(request("POST", "/v1/contacts", "{}"), answer(503, unavailable, { "retry-after": "1" }))).not.toContain("server-error");
     expect(kinds(request("POST", "/v1/contacts", "{}"), answer(503, unavailable))).toContain("server-error");
   });
@@ -67,6 +70,26 @@ describe("the fuzz's judge", () => {
     const bare: RawAnswer = { status: 400, headers: { "content-length": "0" }, body: undefined, text: "" };
     expect(kinds({ ...request("GET", "/v1/me"), headers: [], malformed: true }, bare)).toEqual(["request-id", "envelope"]);
     expect(kinds(request("GET", "/v1/me"), new Error("no answer within 15000 ms"))).toEqual(["no-answer"]);
+  });
+
+  it("fails an envelope without the docUrl of its code, with another field, or with an unknown code", () => {
+    const missing = request("GET", "/v1/meetings/mtg_zzzzzzzzzzzzzzzzzzzzzzzz");
+    const notFound = envelope("not_found", "No such meeting.");
+    const withDocUrl = (docUrl: unknown) => ({ error: { ...notFound.error, docUrl } });
+    expect(kinds(missing, answer(404, withDocUrl(undefined)))).toContain("envelope");
+    expect(kinds(missing, answer(404, withDocUrl(errorDocUrl("invalid_request"))))).toContain("envelope");
+    expect(kinds(missing, answer(404, withDocUrl("https://elsewhere.example/docs#section/Errors/not_found")))).toContain("envelope");
+    expect(kinds(missing, answer(404, { error: { ...notFound.error, stack: "x" } }))).toContain("envelope");
+    expect(kinds(missing, answer(404, { error: { ...notFound.error, code: "gone", docUrl: "/docs#section/Errors/gone" } }))).toContain("envelope");
+    expect(
+      judge(missing, answer(404, { error: { ...notFound.error, docUrl: errorDocUrl("not_found", "https://api.example.com") } }), {
+        document,
+        validator,
+        world: world(),
+        caller: aTest,
+        publicBaseUrl: "https://api.example.com",
+      }),
+    ).toEqual([]);
   });
 
   it("fails a status or body the document does not describe", () => {
@@ -89,7 +112,7 @@ describe("the fuzz's judge", () => {
 });
 
 describe("the fuzz's judge on what an error tells", () => {
-  const error = (message: string, requestId = "req_1") => ({ error: { code: "invalid_request", message, requestId } });
+  const error = (message: string, requestId = "req_1") => envelope("invalid_request", message, requestId);
   it("fails an error that shows the inside, not a request id that happens to spell a library's name", () => {
     expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("at Object.parse (/app/node_modules/x.js:1:2)")))).toContain("leak");
     expect(kinds(request("POST", "/v1/contacts", "{"), answer(400, error("Bad.", "req_1VskneXbNR"), { "x-request-id": "req_1VskneXbNR" }))).toEqual([]);
