@@ -3,6 +3,7 @@ import { runProcess } from "@sched/process";
 import { assembleGateway } from "./assemble.js";
 import { gatewayConfigSchema, settingsOf } from "./config.js";
 import { closeServer } from "./http/close.js";
+import { ReplyCipher } from "./idempotency/replyCipher.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { openRedis } from "./limits/redisLink.js";
 
@@ -19,7 +20,7 @@ await runProcess("gateway", gatewayConfigSchema, async ({ config, process: commo
     settings: settingsOf(config),
     redis,
     keyPrefix: common.BUS_NAMESPACE,
-    idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
+    idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE, new ReplyCipher(Buffer.from(config.IDEMPOTENCY_SEAL_KEY, "base64"))),
   });
   onStop("stop revocation notices", () => revocations.stop());
   server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));

@@ -1,9 +1,10 @@
 import { connectNatsBus, EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore } from "@sched/gateway";
+import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, ReplyCipher } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -78,13 +79,14 @@ export class System {
     stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
+    // The records of the namespace are read by this one gateway only: a fresh key of its own seals them.
     const gateway = await assembleGateway({
       bus: this.gatewayBus,
       logger: logger.child({ component: "gateway" }),
       settings: { ...GATEWAY_DEFAULTS, ...this.options.gateway, adminToken: this.options.adminToken },
       ...(this.redis ? { redis: this.redis } : {}),
       keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
-      idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
+      idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace, new ReplyCipher(randomBytes(32))) : new MemoryIdempotencyStore(),
     });
     this.server = gateway.server;
     this.stopAuth = gateway.revocations;
