@@ -10,7 +10,7 @@ import { createGatewayApp } from "../src/app.js";
 import { Authenticator } from "../src/auth/authenticate.js";
 import { GATEWAY_DEFAULTS } from "../src/config.js";
 import { ReplyCipher } from "../src/idempotency/replyCipher.js";
-import { RedisIdempotencyStore } from "../src/idempotency/store.js";
+import { idempotencyRedisKey, RedisIdempotencyStore } from "../src/idempotency/store.js";
 import { RateLimits } from "../src/limits/rateLimits.js";
 
 const logger = createLogger({ name: "sealed-idempotency-test", level: "silent" });
@@ -44,7 +44,7 @@ describe.runIf(redisUp)("Idempotency-Key records in Redis hold the reply sealed"
   const create = (app: ReturnType<typeof gatewayWith>, idempotencyKey: string) =>
     request(app).post("/v1/webhook-endpoints").set("Authorization", `Bearer ${KEY}`).set("Idempotency-Key", idempotencyKey).send({ url: ENDPOINT_URL });
   const storedValues = async () => {
-    const keys = await redis.keys(`${prefix}:idem:*`);
+    const keys = await redis.keys(idempotencyRedisKey(prefix, "*"));
     return Promise.all(keys.map(async (k) => (await redis.get(k))!));
   };
 
@@ -98,9 +98,9 @@ describe.runIf(redisUp)("Idempotency-Key records in Redis hold the reply sealed"
       await store.claim(id, { state: "in_progress", fingerprint: "f", token: `t${id}` }, 10_000);
       await store.complete(id, { state: "done", fingerprint: "f", token: `t${id}`, reply }, 60_000);
     }
-    const [a, b] = await Promise.all(["a", "b"].map(async (id) => JSON.parse((await redis.get(`${prefix}_nonce:idem:${id}`))!) as { sealed: string }));
+    const [a, b] = await Promise.all(["a", "b"].map(async (id) => JSON.parse((await redis.get(idempotencyRedisKey(`${prefix}_nonce`, id)))!) as { sealed: string }));
     expect(a!.sealed).not.toBe(b!.sealed);
-    await redis.del(`${prefix}_nonce:idem:a`, `${prefix}_nonce:idem:b`);
+    await redis.del(idempotencyRedisKey(`${prefix}_nonce`, "a"), idempotencyRedisKey(`${prefix}_nonce`, "b"));
   });
 
   it("reads a record sealed under another key as absent: the request runs again, and its new reply is kept instead", async () => {
@@ -124,21 +124,21 @@ describe.runIf(redisUp)("Idempotency-Key records in Redis hold the reply sealed"
     expect(secrets).toHaveLength(made + 1);
   });
 
-  it("reads a record with its reply in clear, as kept before sealing, as absent", async () => {
+  it("reads a record whose reply is in clear as absent, and replaces it", async () => {
     const store = new RedisIdempotencyStore(redis, `${prefix}_clear`, new ReplyCipher(randomBytes(32)));
     const clear = { state: "done", fingerprint: "f", token: "t0", reply: { status: 201, body: { secret: "whsec_in_clear" } } };
-    await redis.set(`${prefix}_clear:idem:k`, JSON.stringify(clear), "PX", 60_000);
+    await redis.set(idempotencyRedisKey(`${prefix}_clear`, "k"), JSON.stringify(clear), "PX", 60_000);
     expect(await store.claim("k", { state: "in_progress", fingerprint: "f", token: "t1" }, 10_000)).toBeUndefined();
-    expect(await redis.get(`${prefix}_clear:idem:k`)).not.toContain("whsec_in_clear");
-    await redis.del(`${prefix}_clear:idem:k`);
+    expect(await redis.get(idempotencyRedisKey(`${prefix}_clear`, "k"))).not.toContain("whsec_in_clear");
+    await redis.del(idempotencyRedisKey(`${prefix}_clear`, "k"));
   });
 
   it("does not open a sealed reply moved under another key", async () => {
     const store = new RedisIdempotencyStore(redis, `${prefix}_moved`, new ReplyCipher(randomBytes(32)));
     await store.claim("a", { state: "in_progress", fingerprint: "f", token: "t1" }, 10_000);
     await store.complete("a", { state: "done", fingerprint: "f", token: "t1", reply: { status: 201, body: { secret: "whsec_of_a" } } }, 60_000);
-    await redis.set(`${prefix}_moved:idem:b`, (await redis.get(`${prefix}_moved:idem:a`))!, "PX", 60_000);
+    await redis.set(idempotencyRedisKey(`${prefix}_moved`, "b"), (await redis.get(idempotencyRedisKey(`${prefix}_moved`, "a")))!, "PX", 60_000);
     expect(await store.claim("b", { state: "in_progress", fingerprint: "f", token: "t2" }, 10_000)).toBeUndefined();
-    await redis.del(`${prefix}_moved:idem:a`, `${prefix}_moved:idem:b`);
+    await redis.del(idempotencyRedisKey(`${prefix}_moved`, "a"), idempotencyRedisKey(`${prefix}_moved`, "b"));
   });
 });

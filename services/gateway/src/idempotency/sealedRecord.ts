@@ -23,9 +23,9 @@ export function sealRecord(cipher: ReplyCipher, id: string, record: IdempotencyR
 
 /**
  * The record Redis keeps under `id`, or undefined when it cannot be read: a
- * reply sealed under another key (the key was rotated), changed, or kept
- * in clear by a gateway from before sealing. Such a record is as good as
- * expired: its reply cannot be sent again.
+ * reply sealed under another key (the key was rotated), changed, or not
+ * sealed at all. Such a record is as good as expired: its reply cannot be
+ * sent again.
  */
 export function openRecord(cipher: ReplyCipher, id: string, text: string): IdempotencyRecord | undefined {
   let parsed: unknown;

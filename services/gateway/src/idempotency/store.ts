@@ -54,6 +54,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 }
 
+/**
+ * Where Redis keeps the record of `id`. Apart from `<prefix>:idem:`, where
+ * gateways before sealing kept replies in clear: during an upgrade neither
+ * version reads the other's records (a retry across them runs again, as
+ * after a key rotation), and the records in clear expire within 24 hours.
+ */
+export function idempotencyRedisKey(keyPrefix: string, id: string): string {
+  return `${keyPrefix}:idem-sealed:${id}`;
+}
+
 // Settling compares the claim's token in Redis itself, so a late request never overwrites a newer claim.
 const COMPLETE_IF_OURS = `
 local current = redis.call("GET", KEYS[1])
@@ -110,6 +120,6 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   private key(id: string): string {
-    return `${this.keyPrefix}:idem:${id}`;
+    return idempotencyRedisKey(this.keyPrefix, id);
   }
 }
