@@ -12,7 +12,7 @@
  * a summary per fault and exits 1 when anything was lost, doubled, a 5xx
  * other than 503 or a hang.
  */
-import { GATEWAY_DEFAULTS } from "@sched/gateway";
+import { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_DEFAULTS } from "@sched/gateway";
 import { SmtpFake } from "@sched/testing/smtp";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -100,6 +100,7 @@ try {
     REDIS_URL: servers.redisUrl,
     BUS_NAMESPACE: "faults",
     ADMIN_TOKEN: adminToken,
+    IDEMPOTENCY_SEAL_KEY: DEV_IDEMPOTENCY_SEAL_KEY,
     LOG_LEVEL: "warn",
     SMTP_URL: smtpUrl,
     INVITES_UID_DOMAIN: UID_DOMAIN,

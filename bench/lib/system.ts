@@ -2,7 +2,7 @@ import { connectNatsBus, type Bus } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { serviceModules, System } from "@sched/standalone";
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { randomBytes } from "node:crypto";
 
 /**
@@ -93,7 +93,7 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
     const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
     // Every start is awaited, failed or not, so a failure stops the processes that did start.
     const starts = await Promise.allSettled(
-      [...serviceModules.map((m) => m.name), "gateway"].map((name) => startServiceProcess(name, { ...serviceModules.find((m) => m.name === name)?.standaloneEnv, ...env })),
+      [...serviceModules.map((m) => startServiceProcess(m.name, { ...m.standaloneEnv, ...env })), startGatewayProcess(env)],
     );
     for (const s of starts) if (s.status === "fulfilled") processes.push(s.value);
     const failed = starts.find((s) => s.status === "rejected");

@@ -2,7 +2,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { HEALTH_PORT, deployedProcesses, isReadBy, parseDockerfile, readRepoFile, readYaml } from "./support.js";
+import { HEALTH_PORT, deployedProcesses, isReadBy, parseDockerfile, readRepoFile, readYaml, variablesRequiredBy } from "./support.js";
 
 interface ComposeService {
   image?: string;
@@ -116,6 +116,7 @@ describe("docker-compose.yml", () => {
   it.each(deployedProcesses)("sets only variables %s reads, and the ones it needs", (name) => {
     const environment = services[name]!.environment ?? {};
     for (const variable of Object.keys(environment)) expect(isReadBy(name, variable), `${name} does not read ${variable}`).toBe(true);
+    for (const variable of variablesRequiredBy(name)) expect(environment, `${name} needs ${variable}`).toHaveProperty([variable]);
     expect(environment.OTEL_SERVICE_NAME).toBe(name);
     expect(environment.NATS_URL).toBe("nats://nats:4222");
     if (name === "gateway") {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { schemaError, unknownFieldErrors, type KubeObject } from "./kubernetesSchemas.js";
-import { HEALTH_PORT, deployedProcesses, isReadBy, parseDockerfile, parseYamlStream, readRepoFile, readYaml, repoRoot } from "./support.js";
+import { HEALTH_PORT, deployedProcesses, isReadBy, parseDockerfile, parseYamlStream, readRepoFile, readYaml, repoRoot, variablesRequiredBy } from "./support.js";
 
 type Labels = Record<string, string>;
 interface Selector {
@@ -243,6 +243,7 @@ describe.skipIf(!canRender).each(["dev", "prod"])("k8s/overlays/%s", (overlay) =
       if (secretRef && !secretRef.optional) expect(secretKeys(secretRef.name), `Secret ${secretRef.name}`).toContain(secretRef.key);
     }
     for (const variable of Object.keys(env)) expect(isReadBy(name, variable), `${name} does not read ${variable}`).toBe(true);
+    for (const variable of variablesRequiredBy(name)) expect(env, `${name} needs ${variable}`).toHaveProperty([variable]);
     expect(env.HEALTH_PORT).toBe(String(HEALTH_PORT));
     expect(env.OTEL_SERVICE_NAME).toBe(name);
     expect(env).toHaveProperty(name === "gateway" ? "ADMIN_TOKEN" : "DATABASE_URL");

@@ -4,6 +4,7 @@ import { serviceModules } from "@sched/standalone";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
+import type { z } from "zod";
 
 /** The repository's root folder. */
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,11 +42,19 @@ export const HEALTH_PORT = 9464;
  * silently ignore.
  */
 export function variablesReadBy(process: string): Set<string> {
-  const own =
-    process === "gateway"
-      ? Object.keys(gatewayConfigSchema.shape)
-      : Object.keys(serviceModules.find((m) => m.name === process)?.config.shape ?? {});
-  return new Set([...Object.keys(commonConfigSchema.shape), ...own]);
+  return new Set(Object.keys(schemaShapeOf(process)));
+}
+
+/** The variables a process refuses to start without: those its schemas give no default. */
+export function variablesRequiredBy(process: string): string[] {
+  return Object.entries(schemaShapeOf(process))
+    .filter(([, schema]) => !schema.safeParse(undefined).success)
+    .map(([variable]) => variable);
+}
+
+function schemaShapeOf(process: string): Record<string, z.ZodType> {
+  const own = process === "gateway" ? gatewayConfigSchema.shape : (serviceModules.find((m) => m.name === process)?.config.shape ?? {});
+  return { ...commonConfigSchema.shape, ...own };
 }
 
 /** Whether a process reads the variable (the OTEL_* ones are the OpenTelemetry SDK's). */

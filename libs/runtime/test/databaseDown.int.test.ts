@@ -1,4 +1,4 @@
-import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, REDIS_URL, startServiceProcess, startTcpProxy, uniqueSuffix, type ServiceProcess, type TcpProxy } from "@sched/testing";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, REDIS_URL, startGatewayProcess, startServiceProcess, startTcpProxy, uniqueSuffix, type ServiceProcess, type TcpProxy } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const available = await clusterServersAvailable();
@@ -24,7 +24,7 @@ describe.runIf(available)("accounts cut off from its database, behind a gateway"
     const target = new URL(database.url);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     accounts = await startServiceProcess("accounts", { DATABASE_URL: proxy.via(database.url), NATS_URL, BUS_NAMESPACE: namespace });
-    gateway = await startServiceProcess("gateway", { NATS_URL, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN, AUTH_CACHE_TTL_MS: "1" });
+    gateway = await startGatewayProcess({ NATS_URL, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN, AUTH_CACHE_TTL_MS: "1" });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { eventually, isListening } from "./index.js";
@@ -78,9 +79,12 @@ export async function startServiceProcess(name: string, env: Record<string, stri
   return service;
 }
 
+/** The seal key every gateway a test starts shares, as a deployment's replicas do; unless `env` gives another. */
+const TEST_IDEMPOTENCY_SEAL_KEY = randomBytes(32).toString("base64");
+
 /** A gateway process, as a replica runs in production. */
-export function startGatewayProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  return startServiceProcess("gateway", env);
+export function startGatewayProcess(env: Record<string, string>, options: { telemetry?: boolean } = {}): Promise<ServiceProcess> {
+  return startServiceProcess("gateway", { IDEMPOTENCY_SEAL_KEY: TEST_IDEMPOTENCY_SEAL_KEY, ...env }, options);
 }
 
 /** A throwaway redis-server that keeps nothing on disk, on `port` (a free one by default). */

@@ -47,11 +47,20 @@ export const gatewayConfigSchema = gatewaySettings.environment.extend({
   PORT: env.port(8080),
   REDIS_URL: z.string().min(1).default("redis://127.0.0.1:6379"),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters"),
+  /** 32 bytes, base64, the same on every replica: the AES-256-GCM key of the replies kept in Redis under Idempotency-Key. */
+  IDEMPOTENCY_SEAL_KEY: env.aesKey(),
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 
 /** Everything a gateway is set up with, whichever wiring runs it. */
 export type GatewaySettings = SettingsOf<typeof declarations> & { adminToken: string };
+
+/**
+ * A development-only seal key for local clusters (`npm run cluster`, Docker
+ * Compose's default, the dev overlay). A deployment sets its own
+ * IDEMPOTENCY_SEAL_KEY; standalone mode keeps its records in memory and needs none.
+ */
+export const DEV_IDEMPOTENCY_SEAL_KEY = Buffer.from("sched-dev-only-idempotency-seal!").toString("base64");
 
 /** The settings the gateway process's environment gives (main.ts). */
 export function settingsOf(config: GatewayConfig): GatewaySettings {

@@ -2,6 +2,7 @@ import { connectNatsBus } from "@sched/bus";
 import { closeHttpServer, runProcess } from "@sched/process";
 import { assembleGateway } from "./assemble.js";
 import { gatewayConfigSchema, settingsOf } from "./config.js";
+import { ReplyCipher } from "./idempotency/replyCipher.js";
 import { RedisIdempotencyStore } from "./idempotency/store.js";
 import { openRedis } from "./limits/redisLink.js";
 
@@ -18,7 +19,7 @@ await runProcess("gateway", gatewayConfigSchema, async ({ config, process: commo
     settings: settingsOf(config),
     redis,
     keyPrefix: common.BUS_NAMESPACE,
-    idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE),
+    idempotency: new RedisIdempotencyStore(redis, common.BUS_NAMESPACE, new ReplyCipher(Buffer.from(config.IDEMPOTENCY_SEAL_KEY, "base64"))),
   });
   // Revocation notices and the request log's last batch, after the last request is answered.
   onStop("stop background work", () => background.stop());

@@ -1,16 +1,19 @@
 import { parseConfig } from "@sched/config";
 import { describe, expect, it } from "vitest";
-import { GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
+import { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
+
+const IDEMPOTENCY_SEAL_KEY = DEV_IDEMPOTENCY_SEAL_KEY;
 
 describe("the gateway's settings from its environment", () => {
-  it("takes the same defaults as standalone mode when the environment sets nothing but the admin token", () => {
-    const settings = settingsOf(gatewayConfigSchema.parse({ ADMIN_TOKEN: "adm_0123456789abcdef" }));
+  it("takes the same defaults as standalone mode when the environment sets nothing but the admin token and the seal key", () => {
+    const settings = settingsOf(gatewayConfigSchema.parse({ ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY }));
     expect(settings).toEqual({ ...GATEWAY_DEFAULTS, adminToken: "adm_0123456789abcdef" });
   });
 
   it("hands every variable to its own setting", () => {
     const env = {
       ADMIN_TOKEN: "adm_fedcba9876543210",
+      IDEMPOTENCY_SEAL_KEY,
       BUS_TIMEOUT_MS: "1001",
       AUTH_CACHE_TTL_MS: "1002",
       RATE_LIMIT_STANDARD_PER_MINUTE: "1003",
@@ -50,8 +53,14 @@ describe("the gateway's settings from its environment", () => {
   });
 
   it("refuses a share of the places in progress over 100 percent, naming the variable", () => {
-    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_IN_FLIGHT_SHARE_PERCENT: "150" })).toThrow(/MAX_IN_FLIGHT_SHARE_PERCENT/);
-    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", MAX_JSON_DEPTH: "0" })).toThrow(/MAX_JSON_DEPTH/);
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY, MAX_IN_FLIGHT_SHARE_PERCENT: "150" })).toThrow(/MAX_IN_FLIGHT_SHARE_PERCENT/);
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY, MAX_JSON_DEPTH: "0" })).toThrow(/MAX_JSON_DEPTH/);
+  });
+
+  it("requires the seal key of idempotency records, 32 bytes in base64, naming the variable", () => {
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef" })).toThrow(/IDEMPOTENCY_SEAL_KEY: .*\(not set\)/);
+    expect(() => parseConfig(gatewayConfigSchema, { ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY: Buffer.alloc(16).toString("base64") })).toThrow(/IDEMPOTENCY_SEAL_KEY: must be 32 bytes/);
+    expect(gatewayConfigSchema.parse({ ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY }).IDEMPOTENCY_SEAL_KEY).toBe(IDEMPOTENCY_SEAL_KEY);
   });
 
   it("refuses a public base URL that is not an http(s) address without query or fragment, naming the variable; blank is none", () => {

@@ -1,9 +1,11 @@
 import { createLogger } from "@sched/logging";
 import { Redis } from "ioredis";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterServersAvailable, REDIS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { claimLeaseMs, idempotencyStoreKey, type IdempotencyRecord } from "../src/domain/idempotency.js";
 import { forwardOnce } from "../src/idempotency/forwardOnce.js";
+import { ReplyCipher } from "../src/idempotency/replyCipher.js";
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "../src/idempotency/store.js";
 
 const claimOf = (token: string, fingerprint = "f1"): IdempotencyRecord & { state: "in_progress" } => ({ state: "in_progress", fingerprint, token });
@@ -28,7 +30,7 @@ afterAll(async () => {
 
 const stores: Array<[string, () => IdempotencyStore, boolean]> = [
   ["memory", () => new MemoryIdempotencyStore(), true],
-  ["redis", () => new RedisIdempotencyStore(redis!, `idem_${uniqueSuffix()}`), redisUp],
+  ["redis", () => new RedisIdempotencyStore(redis!, `idem_${uniqueSuffix()}`, new ReplyCipher(randomBytes(32))), redisUp],
 ];
 
 describe.each(stores)("%s idempotency store", (_name, makeStore, available) => {

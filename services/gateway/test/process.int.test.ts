@@ -1,7 +1,7 @@
 import { bind, connectNatsBus, type Bus, type Stoppable } from "@sched/bus";
 import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, meetingsList, SCOPES, type Caller } from "@sched/proto";
-import { clusterServersAvailable, eventually, NATS_URL, REDIS_URL, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { clusterServersAvailable, eventually, NATS_URL, REDIS_URL, startGatewayProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const logger = createLogger({ name: "gateway-process-test", level: "silent" });
@@ -36,8 +36,7 @@ describe.runIf(available)("the gateway process", () => {
       }),
       bind(meetingsList, async () => ({ status: 200, body: { data: [] } })),
     ]);
-    gateway = await startServiceProcess(
-      "gateway",
+    gateway = await startGatewayProcess(
       {
         NATS_URL,
         REDIS_URL,

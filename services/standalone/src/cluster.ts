@@ -1,5 +1,6 @@
 import { servicesAnsweringIn } from "@sched/bus";
 import { loadConfigOrExit } from "@sched/config";
+import { DEV_IDEMPOTENCY_SEAL_KEY } from "@sched/gateway";
 import { randomBase62 } from "@sched/ids";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,9 @@ const config = loadConfigOrExit(clusterConfigSchema);
 const adminToken = config.ADMIN_TOKEN ?? `adm_${randomBase62(32)}`;
 const dashboardUrl = config.DASHBOARD_URL ?? `http://localhost:${config.DASHBOARD_PORT}/dashboard`;
 const names = [...serviceModules.map((m) => m.name), "gateway"];
+/** Each process's development-only defaults: a service module's own, and the gateway's seal key. */
+const developmentEnv = (name: string): Record<string, string> | undefined =>
+  name === "gateway" ? { IDEMPOTENCY_SEAL_KEY: DEV_IDEMPOTENCY_SEAL_KEY } : serviceModules.find((m) => m.name === name)?.standaloneEnv;
 
 const healthPorts = config.HEALTH_PORT === undefined ? await freePorts(names.length) : names.map((_, i) => config.HEALTH_PORT! + i);
 let answering: string[];
@@ -45,9 +49,9 @@ if (refusals.length > 0) {
 const children: ChildProcess[] = names.map((name, i) =>
   spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", `services/${name}/src/main.ts`], {
     cwd: root,
-    // A local cluster is for development: the modules' development-only defaults fill what the environment leaves unset.
+    // A local cluster is for development: the development-only defaults fill what the environment leaves unset.
     env: {
-      ...serviceModules.find((m) => m.name === name)?.standaloneEnv,
+      ...developmentEnv(name),
       ...process.env,
       BUS_NAMESPACE: config.BUS_NAMESPACE,
       PORT: String(config.PORT),

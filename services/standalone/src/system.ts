@@ -1,11 +1,12 @@
 import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/bus/knex-event-log";
 import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, type GatewaySettings } from "@sched/gateway";
+import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, ReplyCipher, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceHandle, ServiceModule } from "@sched/runtime";
 import { createServer } from "node:http";
 import type { Redis } from "ioredis";
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -92,13 +93,14 @@ export class System {
     stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
+    // The records of the namespace are read by this one gateway only: a fresh key of its own seals them.
     const gateway = await assembleGateway({
       bus: this.gatewayBus,
       logger: logger.child({ component: "gateway" }),
       settings: { ...GATEWAY_DEFAULTS, ...this.options.gateway, adminToken: this.options.adminToken },
       ...(this.redis ? { redis: this.redis } : {}),
       keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
-      idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace) : new MemoryIdempotencyStore(),
+      idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace, new ReplyCipher(randomBytes(32))) : new MemoryIdempotencyStore(),
       // Standalone: the dashboard's pages on the API's port; a cluster serves them from the service's own listener.
       ...(wiring.kind === "standalone" ? { pages: [...this.running.values()].flatMap((r) => (r.handle.http ? [r.handle.http] : [])) } : {}),
     });
