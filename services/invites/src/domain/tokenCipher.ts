@@ -1,8 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-
-const VERSION = "v1";
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+import { Sealer } from "@sched/ids";
 
 /** Provider tokens as stored: what Google's token endpoint answered, kept up to date on refresh. */
 export interface ProviderTokens {
@@ -20,33 +16,23 @@ export interface CalDavCredentials {
 }
 
 /**
- * AES-256-GCM with a fresh 96-bit nonce per sealing: tokens at rest are
- * unreadable without the key, and any change to a stored value (or a row's
- * tokens pasted into another) fails to open, because the connection id is
- * bound in as associated data.
+ * A connection's secrets sealed at rest (AES-256-GCM through the shared
+ * Sealer): unreadable without CALENDAR_TOKEN_KEY, and bound to the
+ * connection id, so a row's secrets pasted into another do not open.
  */
 export class TokenCipher {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error("the token key must be 32 bytes");
+  private readonly sealer: Sealer;
+
+  constructor(key: Buffer) {
+    this.sealer = new Sealer(key, "the token key");
   }
 
   /** Seals a connection's secrets: OAuth tokens, or a CalDAV account's credentials. */
   seal(tokens: ProviderTokens | CalDavCredentials, connectionId: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(connectionId));
-    const body = Buffer.concat([cipher.update(JSON.stringify(tokens), "utf8"), cipher.final()]);
-    return [VERSION, iv.toString("base64"), Buffer.concat([body, cipher.getAuthTag()]).toString("base64")].join(".");
+    return this.sealer.seal(JSON.stringify(tokens), connectionId);
   }
 
   open<T extends ProviderTokens | CalDavCredentials = ProviderTokens>(sealed: string, connectionId: string): T {
-    const [version, iv, payload] = sealed.split(".");
-    if (version !== VERSION || !iv || !payload) throw new Error("sealed tokens in an unknown format");
-    const data = Buffer.from(payload, "base64");
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64"));
-    decipher.setAAD(Buffer.from(connectionId));
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    const clear = Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]);
-    return JSON.parse(clear.toString("utf8")) as T;
+    return JSON.parse(this.sealer.open(sealed, connectionId)) as T;
   }
 }
