@@ -1,4 +1,4 @@
-import { availabilityRoutes, availabilityDay, availabilityRecommend } from "@sched/proto";
+import { availabilityDay, availabilityFreeBusy, availabilityRecommend, availabilityRoutes } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availabilityService } from "../src/index.js";
 import { startWorld, type World } from "./harness.js";
@@ -18,9 +18,10 @@ describe("the availability module as the runtimes start it", () => {
     expect(() => availabilityService.config.parse({ AI_RANKING_TIMEOUT_MS: "soon" })).toThrow();
   });
 
-  it("exports its two routes for the gateway", () => {
+  it("exports its three routes for the gateway", () => {
     expect(availabilityRoutes.map((r) => [r.method, r.path, r.endpoint.subject, r.scope, r.bucket, r.hasBody, r.idempotent ?? false])).toEqual([
       ["GET", "/v1/availability", availabilityDay.subject, "availability:read", "standard", false, false],
+      ["POST", "/v1/availability/free-busy", availabilityFreeBusy.subject, "availability:read", "standard", true, true],
       ["POST", "/v1/availability/recommended", availabilityRecommend.subject, "availability:read", "ai", true, true],
     ]);
   });

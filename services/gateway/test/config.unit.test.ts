@@ -64,7 +64,7 @@ describe("the gateway's settings from its environment", () => {
   });
 
   it("refuses a public base URL that is not an http(s) address without query or fragment, naming the variable; blank is none", () => {
-    const token = { ADMIN_TOKEN: "adm_0123456789abcdef" };
+    const token = { ADMIN_TOKEN: "adm_0123456789abcdef", IDEMPOTENCY_SEAL_KEY };
     for (const bad of ["api.example.com", "ftp://api.example.com", "https://api.example.com/?a=1", "https://api.example.com/#x"]) {
       expect(() => parseConfig(gatewayConfigSchema, { ...token, PUBLIC_BASE_URL: bad }), bad).toThrow(/PUBLIC_BASE_URL/);
     }
