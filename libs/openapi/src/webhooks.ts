@@ -7,6 +7,11 @@ const WHAT_HAPPENED: Record<EventType, string> = {
   "meeting.updated": "A meeting changed. `data.object` is the meeting after the change; `data.previous` holds the earlier values of exactly the fields that changed.",
   "meeting.cancelled": "A meeting was cancelled. `data.object` is the cancelled meeting; `data.previous` holds the earlier values of the fields that changed (`status` at least).",
   "meeting.deleted": "A meeting was removed by its organizer. `data.object` is its last state, marked `cancelled`; it answers 404 from now on.",
+  "meeting.response_updated":
+    "A participant answered the invitation, or changed their answer (from their calendar client's e-mail reply, or the organizer's Google, Microsoft or CalDAV calendar). `data.object` is the meeting with its `attendees`; `data.previous.attendees` holds only the participant who answered, with their earlier answer.",
+  "invite.sent":
+    "An invite (a request or a cancellation) was handed to the provider: Google, the CalDAV server, or the mail relay. `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it. In test mode nothing is sent: each simulated invite is a test `invite.sent` event whose `state` is `simulated`.",
+  "invite.failed": "An invite was given up after its last try (or refused for good by the provider). `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it, `lastError` saying why. Never in test mode.",
 };
 
 const SIGNATURE_HEADERS = z.object({

@@ -251,7 +251,7 @@ export class DeliveryWorker {
     const { db, vault, settings } = this.deps;
     const channel = connection.provider;
     if (!(await beginSending(db, change, this.owner, settings.leaseMs, rows, attempt)).leased) throw new LeaseLost();
-    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
+    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, change, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
     let result: Awaited<ReturnType<typeof deliverThroughGoogle>>;
     try {
       result = await this.deliverThrough(connection, change);
@@ -268,7 +268,7 @@ export class DeliveryWorker {
     }
     await this.store(change, async () => {
       if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
-      await settleDeliveries(db, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
+      await settleDeliveries(db, change, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
     });
     for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", channel);
     return true;
@@ -293,7 +293,7 @@ export class DeliveryWorker {
         failure = asDeliveryFailure(err);
       }
       const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
-      await this.store(change, () => settleDeliveries(db, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
+      await this.store(change, () => settleDeliveries(db, change, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
       if (state === "pending") retry ??= failure;
       else recordInviteDelivery(state, "email");
     }
