@@ -1,5 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
-import { inviteSent, type Meeting } from "@sched/proto";
+import { inviteFailed, inviteSent, type Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,6 +14,7 @@ import {
   renewLease,
   scheduleRetry,
   settleDeliveries,
+  settleUnsent,
 } from "../src/db/deliveries.js";
 import { settlementId } from "../src/domain/inviteEvents.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
@@ -158,6 +159,24 @@ describe("the delivery ledger (Postgres)", () => {
       },
     ]);
     expect(await finishChange(db, c, "worker-a", "done")).toBe(true);
+  });
+
+  it("gives up unsent deliveries as failed, each with one invite.failed event; one still to retry writes none", async () => {
+    const c = change(1);
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "request" }]);
+    expect((await claimDueChanges(db, "worker-f", 100, 60_000)).filter((x) => x.meetingId === c.meetingId)).toHaveLength(1);
+    const outbox = () => db("outbox").whereRaw("payload->>'meetingId' = ?", [c.meetingId]).orderBy("id").select("subject", "payload");
+    expect(await settleUnsent(db, c, "attempt-1", { state: "pending", channel: "email", attempts: 1, error: "421 try later" })).toBe(2);
+    expect(await outbox()).toEqual([]);
+    expect(await settleUnsent(db, c, "attempt-2", { state: "failed", channel: "email", attempts: 2, error: "550 refused" })).toBe(2);
+    expect(await settleUnsent(db, c, "attempt-3", { state: "failed", channel: "email", attempts: 3, error: "550 refused" })).toBe(0);
+    const events = await outbox();
+    expect(events.map((e) => [e.subject, e.payload.invite.email, e.payload.invite.state, e.payload.invite.lastError])).toEqual([
+      [inviteFailed.subject, "a@example.com", "failed", "550 refused"],
+      [inviteFailed.subject, "b@example.com", "failed", "550 refused"],
+    ]);
+    for (const e of events) expect(inviteFailed.payload.parse(e.payload)).toEqual(e.payload);
+    expect(await finishChange(db, c, "worker-f", "failed", "550 refused")).toBe(true);
   });
 
   it("records a batch of changes in one statement: each its own channel, mode, trace context and count, in the order given", async () => {
