@@ -1,6 +1,6 @@
 import { PublicEvent, type Meeting } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { inviteEventOf, meetingIdOf, publicEventOf, responseEventOf, subscribes, type InviteSettlement, type MeetingChange, type ResponseChange } from "../src/domain/publicEvent.js";
+import { awaitsMeetingEvent, inviteEventOf, MEETING_EVENT_GRACE_MS, meetingIdOf, publicEventOf, responseEventOf, subscribes, type InviteSettlement, type MeetingChange, type ResponseChange } from "../src/domain/publicEvent.js";
 
 const meeting: Meeting = {
   id: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
@@ -113,6 +113,14 @@ describe("public events", () => {
         expect(event.data.object).toMatchObject({ state: "failed", lastError: "550 no such user", response: null, respondedAt: null });
       }
     });
+  });
+
+  it("holds an invite's settlement for its meeting's first event only within the grace", () => {
+    const settledAt = "2031-05-02T09:00:00Z";
+    const at = (ms: number) => new Date(Date.parse(settledAt) + ms);
+    expect(awaitsMeetingEvent(settledAt, false, at(1_000))).toBe(true);
+    expect(awaitsMeetingEvent(settledAt, true, at(1_000))).toBe(false);
+    expect(awaitsMeetingEvent(settledAt, false, at(MEETING_EVENT_GRACE_MS))).toBe(false);
   });
 
   it("subscribes by type or to everything", () => {

@@ -80,6 +80,19 @@ export function inviteEventOf(settlement: InviteSettlement, id: string, meeting:
   return { id, type: settlement.kind, createdAt: settlement.occurredAt, mode: settlement.mode, data: { object } };
 }
 
+/**
+ * How long an invite's settlement waits for this service to have recorded an
+ * event of its meeting. Both come from the meeting's change, over two
+ * streams, so the settlement may overtake it; past this, the meeting is one
+ * whose events came before this service did, and the settlement goes on.
+ */
+export const MEETING_EVENT_GRACE_MS = 60_000;
+
+/** Whether a settlement should wait (its batch retried later) for its meeting's first event, so that it follows it. */
+export function awaitsMeetingEvent(settledAt: string, meetingSeen: boolean, now: Date): boolean {
+  return !meetingSeen && now.getTime() - Date.parse(settledAt) < MEETING_EVENT_GRACE_MS;
+}
+
 /** The meeting an event is about: its object, or the meeting its invite is to. */
 export function meetingIdOf(event: PublicEvent): string {
   const { object } = event.data;
