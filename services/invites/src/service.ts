@@ -18,8 +18,8 @@ import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 import { startReplyListener } from "./handlers/replyMail.js";
 import { ReplyAddresses } from "./domain/replyAddress.js";
 
-/** How often settled deliveries' events are looked for: the worker settles them without waking the relay. */
-const RELAY_POLL_MS = 250;
+/** How often the outbox is looked at besides the wakes (rows another replica committed before it died). */
+const RELAY_POLL_MS = 1_000;
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
@@ -94,6 +94,7 @@ export const invitesService = defineService({
       email,
       google,
       vault,
+      settled: () => relay.wake(),
       settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
     });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [

@@ -51,6 +51,8 @@ export interface WorkerDeps {
   google: GoogleCalendar;
   vault: ConnectionVault;
   settings: WorkerSettings;
+  /** Outcomes were recorded, and with them their events in the outbox: publish them now rather than at the relay's next poll. */
+  settled?: () => void;
 }
 
 /**
@@ -172,6 +174,7 @@ export class DeliveryWorker {
     const outcome = { channel, attempts: change.attempts, error: failure.message };
     if (isLastAttempt(failure.kind, change.attempts, settings.maxAttempts)) {
       const given = await settleUnsent(db, change, attempt, { ...outcome, state: "failed" });
+      if (given > 0) this.deps.settled?.();
       for (let i = 0; i < given; i++) recordInviteDelivery("failed", channel);
       if (!(await finishChange(db, change, this.owner, "failed", failure.message))) return this.leaseLost(change);
       logger.error({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, error: failure.message }, "invites given up");
@@ -270,6 +273,7 @@ export class DeliveryWorker {
       if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
       await settleDeliveries(db, change, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
     });
+    this.deps.settled?.();
     for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", channel);
     return true;
   }
@@ -295,7 +299,10 @@ export class DeliveryWorker {
       const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
       await this.store(change, () => settleDeliveries(db, change, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
       if (state === "pending") retry ??= failure;
-      else recordInviteDelivery(state, "email");
+      else {
+        recordInviteDelivery(state, "email");
+        this.deps.settled?.();
+      }
     }
     if (retry) throw retry;
   }
