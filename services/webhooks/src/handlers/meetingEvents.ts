@@ -1,4 +1,4 @@
-import type { Bus, Stoppable } from "@sched/bus";
+import type { Bus, EventMessage, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
@@ -18,16 +18,17 @@ const KIND_OF_SUBJECT = new Map<string, MeetingChange["kind"]>([
   [meetingDeleted.subject, "meeting.deleted"],
 ]);
 
-/** The public event of one event of the MEETINGS stream, given the meeting as the newest event before it showed it. */
-function publicEventOfMessage(subject: string, payload: unknown, id: string, before: () => ReturnType<typeof lastMeetingState>): Promise<PublicEvent> | PublicEvent {
-  if (subject === meetingResponseUpdated.subject) return before().then((b) => responseEventOf(payload as ResponseChange, id, b));
-  const change: MeetingChange = { ...(payload as PayloadOf<typeof meetingUpdated>), kind: KIND_OF_SUBJECT.get(subject)! };
-  return change.kind === "meeting.created" ? publicEventOf(change, id, undefined) : before().then((b) => publicEventOf(change, id, b));
+/** The public event of one event of the MEETINGS stream; a change or an answer finds the meeting as this service's newest event of it showed it. */
+async function publicEventOfMessage(trx: Knex, message: EventMessage, id: string): Promise<PublicEvent> {
+  const { meetingId } = message.payload as { meetingId: string };
+  if (message.subject === meetingResponseUpdated.subject) return responseEventOf(message.payload as ResponseChange, id, await lastMeetingState(trx, meetingId));
+  const change: MeetingChange = { ...(message.payload as PayloadOf<typeof meetingUpdated>), kind: KIND_OF_SUBJECT.get(message.subject)! };
+  return publicEventOf(change, id, change.kind === "meeting.created" ? undefined : await lastMeetingState(trx, meetingId));
 }
 
 /**
- * Turns every meeting event (answers included) into a public event and the deliveries it owes,
- * once: a batch in one transaction, in stream order (so a meeting's events
+ * Turns every meeting event (answers included) into a public event and the
+ * deliveries it owes, once: a batch in one transaction, in stream order (so a meeting's events
  * are recorded in their order, and an update finds the state before it),
  * acknowledged only once committed. A redelivered event finds itself
  * recorded and adds nothing. Only the database can make this fail, so a
@@ -40,7 +41,7 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
     await db.transaction(async (trx) => {
       for (const message of messages) {
         const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
-        const event = await publicEventOfMessage(message.subject, payload, newId("evt"), () => lastMeetingState(trx, payload.meetingId));
+        const event = await publicEventOfMessage(trx, message, newId("evt"));
         if (await recordEvent(trx, { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event }, () => newId("whd"))) added++;
       }
     });
