@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { endpoint } from "./contract.js";
+import { endpoint, eventDef, type StreamDef } from "./contract.js";
 import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
 import { AttendeeResponse, BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import type { RouteDef } from "./route.js";
@@ -21,6 +21,7 @@ export type InviteKind = z.infer<typeof InviteKind>;
 
 /** The newest delivery to one participant of a meeting. */
 export const MeetingInvite = z.object({
+  meetingId: z.string().meta({ description: "The meeting invited to (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
   email: z.string().meta({ description: "The participant's address." }),
   kind: InviteKind.meta({ description: "`request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed." }),
   sequence: z.number().int().positive().meta({ description: "The meeting's change number this delivery reports (iCalendar SEQUENCE)." }),
@@ -35,6 +36,32 @@ export const MeetingInvite = z.object({
 export type MeetingInvite = z.infer<typeof MeetingInvite>;
 
 export const MeetingInviteList = z.object({ data: z.array(MeetingInvite).meta({ description: "The newest delivery to each participant, removed ones included, by e-mail; empty when no invite was sent." }) });
+
+// ---- events ------------------------------------------------------------------
+
+export const INVITES_STREAM: StreamDef = { name: "INVITES", subjectPrefix: "invites.v1.events" };
+
+/**
+ * A delivery settled: handed to the provider (`invite.sent`; in test mode
+ * recorded as `simulated`, never sent), or given up after the last try
+ * (`invite.failed`). Written in the transaction that settles it, so each
+ * settlement is published once. `invite` is the delivery without the
+ * participant's answer, which meetings owns.
+ */
+const InviteEventPayload = z.object({
+  eventId: z.string().describe("Unique per settlement: the delivery's key and outcome."),
+  meetingId: z.string(),
+  mode: Mode,
+  organizer: z.object({ userId: z.string(), email: z.string() }),
+  invite: MeetingInvite.omit({ response: true, respondedAt: true }),
+  occurredAt: Timestamp,
+});
+
+export const inviteSent = eventDef(INVITES_STREAM, "invite.sent", InviteEventPayload);
+export const inviteFailed = eventDef(INVITES_STREAM, "invite.failed", InviteEventPayload);
+
+/** Every event the invites service writes to its stream. */
+export const inviteEvents = [inviteSent, inviteFailed] as const;
 
 export const invitesList = endpoint("invites.v1.http.list", httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }), HttpReply);
 

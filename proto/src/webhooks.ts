@@ -1,24 +1,28 @@
 import { z } from "zod";
 import { endpoint } from "./contract.js";
 import { Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { MeetingInvite } from "./invites.js";
 import { Meeting } from "./meetings.js";
 import type { RouteDef } from "./route.js";
 
 // ---- public events (api-decisions part 12) -----------------------------------------
 
-export const EVENT_TYPES = ["meeting.created", "meeting.updated", "meeting.cancelled", "meeting.deleted"] as const;
-export const EventType = z.enum(EVENT_TYPES).meta({ description: "What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, or `meeting.deleted` (removed by its organizer)." });
+export const EVENT_TYPES = ["meeting.created", "meeting.updated", "meeting.cancelled", "meeting.deleted", "meeting.response_updated", "invite.sent", "invite.failed"] as const;
+export const EventType = z.enum(EVENT_TYPES).meta({
+  description:
+    "What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, `meeting.deleted` (removed by its organizer), `meeting.response_updated` (a participant answered), `invite.sent` (an invite was handed to the provider; in test mode, simulated) or `invite.failed` (given up after the last try).",
+});
 export type EventType = z.infer<typeof EventType>;
 
 /** The earlier values of the fields an update changed. */
-export const MeetingPrevious = Meeting.pick({ title: true, description: true, startTime: true, duration: true, participants: true, status: true })
+export const MeetingPrevious = Meeting.pick({ title: true, description: true, startTime: true, duration: true, participants: true, status: true, attendees: true })
   .partial()
-  .meta({ description: "The earlier values of exactly the fields the change touched." });
+  .meta({ description: "The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer." });
 export type MeetingPrevious = z.infer<typeof MeetingPrevious>;
 
 export const EventData = z.object({
-  /** For `meeting.deleted`, the meeting's last state, marked `cancelled`. */
-  object: Meeting,
+  /** A meeting (for `meeting.deleted`, its last state, marked `cancelled`), or for `invite.*` the invite as `/invites` lists it. */
+  object: z.union([Meeting, MeetingInvite]).meta({ description: "For `meeting.*` events the meeting as `GET /v1/meetings/:id` returns it; for `invite.*` events the invite as `GET /v1/meetings/:id/invites` lists it." }),
   previous: MeetingPrevious.optional(),
 });
 

@@ -742,10 +742,70 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "meeting.response_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meeting.response_updated event
+         * @description A participant answered the invitation, or changed their answer (from their calendar client's e-mail reply, or the organizer's Google, Microsoft or CalDAV calendar). `data.object` is the meeting with its `attendees`; `data.previous.attendees` holds only the participant who answered, with their earlier answer. Delivered as the Standard Webhooks specification says; any 2xx within 10 seconds is delivered, anything else is retried with exponential back-off for 3 days. The events of one meeting arrive in order.
+         */
+        post: operations["meetingResponse_updatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invite.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invite.sent event
+         * @description An invite (a request or a cancellation) was handed to the provider: Google, the CalDAV server, or the mail relay. `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it. In test mode nothing is sent: each simulated invite is a test `invite.sent` event whose `state` is `simulated`. Delivered as the Standard Webhooks specification says; any 2xx within 10 seconds is delivered, anything else is retried with exponential back-off for 3 days. The events of one meeting arrive in order.
+         */
+        post: operations["inviteSentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invite.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invite.failed event
+         * @description An invite was given up after its last try (or refused for good by the provider). `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it, `lastError` saying why. Never in test mode. Delivered as the Standard Webhooks specification says; any 2xx within 10 seconds is delivered, anything else is retried with exponential back-off for 3 days. The events of one meeting arrive in order.
+         */
+        post: operations["inviteFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
-        /** @description A meeting, as `GET /v1/meetings/:id` answers it. */
+        /** @description The meeting as `GET /v1/meetings/:id` returns it. */
         Meeting: {
             /**
              * @description The meeting id (`mtg_…`).
@@ -802,6 +862,52 @@ export interface components {
          * @enum {string}
          */
         MeetingStatus: "draft" | "confirmed" | "cancelled";
+        /** @description The invite as `GET /v1/meetings/:id/invites` lists it. */
+        MeetingInvite: {
+            /**
+             * @description The meeting invited to (`mtg_…`).
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
+            meetingId: string;
+            /** @description The participant's address. */
+            email: string;
+            /**
+             * @description `request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed.
+             * @enum {string}
+             */
+            kind: "request" | "cancel";
+            /** @description The meeting's change number this delivery reports (iCalendar SEQUENCE). */
+            sequence: number;
+            /**
+             * @description `pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try.
+             * @enum {string}
+             */
+            state: "pending" | "sent" | "simulated" | "failed";
+            /**
+             * @description `google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail.
+             * @enum {string}
+             */
+            channel: "google" | "caldav" | "email";
+            /** @description How many times delivery was tried so far. */
+            attempts: number;
+            /** @description Why the last attempt failed; null when none did. */
+            lastError: string | null;
+            /**
+             * @description When the delivery last changed state.
+             * @example 2026-05-04T09:30:00Z
+             */
+            updatedAt: string;
+            /**
+             * @description The participant's answer, as `attendees` of the meeting has it; null for a participant since removed.
+             * @enum {string|null}
+             */
+            response: "needsAction" | "accepted" | "declined" | "tentative" | null;
+            /**
+             * @description When the participant answered; null while they have not, or when removed.
+             * @example 2026-05-04T09:30:00Z
+             */
+            respondedAt: string | null;
+        };
         InternalErrorError: {
             /** @description The error. */
             error: {
@@ -3902,7 +4008,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Meeting"];
+                    "application/json": components["schemas"]["Meeting"] & unknown;
                 };
             };
             /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
@@ -4132,7 +4238,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Meeting"];
+                    "application/json": components["schemas"]["Meeting"] & unknown;
                 };
             };
             /** @description `invalid_request`: validation failed; `param` names the field. */
@@ -4523,7 +4629,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Meeting"];
+                    "application/json": components["schemas"]["Meeting"] & unknown;
                 };
             };
             /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). `meeting_ended`: the meeting has already ended. `meeting_cancelled`: the meeting is cancelled. */
@@ -6491,6 +6597,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "meetingId": "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
                      *           "email": "bo@example.com",
                      *           "kind": "request",
                      *           "sequence": 2,
@@ -6503,6 +6610,7 @@ export interface operations {
                      *           "respondedAt": "2030-02-20T15:02:41Z"
                      *         },
                      *         {
+                     *           "meetingId": "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
                      *           "email": "cy@example.org",
                      *           "kind": "request",
                      *           "sequence": 2,
@@ -6515,6 +6623,7 @@ export interface operations {
                      *           "respondedAt": null
                      *         },
                      *         {
+                     *           "meetingId": "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
                      *           "email": "dee@example.com",
                      *           "kind": "cancel",
                      *           "sequence": 2,
@@ -6531,46 +6640,7 @@ export interface operations {
                      */
                     "application/json": {
                         /** @description The newest delivery to each participant, removed ones included, by e-mail; empty when no invite was sent. */
-                        data: {
-                            /** @description The participant's address. */
-                            email: string;
-                            /**
-                             * @description `request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed.
-                             * @enum {string}
-                             */
-                            kind: "request" | "cancel";
-                            /** @description The meeting's change number this delivery reports (iCalendar SEQUENCE). */
-                            sequence: number;
-                            /**
-                             * @description `pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try.
-                             * @enum {string}
-                             */
-                            state: "pending" | "sent" | "simulated" | "failed";
-                            /**
-                             * @description `google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail.
-                             * @enum {string}
-                             */
-                            channel: "google" | "caldav" | "email";
-                            /** @description How many times delivery was tried so far. */
-                            attempts: number;
-                            /** @description Why the last attempt failed; null when none did. */
-                            lastError: string | null;
-                            /**
-                             * @description When the delivery last changed state.
-                             * @example 2026-05-04T09:30:00Z
-                             */
-                            updatedAt: string;
-                            /**
-                             * @description The participant's answer, as `attendees` of the meeting has it; null for a participant since removed.
-                             * @enum {string|null}
-                             */
-                            response: "needsAction" | "accepted" | "declined" | "tentative" | null;
-                            /**
-                             * @description When the participant answered; null while they have not, or when removed.
-                             * @example 2026-05-04T09:30:00Z
-                             */
-                            respondedAt: string | null;
-                        }[];
+                        data: components["schemas"]["MeetingInvite"][];
                     };
                 };
             };
@@ -8340,7 +8410,7 @@ export interface operations {
                 /** @description Continues the list after this event id (the last one of the previous page). */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted";
+                type?: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed";
             };
             header?: {
                 /**
@@ -8417,10 +8487,10 @@ export interface operations {
                              */
                             id: string;
                             /**
-                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, or `meeting.deleted` (removed by its organizer).
+                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, `meeting.deleted` (removed by its organizer), `meeting.response_updated` (a participant answered), `invite.sent` (an invite was handed to the provider; in test mode, simulated) or `invite.failed` (given up after the last try).
                              * @enum {string}
                              */
-                            type: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted";
+                            type: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed";
                             /**
                              * @description When the change happened.
                              * @example 2026-05-04T09:30:00Z
@@ -8433,8 +8503,9 @@ export interface operations {
                             mode: "test" | "live";
                             /** @description The resource the event is about, and for updates its earlier values. */
                             data: {
-                                object: components["schemas"]["Meeting"];
-                                /** @description The earlier values of exactly the fields the change touched. */
+                                /** @description For `meeting.*` events the meeting as `GET /v1/meetings/:id` returns it; for `invite.*` events the invite as `GET /v1/meetings/:id/invites` lists it. */
+                                object: (components["schemas"]["Meeting"] & unknown) | components["schemas"]["MeetingInvite"];
+                                /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                                 previous?: {
                                     /** @description The meeting's title. */
                                     title?: string;
@@ -8449,6 +8520,21 @@ export interface operations {
                                     /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                                     participants?: string[];
                                     status?: components["schemas"]["MeetingStatus"];
+                                    /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                                    attendees?: {
+                                        /** @description The participant's address, as in `participants`. */
+                                        email: string;
+                                        /**
+                                         * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                         * @enum {string}
+                                         */
+                                        response: "needsAction" | "accepted" | "declined" | "tentative";
+                                        /**
+                                         * @description When the participant answered; null while `needsAction`.
+                                         * @example 2026-05-04T09:30:00Z
+                                         */
+                                        respondedAt: string | null;
+                                    }[];
                                 };
                             };
                         }[];
@@ -8649,10 +8735,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, or `meeting.deleted` (removed by its organizer).
+                         * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, `meeting.deleted` (removed by its organizer), `meeting.response_updated` (a participant answered), `invite.sent` (an invite was handed to the provider; in test mode, simulated) or `invite.failed` (given up after the last try).
                          * @enum {string}
                          */
-                        type: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted";
+                        type: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed";
                         /**
                          * @description When the change happened.
                          * @example 2026-05-04T09:30:00Z
@@ -8665,8 +8751,9 @@ export interface operations {
                         mode: "test" | "live";
                         /** @description The resource the event is about, and for updates its earlier values. */
                         data: {
-                            object: components["schemas"]["Meeting"];
-                            /** @description The earlier values of exactly the fields the change touched. */
+                            /** @description For `meeting.*` events the meeting as `GET /v1/meetings/:id` returns it; for `invite.*` events the invite as `GET /v1/meetings/:id/invites` lists it. */
+                            object: (components["schemas"]["Meeting"] & unknown) | components["schemas"]["MeetingInvite"];
+                            /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                             previous?: {
                                 /** @description The meeting's title. */
                                 title?: string;
@@ -8681,6 +8768,21 @@ export interface operations {
                                 /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                                 participants?: string[];
                                 status?: components["schemas"]["MeetingStatus"];
+                                /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                                attendees?: {
+                                    /** @description The participant's address, as in `participants`. */
+                                    email: string;
+                                    /**
+                                     * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                     * @enum {string}
+                                     */
+                                    response: "needsAction" | "accepted" | "declined" | "tentative";
+                                    /**
+                                     * @description When the participant answered; null while `needsAction`.
+                                     * @example 2026-05-04T09:30:00Z
+                                     */
+                                    respondedAt: string | null;
+                                }[];
                             };
                         };
                     };
@@ -8877,10 +8979,10 @@ export interface operations {
                             /** @description The event delivered (`evt_…`); the `webhook-id` header. */
                             eventId: string;
                             /**
-                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, or `meeting.deleted` (removed by its organizer).
+                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, `meeting.deleted` (removed by its organizer), `meeting.response_updated` (a participant answered), `invite.sent` (an invite was handed to the provider; in test mode, simulated) or `invite.failed` (given up after the last try).
                              * @enum {string}
                              */
-                            eventType: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted";
+                            eventType: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed";
                             /**
                              * @description `pending`: not delivered yet (possibly retrying); `delivered`: a 2xx answer came; `failed`: given up after the retry window.
                              * @enum {string}
@@ -9128,7 +9230,7 @@ export interface operations {
                              */
                             url: string;
                             /** @description The event types sent here; `["*"]` is every type. */
-                            events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                            events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                             /** @description The endpoint's label; `""` when none was given. */
                             description: string;
                             /** @description Whether events are sent; false when turned off, or when every delivery failed for the whole retry window (3 days). */
@@ -9301,7 +9403,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to send; `["*"]` (the default) is every type. */
-                    events?: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                    events?: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                     /** @description A label for the endpoint, at most 500 characters. */
                     description?: string;
                 };
@@ -9345,7 +9447,7 @@ export interface operations {
                          */
                         url: string;
                         /** @description The event types sent here; `["*"]` is every type. */
-                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                         /** @description The endpoint's label; `""` when none was given. */
                         description: string;
                         /** @description Whether events are sent; false when turned off, or when every delivery failed for the whole retry window (3 days). */
@@ -9592,7 +9694,7 @@ export interface operations {
                          */
                         url: string;
                         /** @description The event types sent here; `["*"]` is every type. */
-                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                         /** @description The endpoint's label; `""` when none was given. */
                         description: string;
                         /** @description Whether events are sent; false when turned off, or when every delivery failed for the whole retry window (3 days). */
@@ -9934,7 +10036,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to send; `["*"]` (the default) is every type. */
-                    events?: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                    events?: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                     /** @description A label for the endpoint, at most 500 characters. */
                     description?: string;
                     /** @description Turns sending on or off; turning it on again resumes the deliveries waiting. */
@@ -9979,7 +10081,7 @@ export interface operations {
                          */
                         url: string;
                         /** @description The event types sent here; `["*"]` is every type. */
-                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted") | "*")[];
+                        events: (("meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed") | "*")[];
                         /** @description The endpoint's label; `""` when none was given. */
                         description: string;
                         /** @description Whether events are sent; false when turned off, or when every delivery failed for the whole retry window (3 days). */
@@ -10436,10 +10538,10 @@ export interface operations {
                             /** @description The event delivered (`evt_…`); the `webhook-id` header. */
                             eventId: string;
                             /**
-                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, or `meeting.deleted` (removed by its organizer).
+                             * @description What happened: `meeting.created`, `meeting.updated`, `meeting.cancelled`, `meeting.deleted` (removed by its organizer), `meeting.response_updated` (a participant answered), `invite.sent` (an invite was handed to the provider; in test mode, simulated) or `invite.failed` (given up after the last try).
                              * @enum {string}
                              */
-                            eventType: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted";
+                            eventType: "meeting.created" | "meeting.updated" | "meeting.cancelled" | "meeting.deleted" | "meeting.response_updated" | "invite.sent" | "invite.failed";
                             /**
                              * @description `pending`: not delivered yet (possibly retrying); `delivered`: a 2xx answer came; `failed`: given up after the retry window.
                              * @enum {string}
@@ -10868,10 +10970,10 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "test" | "live";
-                    /** @description The resource the event is about, and for updates its earlier values. */
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
                     data: {
                         object: components["schemas"]["Meeting"];
-                        /** @description The earlier values of exactly the fields the change touched. */
+                        /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                         previous?: {
                             /** @description The meeting's title. */
                             title?: string;
@@ -10886,6 +10988,21 @@ export interface operations {
                             /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                             participants?: string[];
                             status?: components["schemas"]["MeetingStatus"];
+                            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                            attendees?: {
+                                /** @description The participant's address, as in `participants`. */
+                                email: string;
+                                /**
+                                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                 * @enum {string}
+                                 */
+                                response: "needsAction" | "accepted" | "declined" | "tentative";
+                                /**
+                                 * @description When the participant answered; null while `needsAction`.
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                respondedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -10938,10 +11055,10 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "test" | "live";
-                    /** @description The resource the event is about, and for updates its earlier values. */
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
                     data: {
                         object: components["schemas"]["Meeting"];
-                        /** @description The earlier values of exactly the fields the change touched. */
+                        /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                         previous?: {
                             /** @description The meeting's title. */
                             title?: string;
@@ -10956,6 +11073,21 @@ export interface operations {
                             /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                             participants?: string[];
                             status?: components["schemas"]["MeetingStatus"];
+                            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                            attendees?: {
+                                /** @description The participant's address, as in `participants`. */
+                                email: string;
+                                /**
+                                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                 * @enum {string}
+                                 */
+                                response: "needsAction" | "accepted" | "declined" | "tentative";
+                                /**
+                                 * @description When the participant answered; null while `needsAction`.
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                respondedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -11008,10 +11140,10 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "test" | "live";
-                    /** @description The resource the event is about, and for updates its earlier values. */
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
                     data: {
                         object: components["schemas"]["Meeting"];
-                        /** @description The earlier values of exactly the fields the change touched. */
+                        /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                         previous?: {
                             /** @description The meeting's title. */
                             title?: string;
@@ -11026,6 +11158,21 @@ export interface operations {
                             /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                             participants?: string[];
                             status?: components["schemas"]["MeetingStatus"];
+                            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                            attendees?: {
+                                /** @description The participant's address, as in `participants`. */
+                                email: string;
+                                /**
+                                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                 * @enum {string}
+                                 */
+                                response: "needsAction" | "accepted" | "declined" | "tentative";
+                                /**
+                                 * @description When the participant answered; null while `needsAction`.
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                respondedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -11078,10 +11225,10 @@ export interface operations {
                      * @enum {string}
                      */
                     mode: "test" | "live";
-                    /** @description The resource the event is about, and for updates its earlier values. */
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
                     data: {
                         object: components["schemas"]["Meeting"];
-                        /** @description The earlier values of exactly the fields the change touched. */
+                        /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
                         previous?: {
                             /** @description The meeting's title. */
                             title?: string;
@@ -11096,7 +11243,215 @@ export interface operations {
                             /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
                             participants?: string[];
                             status?: components["schemas"]["MeetingStatus"];
+                            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                            attendees?: {
+                                /** @description The participant's address, as in `participants`. */
+                                email: string;
+                                /**
+                                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                 * @enum {string}
+                                 */
+                                response: "needsAction" | "accepted" | "declined" | "tentative";
+                                /**
+                                 * @description When the participant answered; null while `needsAction`.
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                respondedAt: string | null;
+                            }[];
                         };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is not read past 64 KiB and not kept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meetingResponse_updatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds; refuse one too far from now (Standard Webhooks suggests 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64 part of the endpoint's `whsec_` secret; for a day after a roll, a second signature by the old secret follows, separated by a space. Any one that verifies is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event id (`evt_…`); also the `webhook-id` of every delivery of it, so a receiver can drop repeats.
+                     * @example evt_3nR8sVbQ2xL7tKmP0aZcY9dF
+                     */
+                    id: string;
+                    /**
+                     * @description The event type.
+                     * @enum {string}
+                     */
+                    type: "meeting.response_updated";
+                    /**
+                     * @description When the change happened.
+                     * @example 2026-05-04T09:30:00Z
+                     */
+                    createdAt: string;
+                    /**
+                     * @description `test` or `live`: a test key sees and changes only test data, a live key only live data.
+                     * @enum {string}
+                     */
+                    mode: "test" | "live";
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
+                    data: {
+                        object: components["schemas"]["Meeting"];
+                        /** @description The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer. */
+                        previous?: {
+                            /** @description The meeting's title. */
+                            title?: string;
+                            /** @description The meeting's description; `""` when none was given. */
+                            description?: string;
+                            /**
+                             * @description When the meeting starts, in UTC.
+                             * @example 2026-05-04T09:30:00Z
+                             */
+                            startTime?: string;
+                            duration?: components["schemas"]["Duration"];
+                            /** @description The participants' e-mail addresses, lower-cased, in first-seen order. */
+                            participants?: string[];
+                            status?: components["schemas"]["MeetingStatus"];
+                            /** @description Each participant's answer to the invitation, in the order of `participants`. */
+                            attendees?: {
+                                /** @description The participant's address, as in `participants`. */
+                                email: string;
+                                /**
+                                 * @description `needsAction`: no answer yet (again, after the time changed); `accepted`; `declined`: the meeting is not busy time for them; `tentative`.
+                                 * @enum {string}
+                                 */
+                                response: "needsAction" | "accepted" | "declined" | "tentative";
+                                /**
+                                 * @description When the participant answered; null while `needsAction`.
+                                 * @example 2026-05-04T09:30:00Z
+                                 */
+                                respondedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is not read past 64 KiB and not kept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    inviteSentWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds; refuse one too far from now (Standard Webhooks suggests 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64 part of the endpoint's `whsec_` secret; for a day after a roll, a second signature by the old secret follows, separated by a space. Any one that verifies is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event id (`evt_…`); also the `webhook-id` of every delivery of it, so a receiver can drop repeats.
+                     * @example evt_3nR8sVbQ2xL7tKmP0aZcY9dF
+                     */
+                    id: string;
+                    /**
+                     * @description The event type.
+                     * @enum {string}
+                     */
+                    type: "invite.sent";
+                    /**
+                     * @description When the change happened.
+                     * @example 2026-05-04T09:30:00Z
+                     */
+                    createdAt: string;
+                    /**
+                     * @description `test` or `live`: a test key sees and changes only test data, a live key only live data.
+                     * @enum {string}
+                     */
+                    mode: "test" | "live";
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
+                    data: {
+                        object: components["schemas"]["MeetingInvite"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; the body is not read past 64 KiB and not kept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    inviteFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds; refuse one too far from now (Standard Webhooks suggests 5 minutes). */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64 part of the endpoint's `whsec_` secret; for a day after a roll, a second signature by the old secret follows, separated by a space. Any one that verifies is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event id (`evt_…`); also the `webhook-id` of every delivery of it, so a receiver can drop repeats.
+                     * @example evt_3nR8sVbQ2xL7tKmP0aZcY9dF
+                     */
+                    id: string;
+                    /**
+                     * @description The event type.
+                     * @enum {string}
+                     */
+                    type: "invite.failed";
+                    /**
+                     * @description When the change happened.
+                     * @example 2026-05-04T09:30:00Z
+                     */
+                    createdAt: string;
+                    /**
+                     * @description `test` or `live`: a test key sees and changes only test data, a live key only live data.
+                     * @enum {string}
+                     */
+                    mode: "test" | "live";
+                    /** @description What the event is about: the meeting (with its earlier values, for changes) or the invite. */
+                    data: {
+                        object: components["schemas"]["MeetingInvite"];
                     };
                 };
             };

@@ -242,9 +242,9 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         data: [
-          { email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
-          { email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z", response: "needsAction", respondedAt: null },
-          { email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: null, respondedAt: null },
+          { meetingId: MEETING.id, email: "bo@example.com", kind: "request", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
+          { meetingId: MEETING.id, email: "cy@example.org", kind: "request", sequence: 2, state: "pending", channel: "google", attempts: 2, lastError: "Google: 503 Backend Error", updatedAt: "2030-02-20T14:12:14Z", response: "needsAction", respondedAt: null },
+          { meetingId: MEETING.id, email: "dee@example.com", kind: "cancel", sequence: 2, state: "sent", channel: "google", attempts: 1, lastError: null, updatedAt: "2030-02-20T14:12:11Z", response: null, respondedAt: null },
         ],
       },
     },

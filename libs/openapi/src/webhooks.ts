@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { EVENT_TYPES, PublicEvent, type EventType } from "@sched/proto";
+import { EVENT_TYPES, Meeting, MeetingInvite, MeetingPrevious, PublicEvent, type EventType } from "@sched/proto";
 import { z } from "zod";
 
 const WHAT_HAPPENED: Record<EventType, string> = {
@@ -7,7 +7,18 @@ const WHAT_HAPPENED: Record<EventType, string> = {
   "meeting.updated": "A meeting changed. `data.object` is the meeting after the change; `data.previous` holds the earlier values of exactly the fields that changed.",
   "meeting.cancelled": "A meeting was cancelled. `data.object` is the cancelled meeting; `data.previous` holds the earlier values of the fields that changed (`status` at least).",
   "meeting.deleted": "A meeting was removed by its organizer. `data.object` is its last state, marked `cancelled`; it answers 404 from now on.",
+  "meeting.response_updated":
+    "A participant answered the invitation, or changed their answer (from their calendar client's e-mail reply, or the organizer's Google, Microsoft or CalDAV calendar). `data.object` is the meeting with its `attendees`; `data.previous.attendees` holds only the participant who answered, with their earlier answer.",
+  "invite.sent":
+    "An invite (a request or a cancellation) was handed to the provider: Google, the CalDAV server, or the mail relay. `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it. In test mode nothing is sent: each simulated invite is a test `invite.sent` event whose `state` is `simulated`.",
+  "invite.failed": "An invite was given up after its last try (or refused for good by the provider). `data.object` is the invite as `GET /v1/meetings/:id/invites` lists it, `lastError` saying why. Never in test mode.",
 };
+
+/** What `data` holds for an event type: an invite for `invite.*`, else a meeting and, for some, its earlier values. */
+const dataOf = (type: EventType) =>
+  type.startsWith("invite.")
+    ? z.object({ object: MeetingInvite.meta({ description: "The invite as `GET /v1/meetings/:id/invites` lists it." }) })
+    : z.object({ object: Meeting.meta({ description: "The meeting as `GET /v1/meetings/:id` returns it." }), previous: MeetingPrevious.optional() });
 
 const SIGNATURE_HEADERS = z.object({
   "webhook-id": z.string().meta({ description: "The event id (`evt_…`): the same on every retry and resend, so a receiver can drop repeats.", example: "evt_3nR8sVbQ2xL7tKmP0aZcY9dF" }),
@@ -34,7 +45,7 @@ export function registerWebhooks(registry: OpenAPIRegistry): void {
       tags: ["Webhooks"],
       request: {
         headers: SIGNATURE_HEADERS,
-        body: { required: true, content: { "application/json": { schema: PublicEvent.extend({ type: z.literal(type).meta({ description: "The event type." }) }) } } },
+        body: { required: true, content: { "application/json": { schema: PublicEvent.extend({ type: z.literal(type).meta({ description: "The event type." }), data: dataOf(type).meta({ description: "What the event is about: the meeting (with its earlier values, for changes) or the invite." }) }) } } },
       },
       responses: { 200: { description: "Any 2xx acknowledges the delivery; the body is not read past 64 KiB and not kept." } },
     });

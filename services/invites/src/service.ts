@@ -1,4 +1,6 @@
 import { env } from "@sched/config";
+import { startOutboxRelay } from "@sched/outbox";
+import { inviteEvents } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { TokenCipher } from "./domain/tokenCipher.js";
@@ -15,6 +17,9 @@ import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 import { startReplyListener } from "./handlers/replyMail.js";
 import { ReplyAddresses } from "./domain/replyAddress.js";
+
+/** How often the outbox is looked at besides the wakes (rows another replica committed before it died). */
+const RELAY_POLL_MS = 1_000;
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored provider tokens. */
@@ -60,6 +65,7 @@ export const DEV_CALENDAR_TOKEN_KEY = Buffer.from("sched-standalone-dev-only-key
  * Invites: turns meeting events into calendar invites through the
  * organizer's connected Google Calendar or by iCalendar e-mail, each exactly
  * once; and owns the calendar connections (OAuth grants, sealed at rest).
+ * Every settled delivery is an event on the INVITES stream, through the outbox.
  */
 export const invitesService = defineService({
   name: "invites",
@@ -68,6 +74,7 @@ export const invitesService = defineService({
   config,
   standaloneEnv: { CALENDAR_TOKEN_KEY: DEV_CALENDAR_TOKEN_KEY, CALDAV_ALLOW_PRIVATE: "true" },
   async start({ bus, db, logger, config: c }) {
+    const relay = startOutboxRelay({ db, bus, logger, events: inviteEvents, pollMs: RELAY_POLL_MS });
     const tokenKey = Buffer.from(c.CALENDAR_TOKEN_KEY, "base64");
     const google = new GoogleCalendar({
       clientId: c.GOOGLE_CLIENT_ID,
@@ -87,6 +94,7 @@ export const invitesService = defineService({
       email,
       google,
       vault,
+      settled: () => relay.wake(),
       settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
     });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
@@ -95,7 +103,8 @@ export const invitesService = defineService({
       ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
-    const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake());
+    // Test mode's simulated deliveries are settled as they are recorded: their events wait in the outbox.
+    const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake(), () => relay.wake());
     const replyMail =
       replies && c.INBOUND_SMTP_PORT !== undefined
         ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
@@ -109,6 +118,7 @@ export const invitesService = defineService({
         await replyMail?.stop();
         await caldavAnswers.stop();
         await worker.stop();
+        await relay.stop();
         email.close();
       },
     };

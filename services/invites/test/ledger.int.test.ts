@@ -1,5 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
-import type { Meeting } from "@sched/proto";
+import { inviteFailed, inviteSent, type Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,7 +14,9 @@ import {
   renewLease,
   scheduleRetry,
   settleDeliveries,
+  settleUnsent,
 } from "../src/db/deliveries.js";
+import { settlementId } from "../src/domain/inviteEvents.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
 
@@ -73,10 +75,23 @@ describe("the delivery ledger (Postgres)", () => {
     await db("calendar_connections").where({ id: connection.id }).delete();
   });
 
-  it("records test-mode changes as simulated and never hands them to a worker", async () => {
+  it("records test-mode changes as simulated, each with its test invite.sent event once, and never hands them to a worker", async () => {
     const c = change(1, undefined, "test");
     await recordChange(db, c, [{ email: "a@example.com", kind: "request" }]);
-    expect((await latestDeliveries(db, c.meetingId))[0]!.state).toBe("simulated");
+    await recordChanges(db, [{ change: c, planned: [{ email: "a@example.com", kind: "request" }], traceContext: null }]);
+    const [simulated] = await latestDeliveries(db, c.meetingId);
+    expect(simulated!.state).toBe("simulated");
+    const outbox = await db("outbox").whereRaw("payload->>'meetingId' = ?", [c.meetingId]).select("subject", "payload");
+    expect(outbox).toEqual([{ subject: inviteSent.subject, payload: expect.anything() }]);
+    // The payload spelled in SQL is the one the bus contract checks.
+    expect(inviteSent.payload.parse(outbox[0]!.payload)).toEqual({
+      eventId: settlementId({ state: "simulated", meetingId: c.meetingId, sequence: 1, kind: "request", email: "a@example.com" }),
+      meetingId: c.meetingId,
+      mode: "test",
+      organizer: { userId: "usr_1", email: "o@example.com" },
+      invite: { meetingId: c.meetingId, email: "a@example.com", kind: "request", sequence: 1, state: "simulated", channel: "email", attempts: 0, lastError: null, updatedAt: simulated!.updatedAt.toISOString().replace(/\.\d{3}Z$/, "Z") },
+      occurredAt: simulated!.updatedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    });
     const claimed = await claimDueChanges(db, "w", 100, 60_000);
     expect(claimed.map((x) => x.meetingId)).not.toContain(c.meetingId);
     for (const x of claimed) await finishChange(db, x, "w", "done");
@@ -129,12 +144,39 @@ describe("the delivery ledger (Postgres)", () => {
     expect(await beginSending(db, c, "worker-a", 60_000, [read!], "attempt-2")).toEqual({ leased: true, marked: 0 });
     expect(await pendingDeliveries(db, c)).toEqual([expect.objectContaining({ sendingAttempt: "attempt-1", sendingPresumedLost: false })]);
 
-    await settleDeliveries(db, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-2");
+    await settleDeliveries(db, c, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-2");
     expect(await pendingDeliveries(db, c)).toHaveLength(1);
-    await settleDeliveries(db, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-1");
+    await settleDeliveries(db, c, [read!], { state: "sent", channel: "email", attempts: 1 }, "attempt-1");
     expect(await pendingDeliveries(db, c)).toEqual([]);
     expect(await db("deliveries").where({ meeting_id: c.meetingId }).first()).toMatchObject({ state: "sent", sending_attempt: null, sending_since: null });
+    // The settlement's event was written with it, once: the refused attempt wrote none.
+    const outbox = await db("outbox").whereRaw("payload->>'meetingId' = ?", [c.meetingId]).select("subject", "payload", "msg_id");
+    expect(outbox).toEqual([
+      {
+        subject: inviteSent.subject,
+        msg_id: settlementId({ state: "sent", meetingId: c.meetingId, sequence: 1, kind: "request", email: "a@example.com" }),
+        payload: expect.objectContaining({ meetingId: c.meetingId, mode: c.mode, invite: expect.objectContaining({ meetingId: c.meetingId, email: "a@example.com", state: "sent", channel: "email" }) }),
+      },
+    ]);
     expect(await finishChange(db, c, "worker-a", "done")).toBe(true);
+  });
+
+  it("gives up unsent deliveries as failed, each with one invite.failed event; one still to retry writes none", async () => {
+    const c = change(1);
+    await recordChange(db, c, [{ email: "a@example.com", kind: "request" }, { email: "b@example.com", kind: "request" }]);
+    expect((await claimDueChanges(db, "worker-f", 100, 60_000)).filter((x) => x.meetingId === c.meetingId)).toHaveLength(1);
+    const outbox = () => db("outbox").whereRaw("payload->>'meetingId' = ?", [c.meetingId]).orderBy("id").select("subject", "payload");
+    expect(await settleUnsent(db, c, "attempt-1", { state: "pending", channel: "email", attempts: 1, error: "421 try later" })).toBe(2);
+    expect(await outbox()).toEqual([]);
+    expect(await settleUnsent(db, c, "attempt-2", { state: "failed", channel: "email", attempts: 2, error: "550 refused" })).toBe(2);
+    expect(await settleUnsent(db, c, "attempt-3", { state: "failed", channel: "email", attempts: 3, error: "550 refused" })).toBe(0);
+    const events = await outbox();
+    expect(events.map((e) => [e.subject, e.payload.invite.email, e.payload.invite.state, e.payload.invite.lastError])).toEqual([
+      [inviteFailed.subject, "a@example.com", "failed", "550 refused"],
+      [inviteFailed.subject, "b@example.com", "failed", "550 refused"],
+    ]);
+    for (const e of events) expect(inviteFailed.payload.parse(e.payload)).toEqual(e.payload);
+    expect(await finishChange(db, c, "worker-f", "failed", "550 refused")).toBe(true);
   });
 
   it("records a batch of changes in one statement: each its own channel, mode, trace context and count, in the order given", async () => {
@@ -198,7 +240,7 @@ describe("the delivery ledger (Postgres)", () => {
   const deliver = async (c: MeetingChange, outcome: Record<string, "sent" | "failed">) => {
     const [claimed] = (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === c.meetingId && x.sequence === c.sequence);
     expect(claimed).toBeDefined();
-    for (const row of await pendingDeliveries(db, c)) await settleDeliveries(db, [row], { state: outcome[row.email]!, channel: "email", attempts: 1 });
+    for (const row of await pendingDeliveries(db, c)) await settleDeliveries(db, c, [row], { state: outcome[row.email]!, channel: "email", attempts: 1 });
     const failed = Object.values(outcome).includes("failed");
     expect(await finishChange(db, c, "w", failed ? "failed" : "done", failed ? "refused" : undefined)).toBe(true);
   };

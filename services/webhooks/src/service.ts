@@ -6,6 +6,7 @@ import { DeliveryWorker } from "./delivery/worker.js";
 import { SecretCipher } from "./domain/secretCipher.js";
 import { endpointBindings } from "./handlers/endpoints.js";
 import { eventBindings } from "./handlers/events.js";
+import { consumeInviteEvents } from "./handlers/inviteEvents.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 
 const config = z.object({
@@ -31,7 +32,7 @@ const config = z.object({
 export const DEV_WEBHOOKS_SECRET_KEY = Buffer.from("sched-standalone-dev-webhook-key").toString("base64");
 
 /**
- * Webhooks: turns meeting events into public events (`GET /v1/events`) and
+ * Webhooks: turns meeting events (answers included) and invite outcomes into public events (`GET /v1/events`) and
  * delivers them, signed by the Standard Webhooks specification, to the
  * endpoints users register; retried with back-off for 3 days.
  */
@@ -57,11 +58,13 @@ export const webhooksService = defineService({
       ...endpointBindings({ db, cipher, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
     ]);
     const events = await consumeMeetingEvents(bus, db, logger, wake);
+    const invites = await consumeInviteEvents(bus, db, logger, wake);
     worker.start();
     return {
       stop: async () => {
         await served.stop();
         await events.stop();
+        await invites.stop();
         await worker.stop();
       },
     };

@@ -1,7 +1,8 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDue, insertEndpoint, listEvents, purgeOldEvents, recordEvent, settleAttempt } from "../src/db/queries.js";
+import { claimDue, insertEndpoint, lastMeetingState, listEvents, purgeOldEvents, recordEvent, settleAttempt } from "../src/db/queries.js";
+import { meetingIdOf } from "../src/domain/publicEvent.js";
 import { webhooksService } from "../src/service.js";
 
 let db: Knex;
@@ -16,7 +17,7 @@ const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Dat
   data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }] } },
 });
 
-const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: e.data.object.id, event: e }, () => id("whd"));
+const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e }, () => id("whd"));
 const endpoint = (userId: string, events = ["*"]) => insertEndpoint(db, { id: id("whe"), userId, mode: "test", url: "http://127.0.0.1:9/", events, description: "", sealedSecret: "sealed" });
 const claim = (busy: string[] = [], perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, busy, leaseMs: 30_000 });
 
@@ -25,6 +26,14 @@ describe("webhooks queries", () => {
     db = await openSchema({ kind: "pglite" }, webhooksService.schema, webhooksService.migrations);
   });
   afterAll(() => db.destroy());
+
+  it("tells a meeting's last state from its meeting events, past the invite events after them", async () => {
+    const created = event("mtg_last", "meeting.created");
+    await record("usr_last", created);
+    const invite = { meetingId: "mtg_last", email: "a@example.com", kind: "request", sequence: 1, state: "sent", channel: "email", attempts: 1, lastError: null, updatedAt: created.createdAt, response: null, respondedAt: null } as const;
+    await record("usr_last", { ...created, id: id("evt"), type: "invite.sent", data: { object: invite } });
+    expect(await lastMeetingState(db, "mtg_last")).toEqual(created.data.object);
+  });
 
   it("records an event once, with one delivery per subscribed endpoint of its user and mode", async () => {
     const all = await endpoint("usr_a");

@@ -1,6 +1,8 @@
 import { preparedName, type Knex } from "@sched/db";
-import type { InviteChannel, InviteKind, InviteState, Meeting, Mode } from "@sched/proto";
+import { enqueueEvent } from "@sched/outbox";
+import { inviteSent, type InviteChannel, type InviteKind, type InviteState, type Meeting, type Mode } from "@sched/proto";
 import type { TraceCarrier } from "@sched/telemetry";
+import { inviteEventOf, type SettlingChange } from "../domain/inviteEvents.js";
 import type { MeetingChange, PlannedDelivery } from "../domain/plan.js";
 
 /** A delivery row as the worker and the invites route read it. */
@@ -106,8 +108,9 @@ const replaceEarlierDeliveries = (newer: string) =>
  * the change done), so nothing is ever handed to the worker. Only a change
  * the worker will deliver keeps the meeting and trace context it needs; and
  * a simulated delivery replaces the earlier ones to its participant (as
- * finishChange does for live ones). Returns one result per distinct change,
- * in the order given.
+ * finishChange does for live ones), and publishes its test `invite.sent`
+ * event through the outbox (settlementId's id, spelled in SQL). Returns one
+ * result per distinct change, in the order given.
  */
 export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Promise<RecordedChange[]> {
   if (owed.length === 0) return [];
@@ -147,14 +150,27 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
        select r.meeting_id, r.sequence, p.email, p.kind, r.channel, case when r.mode = 'test' then 'simulated' else 'pending' end
          from routed r join change using (meeting_id, sequence) cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
        on conflict (meeting_id, sequence, email, kind) do nothing
-       returning meeting_id, sequence, email, state
+       returning meeting_id, sequence, email, kind, channel, state, attempts, last_error, updated_at
      ),
-     replaced as (${replaceEarlierDeliveries("delivery")})
+     replaced as (${replaceEarlierDeliveries("delivery")}),
+     simulated as (
+       insert into outbox (subject, payload, msg_id)
+       select ?, jsonb_build_object('eventId', s.id, 'meetingId', d.meeting_id, 'mode', 'test',
+                'organizer', jsonb_build_object('userId', r.organizer_user_id, 'email', r.organizer_email),
+                'invite', jsonb_build_object('meetingId', d.meeting_id, 'email', d.email, 'kind', d.kind, 'sequence', d.sequence, 'state', d.state,
+                  'channel', d.channel, 'attempts', d.attempts, 'lastError', d.last_error, 'updatedAt', s.at),
+                'occurredAt', s.at), s.id
+         from delivery d join routed r using (meeting_id, sequence)
+         cross join lateral (select 'invite_' || md5(d.state || '.' || d.meeting_id || '.' || d.sequence || '.' || d.kind || '.' || d.email) as id,
+                                    to_char(d.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at) s
+        where d.state = 'simulated'
+       on conflict (msg_id) do nothing
+     )
      select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
        from routed r
        left join (select meeting_id, sequence, count(*) as added from delivery group by meeting_id, sequence) a using (meeting_id, sequence)
       order by r.position`;
-  const result = await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("record_changes", sql) });
+  const result = await db.raw(sql, [JSON.stringify(given), inviteSent.subject]).options({ name: preparedName("record_changes", sql) });
   return (result.rows as Array<{ meeting_id: string; sequence: number; mode: Mode; channel: InviteChannel; added: number }>).map((row) => ({
     meetingId: row.meeting_id,
     sequence: row.sequence,
@@ -321,20 +337,44 @@ const outcomeColumns = (db: Knex, outcome: DeliveryOutcome) => ({
 });
 
 /**
+ * Moves the deliveries `where` selects to the outcome and, in the same
+ * transaction, writes the event of each one it settled (sent or failed) to
+ * the outbox: an outcome is published if and only if it is recorded, once.
+ * Returns how many moved.
+ */
+async function settle(db: Knex, change: SettlingChange, where: (q: Knex.QueryBuilder) => void, outcome: DeliveryOutcome): Promise<number> {
+  return db.transaction(async (trx) => {
+    const query = trx("deliveries");
+    where(query);
+    const rows = (await query.update(outcomeColumns(trx, outcome)).returning("*")) as DeliveryRow[];
+    for (const row of rows) {
+      const event = inviteEventOf(change, toDelivery(row));
+      if (event) await enqueueEvent(trx, event.def, event.payload, event.msgId);
+    }
+    return rows.length;
+  });
+}
+
+/**
  * Records what the provider did with deliveries `attempt` marked as being
  * sent (null: deliveries no attempt marked); only a pending row so marked
  * moves, so a settled one is never overwritten. Its mark goes with it.
  */
-export async function settleDeliveries(db: Knex, keys: readonly DeliveryKey[], outcome: DeliveryOutcome, attempt: string | null = null): Promise<void> {
+export async function settleDeliveries(db: Knex, change: SettlingChange, keys: readonly DeliveryKey[], outcome: DeliveryOutcome, attempt: string | null = null): Promise<void> {
   if (keys.length === 0) return;
-  await db("deliveries")
-    .whereIn(
-      ["meeting_id", "sequence", "email", "kind"],
-      keys.map((k) => [k.meetingId, k.sequence, k.email, k.kind]),
-    )
-    .andWhere({ state: "pending" })
-    .andWhereRaw("sending_attempt is not distinct from ?", [attempt])
-    .update(outcomeColumns(db, outcome));
+  await settle(
+    db,
+    change,
+    (q) =>
+      q
+        .whereIn(
+          ["meeting_id", "sequence", "email", "kind"],
+          keys.map((k) => [k.meetingId, k.sequence, k.email, k.kind]),
+        )
+        .andWhere({ state: "pending" })
+        .andWhereRaw("sending_attempt is not distinct from ?", [attempt]),
+    outcome,
+  );
 }
 
 /**
@@ -354,11 +394,16 @@ export async function holdInDoubt(db: Knex, key: DeliveryKey, attempt: string, e
  * send: those no attempt is sending, and those it marked itself (which it
  * never handed to the provider, or the provider refused). Returns how many.
  */
-export async function settleUnsent(db: Knex, change: Pick<ClaimedChange, "meetingId" | "sequence">, attempt: string, outcome: DeliveryOutcome): Promise<number> {
-  return db("deliveries")
-    .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending" })
-    .andWhere((q) => q.whereNull("sending_attempt").orWhere("sending_attempt", attempt))
-    .update(outcomeColumns(db, outcome));
+export async function settleUnsent(db: Knex, change: SettlingChange, attempt: string, outcome: DeliveryOutcome): Promise<number> {
+  return settle(
+    db,
+    change,
+    (q) =>
+      q
+        .where({ meeting_id: change.meetingId, sequence: change.sequence, state: "pending" })
+        .andWhere((w) => w.whereNull("sending_attempt").orWhere("sending_attempt", attempt)),
+    outcome,
+  );
 }
 
 /**

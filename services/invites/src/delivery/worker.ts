@@ -52,6 +52,8 @@ export interface WorkerDeps {
   google: GoogleCalendar;
   vault: ConnectionVault;
   settings: WorkerSettings;
+  /** Outcomes were recorded, and with them their events in the outbox: publish them now rather than at the relay's next poll. */
+  settled?: () => void;
 }
 
 /**
@@ -175,6 +177,7 @@ export class DeliveryWorker {
     const outcome = { channel, attempts: change.attempts, error: failure.message };
     if (isLastAttempt(failure.kind, change.attempts, settings.maxAttempts)) {
       const given = await settleUnsent(db, change, attempt, { ...outcome, state: "failed" });
+      if (given > 0) this.deps.settled?.();
       for (let i = 0; i < given; i++) recordInviteDelivery("failed", channel);
       if (!(await finishChange(db, change, this.owner, "failed", failure.message))) return this.leaseLost(change);
       logger.error({ meetingId: change.meetingId, sequence: change.sequence, attempts: change.attempts, error: failure.message }, "invites given up");
@@ -254,7 +257,7 @@ export class DeliveryWorker {
     const { db, vault, settings } = this.deps;
     const channel = connection.provider;
     if (!(await beginSending(db, change, this.owner, settings.leaseMs, rows, attempt)).leased) throw new LeaseLost();
-    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
+    const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, change, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
     let result: Awaited<ReturnType<typeof deliverThroughGoogle>>;
     try {
       result = await this.deliverThrough(connection, change);
@@ -271,8 +274,9 @@ export class DeliveryWorker {
     }
     await this.store(change, async () => {
       if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
-      await settleDeliveries(db, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
+      await settleDeliveries(db, change, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
     });
+    this.deps.settled?.();
     for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", channel);
     return true;
   }
@@ -303,9 +307,12 @@ export class DeliveryWorker {
         continue;
       }
       const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
-      await this.store(change, () => settleDeliveries(db, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
+      await this.store(change, () => settleDeliveries(db, change, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
       if (state === "pending") retry ??= failure;
-      else recordInviteDelivery(state, "email");
+      else {
+        recordInviteDelivery(state, "email");
+        this.deps.settled?.();
+      }
     }
     if (retry) throw retry;
     if (doubted) throw doubted;

@@ -1,21 +1,12 @@
 import { bind, type Bus, type EndpointBinding } from "@sched/bus";
 import type { Knex } from "@sched/db";
-import { invitesList, meetingsGet, type Attendee, type Meeting, type MeetingInvite } from "@sched/proto";
-import { latestDeliveries, type DeliveryRecord } from "../db/deliveries.js";
+import { invitesList, meetingsGet, type Meeting } from "@sched/proto";
+import { latestDeliveries } from "../db/deliveries.js";
+import { inviteView } from "../domain/inviteView.js";
 import { requireCaller } from "./caller.js";
 
 /** Meetings answers within this, or the caller gets 503 rather than a hung request. */
 const MEETINGS_TIMEOUT_MS = 1_000;
-
-const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
-
-/** A delivery with the participant's answer; a removed participant (no attendee) has none. */
-export function inviteView(row: DeliveryRecord, attendee: Attendee | undefined): MeetingInvite {
-  return {
-    ...{ email: row.email, kind: row.kind, sequence: row.sequence, state: row.state, channel: row.channel, attempts: row.attempts, lastError: row.lastError, updatedAt: timestamp(row.updatedAt) },
-    ...{ response: attendee?.response ?? null, respondedAt: attendee?.respondedAt ?? null },
-  };
-}
 
 /** GET /v1/meetings/:id/invites: the delivery state of each participant's newest invite, and their answer. */
 export function inviteRouteBindings(db: Knex, bus: Bus): EndpointBinding[] {

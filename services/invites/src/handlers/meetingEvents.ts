@@ -18,10 +18,11 @@ const EVENTS_PER_BATCH = 100;
  * side by side, so the worker, not the order of recording, keeps a
  * meeting's changes in order. Each change keeps the trace context of the
  * request that caused it, so its delivery joins that trace. Delivering is
- * the worker's job, which `recorded` wakes. Only the database can make this
+ * the worker's job, which `recorded` wakes; `simulated` wakes the outbox
+ * relay for the events of test mode's deliveries, settled here. Only the database can make this
  * fail, so a batch is retried for as long as it takes.
  */
-export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
+export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void, simulated: () => void): Promise<Stoppable> {
   const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
     // Every change, even one owing nothing: the next change of its meeting waits to see it recorded.
@@ -31,12 +32,15 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
     });
     const results = await recordChanges(db, owed);
     let live = false;
+    let simulatedAny = false;
     for (const r of results) {
       if (r.mode === "test") for (let i = 0; i < r.added; i++) recordInviteDelivery("simulated", r.channel);
       else live = true;
+      if (r.mode === "test" && r.added > 0) simulatedAny = true;
     }
     logger.debug({ events: messages.length, changes: results.length, added: results.reduce((n, r) => n + r.added, 0) }, "invites recorded");
     // Even a live change owing nothing may be the one a recorded change was waiting for.
     if (live) recorded();
+    if (simulatedAny) simulated();
   });
 }

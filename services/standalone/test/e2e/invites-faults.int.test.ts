@@ -8,6 +8,19 @@ import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js
 import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
 /** Every captured invite as "recipient uid sequence method", for counting duplicates. */
+/** How many `invite.sent` public events the webhooks service recorded for the meetings. */
+async function inviteSentEvents(world: InvitesWorld, meetingIds: string[]): Promise<number> {
+  const [row] = await world.sys.system.database("webhooks")("events").whereIn("meeting_id", meetingIds).andWhere({ type: "invite.sent" }).count({ n: "*" });
+  return Number(row!.n);
+}
+
+/** Waits until `expected` invite.sent events are recorded for the meetings, then lets a duplicate show up before answering how many there are. */
+async function settledInviteEvents(world: InvitesWorld, meetingIds: string[], expected: number): Promise<number> {
+  await eventually(async () => (await inviteSentEvents(world, meetingIds)) >= expected, 30_000, 100);
+  await new Promise((r) => setTimeout(r, 500));
+  return inviteSentEvents(world, meetingIds);
+}
+
 function deliveredKeys(world: InvitesWorld, recipients: Set<string>): string[] {
   return world.smtp.messages
     .filter((m) => m.envelopeTo.some((r) => recipients.has(r)))
@@ -62,6 +75,8 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
     expect(keys).toHaveLength(expected);
     expect(new Set(keys).size).toBe(expected);
     for (const id of ids.slice(0, 10)) expect(keys.filter((k) => k.includes(`${id}@`) && k.includes(" 2 REQUEST"))).toHaveLength(2);
+    // One public invite.sent event per invite sent, through invites' outbox and webhooks' consumer.
+    expect(await settledInviteEvents(world, ids, expected)).toBe(expected);
   });
 
   it.runIf(available)("sends nothing twice when an event is delivered again", async () => {
@@ -83,6 +98,7 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
     expect(world.smtp.to(guest)).toHaveLength(1);
     const invites = await call(world.url, "GET", `/v1/meetings/${created.body.id}/invites`, { key: org.key });
     expect(invites.body.data).toEqual([expect.objectContaining({ email: guest, state: "sent", attempts: 1 })]);
+    expect(await settledInviteEvents(world, [created.body.id], 1)).toBe(1);
   });
 
   // The cluster wiring's database can be reached from outside the system, to make it refuse a statement.
@@ -103,6 +119,8 @@ describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
       await new Promise((r) => setTimeout(r, 500));
       expect(world.smtp.to(guest)).toHaveLength(1);
       expect(invites).toEqual([expect.objectContaining({ email: guest, state: "sent", attempts: 1 })]);
+      // The refused statement took its event with it: the one that was recorded wrote one.
+      expect(await settledInviteEvents(world, [created.body.id], 1)).toBe(1);
     } finally {
       await refusal.undo();
       await db.destroy();

@@ -124,6 +124,24 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
       [bob.email, "needsAction", "accepted", "email"],
       [bob.email, "accepted", "declined", "email"],
     ]);
+
+    // The organizer's public events: the meeting, each invite sent, then each answer with the earlier one.
+    type Listed = { type: string; mode: string; data: { object: { id?: string; meetingId?: string; email?: string; state?: string; attendees?: { email: string; response: string }[] }; previous?: { attendees?: { email: string; response: string }[] } } };
+    const ofMeeting = await eventually(async () => {
+      const res = await call(suite.url, "GET", "/v1/events?limit=100", { key: org.key });
+      const mine = (res.body.data as Listed[]).filter((e) => (e.data.object.id ?? e.data.object.meetingId) === id).reverse();
+      return mine.filter((e) => e.type === "meeting.response_updated").length === 2 && mine;
+    }, 30_000, 250);
+    expect(ofMeeting.every((e) => e.mode === "live")).toBe(true);
+    expect(ofMeeting[0]!.type).toBe("meeting.created");
+    const sent = ofMeeting.filter((e) => e.type === "invite.sent");
+    expect(sent.map((e) => [e.data.object.email, e.data.object.state]).sort()).toEqual([[ann, "sent"], [bob.email, "sent"]].sort());
+    const answers = ofMeeting.filter((e) => e.type === "meeting.response_updated");
+    expect(answers.map((e) => [e.data.object.attendees!.find((a) => a.email === bob.email)!.response, e.data.previous])).toEqual([
+      ["accepted", { attendees: [{ email: bob.email, response: "needsAction", respondedAt: null }] }],
+      ["declined", { attendees: [{ email: bob.email, response: "accepted", respondedAt: accepted[bob.email]!.respondedAt }] }],
+    ]);
+    expect(answers[1]!.data.object).toEqual((await call(suite.url, "GET", `/v1/meetings/${id}`, { key: org.key })).body);
   });
 
   it.runIf(suite.available)("forged, misdirected and malformed replies change nothing", async () => {

@@ -66,6 +66,32 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
   });
 
+  it.runIf(suite.available)("follows a meeting.created with the invite.sent of each simulated e-mail invite (test mode), the invite as the invites list shows it", async () => {
+    const user = await createUserWithKey(suite.url);
+    const endpoint = await createEndpoint(user.key, receiver.url("/invited"));
+    const onlyInvites = await createEndpoint(user.key, receiver.url("/only-invites"), { events: ["invite.sent", "invite.failed"] });
+    const created = await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: { ...meetingBody("Invited"), sendInvites: true } });
+    expect(created.status).toBe(201);
+
+    const received = await eventually(() => receiver.at("/invited").length >= 2 && receiver.at("/invited"), 30_000, 250);
+    const events = received.map((r) => verified(endpoint.secret, r));
+    expect(events.map((e) => e.type)).toEqual(["meeting.created", "invite.sent"]);
+    const invites = await call(suite.url, "GET", `/v1/meetings/${created.body.id}/invites`, { key: user.key });
+    expect(invites.body.data).toHaveLength(1);
+    expect(invites.body.data[0]).toMatchObject({ meetingId: created.body.id, email: "guest@example.com", kind: "request", state: "simulated", channel: "email" });
+    expect(events[1]!.data.object).toEqual(invites.body.data[0]);
+    expect(JSON.parse(received[1]!.body)).toMatchObject({ mode: "test", createdAt: invites.body.data[0].updatedAt });
+
+    const [only] = await eventually(() => receiver.at("/only-invites").length >= 1 && receiver.at("/only-invites"), 30_000, 250);
+    expect(verified(onlyInvites.secret, only!).id).toBe(events[1]!.id);
+    const listed = await call(suite.url, "GET", "/v1/events?type=invite.sent", { key: user.key });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([events[1]!.id]);
+    // Once per invite: nothing more comes for it.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.at("/invited")).toHaveLength(2);
+    expect(receiver.at("/only-invites")).toHaveLength(1);
+  });
+
   it.runIf(suite.available)("retries a receiver that answers 500 twice and takes it on the third attempt, listing every attempt; resends with the same webhook-id", async () => {
     const user = await createUserWithKey(suite.url);
     const endpoint = await createEndpoint(user.key, receiver.url("/flaky", [500, 500]));

@@ -17,10 +17,14 @@ export interface EventToRecord {
   event: PublicEvent;
 }
 
-/** The meeting as this service's newest event of it showed it, to tell an update's earlier values. */
+/** The meeting as this service's newest meeting event of it showed it (an invite event's object is an invite), to tell an update's earlier values. */
 export async function lastMeetingState(db: Knex, meetingId: string): Promise<Meeting | undefined> {
-  const row = await db("events").where({ meeting_id: meetingId }).orderBy("seq", "desc").first<{ body: PublicEvent | string } | undefined>("body");
-  return row ? json<PublicEvent>(row.body).data.object : undefined;
+  const row = await db("events")
+    .where({ meeting_id: meetingId })
+    .andWhere("type", "like", "meeting.%")
+    .orderBy("seq", "desc")
+    .first<{ body: PublicEvent | string } | undefined>("body");
+  return row ? (json<PublicEvent>(row.body).data.object as Meeting) : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EventType, Meeting, MeetingField, MeetingPrevious, PublicEvent } from "@sched/proto";
+import type { Attendee, EventType, Meeting, MeetingField, MeetingInvite, MeetingPrevious, PublicEvent, inviteSent, meetingResponseUpdated, PayloadOf } from "@sched/proto";
 
 /** A meeting event as the meetings service publishes it, in the fields this service reads. */
 export interface MeetingChange {
@@ -39,6 +39,64 @@ export function publicEventOf(change: MeetingChange, id: string, before: Meeting
     mode: change.mode,
     data: withPrevious ? { object: change.meeting, previous: previousValues(change, before) } : { object: change.meeting },
   };
+}
+
+/** A participant's answer as the meetings service publishes it. */
+export type ResponseChange = PayloadOf<typeof meetingResponseUpdated>;
+
+/**
+ * The public event of an answer: the meeting with its attendees, and in
+ * `previous.attendees` only the participant who answered, as they stood
+ * before. Their earlier `respondedAt` comes from the meeting as the previous
+ * event showed it, when that agrees with the earlier answer; else null.
+ */
+export function responseEventOf(change: ResponseChange, id: string, before: Meeting | undefined): PublicEvent {
+  const email = change.attendee.email.toLowerCase();
+  const earlier = before?.attendees.find((a) => a.email.toLowerCase() === email);
+  const respondedAt = earlier?.response === change.previousResponse ? earlier.respondedAt : null;
+  const previousAttendee: Attendee = { email: change.attendee.email, response: change.previousResponse, respondedAt };
+  return {
+    id,
+    type: "meeting.response_updated",
+    createdAt: change.occurredAt,
+    mode: change.mode,
+    data: { object: change.meeting, previous: { attendees: [previousAttendee] } },
+  };
+}
+
+/** An invite's settlement as the invites service publishes it. */
+export type InviteSettlement = PayloadOf<typeof inviteSent> & { kind: "invite.sent" | "invite.failed" };
+
+/**
+ * The public event of an invite's settlement: the invite as
+ * `GET /v1/meetings/:id/invites` lists it, with the participant's answer as
+ * the meeting's newest event showed it (null for a participant no longer on
+ * it, or a meeting this service has not seen).
+ */
+export function inviteEventOf(settlement: InviteSettlement, id: string, meeting: Meeting | undefined): PublicEvent {
+  const email = settlement.invite.email.toLowerCase();
+  const attendee = meeting?.attendees.find((a) => a.email.toLowerCase() === email);
+  const object: MeetingInvite = { ...settlement.invite, response: attendee?.response ?? null, respondedAt: attendee?.respondedAt ?? null };
+  return { id, type: settlement.kind, createdAt: settlement.occurredAt, mode: settlement.mode, data: { object } };
+}
+
+/**
+ * How long an invite's settlement waits for this service to have recorded an
+ * event of its meeting. Both come from the meeting's change, over two
+ * streams, so the settlement may overtake it; past this, the meeting is one
+ * whose events came before this service did, and the settlement goes on.
+ */
+export const MEETING_EVENT_GRACE_MS = 60_000;
+
+/** Whether a settlement should wait (its batch retried later) for its meeting's first event, so that it follows it. */
+export function awaitsMeetingEvent(settledAt: string, meetingSeen: boolean, now: Date): boolean {
+  return !meetingSeen && now.getTime() - Date.parse(settledAt) < MEETING_EVENT_GRACE_MS;
+}
+
+/** The meeting an event is about: its object, or the meeting its invite is to. */
+export function meetingIdOf(event: PublicEvent): string {
+  const { object } = event.data;
+  return "meetingId" in object ? object.meetingId : object.id;
 }
 
 /** Whether an endpoint subscribed to `filters` receives events of `type`. */

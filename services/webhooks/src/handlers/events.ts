@@ -4,6 +4,7 @@ import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import { eventsGet, eventsList, eventsResend, JsonText } from "@sched/proto";
 import { findEvent, listDeliveries, listEvents, queueResend } from "../db/queries.js";
+import { meetingIdOf } from "../domain/publicEvent.js";
 import { deliveryView } from "../domain/views.js";
 import { requireCaller } from "./caller.js";
 
@@ -50,7 +51,7 @@ export function eventBindings(db: Knex, bus: Bus, queued: () => void): EndpointB
       const caller = requireCaller(ctx);
       const found = isId("evt", params.id) ? await findEvent(db, caller.userId, caller.mode, params.id) : undefined;
       if (!found) throw notFound("event");
-      const ids = await queueResend(db, { eventSeq: found.seq, userId: caller.userId, mode: caller.mode, type: found.event.type, meetingId: found.event.data.object.id }, () => newId("whd"));
+      const ids = await queueResend(db, { eventSeq: found.seq, userId: caller.userId, mode: caller.mode, type: found.event.type, meetingId: meetingIdOf(found.event) }, () => newId("whd"));
       if (ids.length > 0) queued();
       const deliveries = ids.length === 0 ? [] : await listDeliveries(db, { ids });
       return { status: 202, body: { data: deliveries.map(deliveryView) } };

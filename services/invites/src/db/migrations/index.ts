@@ -1,4 +1,5 @@
 import type { Migration } from "@sched/db";
+import { outboxMigration } from "@sched/outbox";
 import { createInvites } from "./001_create_invites.js";
 import { addLeaseOwnerAndTrace } from "./002_lease_owner_and_trace.js";
 import { settledChangesKeepKeys } from "./003_settled_changes_keep_keys.js";
@@ -6,4 +7,4 @@ import { deliveriesBeingSent } from "./004_deliveries_being_sent.js";
 import { caldavConnections } from "./005_caldav_connections.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections];
+export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox")];
