@@ -28,7 +28,9 @@ function expectLimitHeaders(res: ApiResponse, limit: number): void {
 const RECOMMEND_BODY = { participants: ["someone@example.com"], duration: "30 mins", from: "2030-03-04", to: "2030-03-04" };
 
 // A window shorter than a minute keeps Retry-After within a test's patience; the counting is the same as per minute.
-describe.each(WIRINGS)("rate limits per API key (%s)", async (wiring) => {
+// Every test counts on a key or client address of its own, so the tests (and the two wirings) run at once: their
+// waits for a window to end overlap instead of adding up.
+describe.concurrent.each(WIRINGS)("rate limits per API key (%s)", async (wiring) => {
   const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let url: string;
