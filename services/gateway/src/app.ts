@@ -95,7 +95,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not_ready" });
   });
 
-  app.use(docsHandler(deps.routes));
+  app.use(docsHandler(deps.routes, deps.pages?.[0]?.mountPath));
 
   app.use(async (req: Request, res: Response) => {
     if (req.method === "OPTIONS") {

@@ -44,15 +44,18 @@ const PAGE = `<!doctype html>
 type Page = (res: Response, next: NextFunction) => void;
 
 /** `GET /`: where things are, for a person or a program that finds the API's address and nothing else. */
-const INDEX = JSON.stringify({
-  name: "Scheduling API",
-  version: API_VERSION,
-  api: "/v1",
-  reference: REFERENCE_PAGE_PATH,
-  openapi: OPENAPI_JSON_PATH,
-  health: { live: "/healthz", ready: "/readyz" },
-  authentication: "Authorization: Bearer sk_test_… or sk_live_…",
-});
+/** Where things are; `dashboard` when the gateway serves its pages too (standalone mode). */
+const indexOf = (dashboard: string | undefined) =>
+  JSON.stringify({
+    name: "Scheduling API",
+    version: API_VERSION,
+    api: "/v1",
+    reference: REFERENCE_PAGE_PATH,
+    openapi: OPENAPI_JSON_PATH,
+    ...(dashboard ? { dashboard } : {}),
+    health: { live: "/healthz", ready: "/readyz" },
+    authentication: "Authorization: Bearer sk_test_… or sk_live_…",
+  });
 
 /**
  * The API's description, without authentication: where things are (`/`),
@@ -61,12 +64,13 @@ const INDEX = JSON.stringify({
  * middleware rather than an express Router, which would answer OPTIONS
  * itself: a preflight is refused by the gateway like any other.
  */
-export function docsHandler(routes: readonly RouteDef[]): RequestHandler {
+export function docsHandler(routes: readonly RouteDef[], dashboardPath?: string): RequestHandler {
+  const index = indexOf(dashboardPath);
   // Built on first use: a route the document cannot describe fails these pages, not the gateway.
   let documentJson: string | undefined;
   const pages: Record<string, Page> = {
     "/": (res) => {
-      res.type("application/json").set("Cache-Control", "no-cache").send(INDEX);
+      res.type("application/json").set("Cache-Control", "no-cache").send(index);
     },
     [OPENAPI_JSON_PATH]: (res) => {
       documentJson ??= JSON.stringify(buildOpenApiDocument(routes));

@@ -58,6 +58,12 @@ describe.each(WIRINGS)("the dashboard in a headless browser (%s)", async (wiring
     await browser?.close();
   });
 
+  it.runIf(suite.available)("is named in the API's index where the API serves its pages (standalone), not where it has an origin of its own", async () => {
+    const index = await call(suite.url, "GET", "/");
+    expect(index.status).toBe(200);
+    expect(index.body.dashboard).toBe(wiring === "standalone" ? "/dashboard" : undefined);
+  });
+
   it.runIf(available)("signs in with an operator's link: one button, a rotated session cookie that scripts cannot read", async () => {
     const link = await linkFor(user.id);
     expect(link.url.startsWith(`${dashboard}/sign-in?token=sil_`)).toBe(true);
