@@ -2,7 +2,7 @@ import type { BusyInterval } from "@sched/proto";
 import ICAL from "ical.js";
 import { createDAVClient, type DAVCalendar } from "tsdav";
 import { lookup } from "node:dns/promises";
-import { isPublicAddress } from "../domain/publicAddress.js";
+import { isNonPublicAddress } from "@sched/net";
 import type { CalDavCredentials } from "../domain/tokenCipher.js";
 import { DeliveryFailure } from "../domain/retry.js";
 
@@ -117,7 +117,7 @@ async function requirePublicServer(serverUrl: string): Promise<void> {
   const addresses = await lookup(host, { all: true }).catch(() => {
     throw new CalDavRefusal(`The CalDAV server's name ${host} does not resolve.`, "unreachable");
   });
-  if (addresses.length === 0 || !addresses.every((a) => isPublicAddress(a.address))) {
+  if (addresses.length === 0 || addresses.some((a) => isNonPublicAddress(a.address))) {
     throw new CalDavRefusal("The CalDAV server must be on a public address, not a loopback, private or link-local one.", "private");
   }
 }

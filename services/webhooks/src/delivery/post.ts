@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { addressesRefusal, hostOf } from "../domain/endpointUrl.js";
-import { isForbiddenAddress } from "../domain/addresses.js";
+import { isNonPublicAddress } from "@sched/net";
 import { isDelivered } from "../domain/retry.js";
 
 /** The most of a receiver's answer read; the rest is dropped, and nothing of it is stored. */
@@ -47,7 +47,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 export async function hostRefusal(url: URL, allowPrivate: boolean): Promise<string | null> {
   if (allowPrivate) return null;
   const host = hostOf(url);
-  if (isIP(host) !== 0) return isForbiddenAddress(host) ? "must not point to a private, loopback or link-local address" : null;
+  if (isIP(host) !== 0) return isNonPublicAddress(host) ? "must not point to a private, loopback or link-local address" : null;
   return new Promise((resolve) => {
     // A name that does not resolve now (or not in time) may later; every delivery checks it again.
     const timer = setTimeout(() => resolve(null), RESOLVE_TIMEOUT_MS);
@@ -67,7 +67,7 @@ export function postJson(url: URL, body: string, headers: Record<string, string>
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const host = hostOf(url);
-  if (!options.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
+  if (!options.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) {
     return Promise.resolve({ status: null, error: `${host} is a private, loopback or link-local address`, durationMs: 0 });
   }
   return new Promise((resolve) => {

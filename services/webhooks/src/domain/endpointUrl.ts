@@ -1,6 +1,6 @@
 import type { Mode } from "@sched/proto";
 import { isIP } from "node:net";
-import { isForbiddenAddress } from "./addresses.js";
+import { isNonPublicAddress } from "@sched/net";
 
 /** The host of a URL as a resolver or an address check takes it: IPv6 literals without their brackets. */
 export function hostOf(url: URL): string {
@@ -18,12 +18,12 @@ export function urlRefusal(url: URL, mode: Mode, allowPrivate: boolean): string 
   if (mode === "live" && url.protocol !== "https:") return "must be an https:// URL for a live endpoint";
   if (url.username || url.password) return "must not carry a user name or password";
   const host = hostOf(url);
-  if (!allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) return "must not point to a private, loopback or link-local address";
+  if (!allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) return "must not point to a private, loopback or link-local address";
   return null;
 }
 
 /** Why resolved addresses may not be reached; null when all may. Every one must pass, as the connection may use any. */
 export function addressesRefusal(addresses: readonly string[], allowPrivate: boolean): string | null {
   if (allowPrivate) return null;
-  return addresses.some(isForbiddenAddress) ? "resolves to a private, loopback or link-local address" : null;
+  return addresses.some(isNonPublicAddress) ? "resolves to a private, loopback or link-local address" : null;
 }

@@ -1,8 +1,9 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Addresses a webhook may never reach unless the deployment allows private
- * ones: loopback, private (RFC 1918, unique local), carrier-grade NAT,
+ * Addresses that are not the public internet, which a request made for a
+ * user (a webhook, a CalDAV server) may never reach unless the deployment
+ * allows private ones: loopback, private (RFC 1918, unique local), carrier-grade NAT,
  * link-local (cloud metadata services live there: 169.254.169.254,
  * fd00:ec2::254), "this network", benchmarking, multicast and reserved ranges.
  */
@@ -45,8 +46,8 @@ function mappedIpv4(address: string): string | undefined {
   return [high >> 8, high & 255, low >> 8, low & 255].join(".");
 }
 
-/** Whether an IP address (v4 or v6, as text) is one no webhook may reach by default. */
-export function isForbiddenAddress(address: string): boolean {
+/** Whether an IP address (v4 or v6, as text, brackets allowed) is not on the public internet; anything else that is not an address counts as not public. */
+export function isNonPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "");
   const family = isIP(bare);
   if (family === 0) return true;

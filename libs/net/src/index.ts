@@ -1,0 +1,1 @@
+export { isNonPublicAddress } from "./nonPublicAddress.js";
