@@ -43,6 +43,11 @@ export const Caller = z.object({
 });
 export type Caller = z.infer<typeof Caller>;
 
+/** The one spelling of an instant (Timestamp): UTC, whole seconds, a fraction of a second dropped, never rounded up. */
+export function formatTimestamp(at: Date | number): string {
+  return `${new Date(at).toISOString().slice(0, 19)}Z`;
+}
+
 /** Second-precision UTC timestamp as every response spells it. */
 export const Timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/).meta({ description: "UTC, second precision: `YYYY-MM-DDTHH:mm:ssZ`.", example: "2026-05-04T09:30:00Z" });
 

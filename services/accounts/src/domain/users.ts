@@ -1,3 +1,4 @@
+import { formatTimestamp } from "@sched/proto";
 import { AppError } from "@sched/errors";
 import type { Preferences, WorkingHoursEntry } from "@sched/proto";
 import { samePreferences } from "./preferences.js";
@@ -19,10 +20,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** `YYYY-MM-DDTHH:mm:ssZ`, the only datetime form of the API. */
-export function formatTimestamp(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
+export { formatTimestamp };
 
 /** GET /v1/me and the lookup other services make. */
 export function profileView(user: StoredUser) {

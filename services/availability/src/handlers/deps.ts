@@ -34,10 +34,7 @@ export function invalidParam(refusal: { param: string; message: string }): AppEr
   return new AppError("invalid_request", `Invalid ${refusal.param}: ${refusal.message.replace(/\.?$/, ".")}`, { param: refusal.param });
 }
 
-/** The one response spelling of an instant: UTC, whole seconds. */
-export function formatTimestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1_000) * 1_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+export { formatTimestamp } from "@sched/proto";
 
 const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
 

@@ -1,3 +1,4 @@
+import { formatTimestamp } from "@sched/proto";
 import { AppError, notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import type { Contact, Relationship } from "@sched/proto";
@@ -58,10 +59,7 @@ export function requireContactId(id: string): string {
   return id;
 }
 
-/** Second-precision UTC, the only datetime form responses use. */
-export function formatTimestamp(at: Date): string {
-  return `${at.toISOString().slice(0, 19)}Z`;
-}
+export { formatTimestamp };
 
 export function contactView(c: StoredContact): Contact {
   return {

@@ -1,7 +1,7 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { meetingsRecordResponse } from "@sched/proto";
+import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection } from "../db/deliveries.js";
 import { meetingIdOfUid } from "../domain/ics.js";
@@ -15,7 +15,6 @@ export interface CalDavAnswerSettings {
   uidDomain: string;
 }
 
-const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /**
  * Reads participants' answers back from the organizers' CalDAV calendars:
@@ -47,7 +46,7 @@ export function pollCalDavAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
         if (!response || seen.has(key)) continue;
         const { outcome } = await bus.request(
           meetingsRecordResponse,
-          { mode: "live", meetingId, organizerEmail: parsed.value.organizer, email: attendee.email, response, respondedAt: timestamp(new Date()), source: "caldav" },
+          { mode: "live", meetingId, organizerEmail: parsed.value.organizer, email: attendee.email, response, respondedAt: formatTimestamp(new Date()), source: "caldav" },
           { timeoutMs: settings.timeoutMs },
         );
         seen.add(key);

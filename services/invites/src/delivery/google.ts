@@ -1,3 +1,4 @@
+import { formatTimestamp } from "@sched/proto";
 import type { Meeting } from "@sched/proto";
 // The calendar API alone: the whole `googleapis` index loads every Google API (seconds and ~100 MB at start-up).
 import { auth as googleAuth, calendar as googleCalendar, type calendar_v3 } from "googleapis/build/src/apis/calendar/index.js";
@@ -89,7 +90,7 @@ export function googleEventBody(meeting: Meeting, sequence: number, organizerEma
     summary: meeting.title,
     description: meeting.description,
     start: { dateTime: meeting.startTime, timeZone: "UTC" },
-    end: { dateTime: new Date(meetingEndMs(meeting)).toISOString().replace(/\.\d{3}Z$/, "Z"), timeZone: "UTC" },
+    end: { dateTime: formatTimestamp(meetingEndMs(meeting)), timeZone: "UTC" },
     attendees: meeting.participants.filter((p) => p !== organizerEmail).map((email) => ({ email })),
     status: meeting.status === "cancelled" ? "cancelled" : "confirmed",
     sequence,

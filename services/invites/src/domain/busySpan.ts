@@ -1,3 +1,4 @@
+import { formatTimestamp } from "@sched/proto";
 import type { BusyInterval } from "@sched/proto";
 
 const HOUR_MS = 3_600_000;
@@ -10,8 +11,7 @@ const HOUR_MS = 3_600_000;
 export function coveringHours(from: string, to: string): { from: string; to: string } {
   const start = Math.floor(Date.parse(from) / HOUR_MS) * HOUR_MS;
   const end = Math.ceil(Date.parse(to) / HOUR_MS) * HOUR_MS;
-  const spell = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-  return { from: spell(start), to: spell(end) };
+  return { from: formatTimestamp(start), to: formatTimestamp(end) };
 }
 
 /** The part of each interval (epoch seconds) inside [from, to); those outside are dropped. */

@@ -1,15 +1,15 @@
+import { formatTimestamp } from "@sched/proto";
 import type { Attendee, MeetingInvite } from "@sched/proto";
 import type { DeliveryRecord } from "../db/deliveries.js";
 
 /** An invite delivery without the participant's answer (meetings owns that). */
 export type DeliveryView = Omit<MeetingInvite, "response" | "respondedAt">;
 
-const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** A delivery as the API shows it, in the order of its fields there. */
 export function deliveryView(row: DeliveryRecord): DeliveryView {
   const { meetingId, email, kind, sequence, state, channel, attempts, lastError } = row;
-  return { meetingId, email, kind, sequence, state, channel, attempts, lastError, updatedAt: timestamp(row.updatedAt) };
+  return { meetingId, email, kind, sequence, state, channel, attempts, lastError, updatedAt: formatTimestamp(row.updatedAt) };
 }
 
 /** A delivery with the participant's answer; a removed participant (no attendee) has none. */

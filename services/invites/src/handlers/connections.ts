@@ -3,15 +3,7 @@ import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import {
-  accountsLookupUsers,
-  connectionsAdminAttach,
-  connectionsDelete,
-  connectionsGoogleCallback,
-  connectionsList,
-  connectionsStartGoogle,
-  type CalendarConnection,
-} from "@sched/proto";
+import { accountsLookupUsers, type CalendarConnection, connectionsAdminAttach, connectionsDelete, connectionsGoogleCallback, connectionsList, connectionsStartGoogle, formatTimestamp } from "@sched/proto";
 import { createHash, randomBytes } from "node:crypto";
 import { deleteConnection, listConnections, saveOAuthState, takeOAuthState, upsertConnection, type ConnectionRecord } from "../db/connections.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
@@ -30,12 +22,11 @@ export interface ConnectionDeps {
   vault: ConnectionVault;
 }
 
-const timestamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 
 export function connectionView(c: ConnectionRecord): CalendarConnection {
   return {
-    ...{ id: c.id, provider: c.provider, accountEmail: c.accountEmail, status: c.status, createdAt: timestamp(c.createdAt) },
+    ...{ id: c.id, provider: c.provider, accountEmail: c.accountEmail, status: c.status, createdAt: formatTimestamp(c.createdAt) },
     ...{ serverUrl: c.serverUrl, default: c.isDefault, busyCalendars: c.busyCalendars },
   };
 }
@@ -59,7 +50,7 @@ export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
       const state = randomBytes(32).toString("base64url");
       const expiresAt = new Date(Date.now() + CONSENT_TTL_MS);
       await saveOAuthState(db, hashState(state), caller.userId, expiresAt);
-      return { status: 201, body: { authorizationUrl: google.consentUrl(state), expiresAt: timestamp(expiresAt) } };
+      return { status: 201, body: { authorizationUrl: google.consentUrl(state), expiresAt: formatTimestamp(expiresAt) } };
     }),
 
     bind(connectionsGoogleCallback, async ({ query }) => {

@@ -1,6 +1,6 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Logger } from "@sched/logging";
-import { meetingsRecordResponse } from "@sched/proto";
+import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { simpleParser, type ParsedMail } from "mailparser";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
@@ -45,7 +45,7 @@ export async function startReplyListener(bus: Bus, logger: Logger, addresses: Re
     const answer = proven.value;
     const { outcome } = await bus.request(
       meetingsRecordResponse,
-      { mode: "live", ...answer, respondedAt: answer.respondedAt.toISOString().replace(/\.\d{3}Z$/, "Z"), source: "email" },
+      { mode: "live", ...answer, respondedAt: formatTimestamp(answer.respondedAt), source: "email" },
       { timeoutMs: MEETINGS_TIMEOUT_MS },
     );
     if (outcome === "applied" || outcome === "unchanged") log.info({ meetingId: answer.meetingId, response: answer.response, outcome }, "reply recorded");

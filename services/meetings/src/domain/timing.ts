@@ -16,10 +16,7 @@ export function hasEnded(meeting: { startTime: Date; duration: Duration }, now: 
   return endTimeOf(meeting.startTime, meeting.duration).getTime() <= now.getTime();
 }
 
-/** The one response spelling of a time: UTC, whole seconds. */
-export function formatTimestamp(time: Date): string {
-  return time.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+export { formatTimestamp } from "@sched/proto";
 
 /** Drops fractions of a second (never rounds up into the next second). */
 export function truncateToSecond(time: Date): Date {

@@ -1,10 +1,8 @@
+import { formatTimestamp } from "@sched/proto";
 import type { WebhookDelivery, WebhookEndpoint } from "@sched/proto";
 import type { DeliveryView, EndpointRecord } from "../db/queries.js";
 
-/** A time as every response spells it: UTC, second precision. */
-export function formatTimestamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+export { formatTimestamp };
 
 /** An endpoint as the API shows it: never its secret. */
 export function endpointView(e: EndpointRecord): WebhookEndpoint {

@@ -2,7 +2,7 @@ import { bind, type EndpointBinding } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
-import { dashboardAdminCreateSignInLink } from "@sched/proto";
+import { dashboardAdminCreateSignInLink, formatTimestamp } from "@sched/proto";
 import { issueSignInLink } from "../../links.js";
 import type { AccountsClient } from "../../outbound/accounts.js";
 
@@ -13,7 +13,7 @@ export function signInLinkBindings(db: Knex, accounts: AccountsClient, dashboard
       const user = isId("usr", params.id) ? await accounts.userById(params.id) : undefined;
       if (!user) throw notFound("user");
       const link = await issueSignInLink(db, dashboardUrl, user.id);
-      return { status: 201, body: { url: link.url, expiresAt: link.expiresAt.toISOString().slice(0, 19) + "Z" } };
+      return { status: 201, body: { url: link.url, expiresAt: formatTimestamp(link.expiresAt) } };
     }),
   ];
 }
