@@ -10,6 +10,8 @@ import { signInLinkBindings } from "./inbound/bus/signInLinks.js";
 import { consumeRequestLog } from "./inbound/events/requestLog.js";
 import { createDashboardApp } from "./inbound/http/app.js";
 import { AccountsClient } from "./outbound/accounts.js";
+import { CalendarsClient } from "./outbound/calendars.js";
+import { WebhooksClient } from "./outbound/webhooks.js";
 import { SignInMailer } from "./outbound/mail.js";
 
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -51,6 +53,8 @@ export const dashboardService = defineService({
     const app = createDashboardApp({
       db,
       accounts,
+      webhooks: new WebhooksClient(bus),
+      calendars: new CalendarsClient(bus),
       mailer,
       logger,
       dashboardUrl: config.DASHBOARD_URL,

@@ -1,6 +1,6 @@
 import { SCOPES } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { formatWorkingHours, parseNewKey, parseProfile, parseWorkingHours } from "../src/domain/forms.js";
+import { formatWorkingHours, parseBusyCalendars, parseCalDavAccount, parseNewEndpoint, parseNewKey, parseProfile, parseWorkingHours } from "../src/domain/forms.js";
 import { parseStatusFilter, statusRange, logHorizon } from "../src/domain/requestLog.js";
 import { html } from "../src/inbound/http/html.js";
 
@@ -65,5 +65,38 @@ describe("page templates", () => {
     expect(html`<p title="${name}">${[html`<b>${name}</b>`, 1, null, false]}</p>`.text).toBe(
       '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"><b>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</b>1</p>',
     );
+  });
+});
+
+describe("the webhook endpoint form", () => {
+  it("when every type is ticked beside single ones, then the endpoint gets every type", () => {
+    expect(parseNewEndpoint({ url: " https://example.com/hook ", events: ["*", "meeting.created"] })).toEqual({ ok: true, value: { url: "https://example.com/hook", events: ["*"], description: "" } });
+  });
+
+  it("when single types are ticked, then exactly those, in the list's order", () => {
+    const parsed = parseNewEndpoint({ url: "https://example.com/hook", events: ["invite.sent", "meeting.created"], description: "CRM" });
+    expect(parsed).toEqual({ ok: true, value: { url: "https://example.com/hook", events: ["meeting.created", "invite.sent"], description: "CRM" } });
+  });
+
+  it("when no type, an unknown one or no URL is sent, then the form says which", () => {
+    expect(parseNewEndpoint({ url: "https://example.com/hook" })).toMatchObject({ ok: false, field: "events" });
+    expect(parseNewEndpoint({ url: "https://example.com/hook", events: "meeting.exploded" })).toMatchObject({ ok: false, field: "events" });
+    expect(parseNewEndpoint({ url: "  ", events: "*" })).toMatchObject({ ok: false, field: "url" });
+  });
+});
+
+describe("the CalDAV form", () => {
+  it("when all three fields are there, then the password is kept as typed", () => {
+    expect(parseCalDavAccount({ serverUrl: " https://dav.example.com/ ", username: "ann", password: " pass word " })).toEqual({ ok: true, value: { serverUrl: "https://dav.example.com/", username: "ann", password: " pass word " } });
+  });
+
+  it("when a field is missing, then the form names it", () => {
+    expect(parseCalDavAccount({ serverUrl: "https://dav.example.com/", username: "ann" })).toMatchObject({ ok: false, field: "password" });
+    expect(parseCalDavAccount({ username: "ann", password: "x" })).toMatchObject({ ok: false, field: "serverUrl" });
+  });
+
+  it("when calendars are ticked as busy, then each is listed once", () => {
+    expect(parseBusyCalendars({ busy: ["a", "b", "a"] })).toEqual(["a", "b"]);
+    expect(parseBusyCalendars({})).toEqual([]);
   });
 });

@@ -58,8 +58,14 @@ describe("sessions", () => {
   });
 
   it("when the last use was written less than a minute ago, then it is not written again", () => {
-    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:00:59Z"))).toBe(false);
-    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:01:00Z"))).toBe(true);
+    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:00:59Z"), policy)).toBe(false);
+    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:01:00Z"), policy)).toBe(true);
+  });
+
+  it("when the idle time is short, then the last use is written within a tenth of it, so a session in use never lapses", () => {
+    const short = { idleMs: 60_000, maxAgeMs: policy.maxAgeMs };
+    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:00:05.999Z"), short)).toBe(false);
+    expect(needsTouch(at("2026-05-04T10:00:00Z"), at("2026-05-04T10:00:06Z"), short)).toBe(true);
   });
 
   it("when the cookie is set, then scripts cannot read it, cross-site posts do not carry it, and Secure follows the scheme", () => {

@@ -1,4 +1,4 @@
-import { MODES, SCOPES, WEEKDAYS, type Mode, type Scope, type Weekday, type WorkingHoursEntry } from "@sched/proto";
+import { EVENT_TYPES, MODES, SCOPES, WEEKDAYS, type EventType, type Mode, type Scope, type Weekday, type WorkingHoursEntry } from "@sched/proto";
 
 /** What a form field holds once express has read it: text, a list of texts, or nothing. */
 type Field = string | string[] | undefined;
@@ -87,4 +87,46 @@ export function parseProfile(body: FormBody): Parsed<ProfileChanges> {
       preferences: { avoidDays: WEEKDAYS.filter((d) => avoid.includes(d)), bufferMinutes, maxMeetingsPerDay },
     },
   };
+}
+
+export interface NewEndpoint {
+  url: string;
+  /** `["*"]`: every type, present and future. */
+  events: Array<EventType | "*">;
+  description: string;
+}
+
+/** The create-endpoint form: a URL and the event types ("every type" wins over single ones); the webhooks service checks the URL itself. */
+export function parseNewEndpoint(body: FormBody): Parsed<NewEndpoint> {
+  const url = text(body.url);
+  if (url === "") return { ok: false, field: "url", message: "Enter the URL events are sent to." };
+  const asked = list(body.events);
+  const types = EVENT_TYPES.filter((t) => asked.includes(t));
+  if (asked.length !== new Set(asked).size || asked.some((a) => a !== "*" && !types.includes(a as EventType))) return { ok: false, field: "events", message: "Choose event types from the list." };
+  if (asked.length === 0) return { ok: false, field: "events", message: "Choose at least one event type, or every type." };
+  const description = text(body.description);
+  if (description.length > 500) return { ok: false, field: "description", message: "The description is longer than 500 characters." };
+  return { ok: true, value: { url, events: asked.includes("*") ? ["*"] : types, description } };
+}
+
+export interface CalDavAccount {
+  serverUrl: string;
+  username: string;
+  password: string;
+}
+
+/** The CalDAV form: all three fields; the password is kept as typed (spaces may belong to it). */
+export function parseCalDavAccount(body: FormBody): Parsed<CalDavAccount> {
+  const serverUrl = text(body.serverUrl);
+  const username = text(body.username);
+  const password = typeof body.password === "string" ? body.password : "";
+  if (serverUrl === "") return { ok: false, field: "serverUrl", message: "Enter the CalDAV server's address." };
+  if (username === "") return { ok: false, field: "username", message: "Enter the account's user name." };
+  if (password === "") return { ok: false, field: "password", message: "Enter the account's app password." };
+  return { ok: true, value: { serverUrl, username, password } };
+}
+
+/** The calendars ticked as busy; the invites service checks that each is one of the connection's. */
+export function parseBusyCalendars(body: FormBody): string[] {
+  return [...new Set(list(body.busy))];
 }

@@ -29,3 +29,13 @@ export function statusRange(filter: StatusFilter): { min: number; max: number } 
 export function logHorizon(now: Date): Date {
   return new Date(now.getTime() - REQUEST_LOG_DAYS * 24 * 60 * 60_000);
 }
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * Where usage counting starts at `now`: the first UTC midnight the log still
+ * holds whole, so no day is shown with only its last hours counted.
+ */
+export function usageSince(now: Date): Date {
+  return new Date(Math.ceil(logHorizon(now).getTime() / DAY_MS) * DAY_MS);
+}

@@ -11,15 +11,14 @@ import {
   AdminUser,
   AdminUserList,
   ApiKeyCreated,
-  SCOPES,
   UserProfile,
-  type Caller,
   type Mode,
   type OwnApiKey,
   type Scope,
 } from "@sched/proto";
 import type { z } from "zod";
 import type { ProfileChanges } from "../domain/forms.js";
+import { actingFor } from "./caller.js";
 
 /**
  * The accounts service as the dashboard asks it, over the bus like any other
@@ -59,18 +58,13 @@ export class AccountsClient {
   }
 
   async profile(user: UserProfile): Promise<UserProfile> {
-    return UserProfile.parse((await this.bus.request(accountsGetMe, { params: {}, query: {}, body: undefined }, { caller: actingFor(user) })).body);
+    return UserProfile.parse((await this.bus.request(accountsGetMe, { params: {}, query: {}, body: undefined }, { caller: actingFor(user, "test") })).body);
   }
 
   async updateProfile(user: UserProfile, changes: ProfileChanges): Promise<UserProfile> {
-    const reply = await this.bus.request(accountsUpdateMe, { params: {}, query: {}, body: changes }, { caller: actingFor(user) });
+    const reply = await this.bus.request(accountsUpdateMe, { params: {}, query: {}, body: changes }, { caller: actingFor(user, "test") });
     return UserProfile.parse(reply.body);
   }
 }
 
 type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;
-
-/** The caller the account endpoints expect, for the signed-in user rather than a key. */
-function actingFor(user: UserProfile): Caller {
-  return { userId: user.id, email: user.email, timezone: user.timezone, mode: "test", scopes: [...SCOPES], apiKeyId: "dashboard" };
-}

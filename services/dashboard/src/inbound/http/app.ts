@@ -5,6 +5,8 @@ import type { Mode, UserProfile } from "@sched/proto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { SignInMailer } from "../../outbound/mail.js";
 import type { AccountsClient } from "../../outbound/accounts.js";
+import type { CalendarsClient } from "../../outbound/calendars.js";
+import type { WebhooksClient } from "../../outbound/webhooks.js";
 import { countAndRecordAttempt, deleteSession, findSession, insertSession, touchSession, type StoredSession } from "../../db/queries.js";
 import { parseCookies } from "../../domain/cookies.js";
 import { hashSecret, newSecret, secretsMatch } from "../../domain/secrets.js";
@@ -14,12 +16,16 @@ import type { SafeHtml } from "./html.js";
 import { BASE, type Viewer } from "./pages/layout.js";
 import { refusedPage } from "./pages/signIn.js";
 import { accountRoutes } from "./routes/account.js";
+import { calendarRoutes } from "./routes/calendars.js";
 import { signInRoutes } from "./routes/signIn.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { securityHeaders, serveAssets } from "./security.js";
 
 export interface DashboardHttpDeps {
   db: Knex;
   accounts: AccountsClient;
+  webhooks: WebhooksClient;
+  calendars: CalendarsClient;
   mailer: SignInMailer;
   logger: Logger;
   /** The dashboard's public address, `/dashboard` included: links point there, and https there makes cookies Secure. */
@@ -62,7 +68,7 @@ class TooManyAttempts extends Error {}
 
 /**
  * The dashboard's pages under /dashboard: sign-in by link, keys, usage, the
- * request log and the profile. Server-rendered HTML; the browser holds only a
+ * request log, webhook endpoints, calendar connections and the profile. Server-rendered HTML; the browser holds only a
  * session cookie, and every form that changes something carries a CSRF token.
  */
 export function createDashboardApp(deps: DashboardHttpDeps): express.Express {
@@ -128,6 +134,8 @@ export function createDashboardApp(deps: DashboardHttpDeps): express.Express {
     next();
   });
   accountRoutes(inner, ctx);
+  webhookRoutes(inner, ctx);
+  calendarRoutes(inner, ctx);
   inner.use((_req, res) => ctx.send(res, 404, refusedPage("Not found", "There is no such page, or it is not yours.")));
   inner.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof CsrfError) return ctx.send(res, 403, refusedPage("Refused", "The form was missing its security token, or it was stale. Reload the page and try again."));
@@ -160,7 +168,7 @@ async function loadSession(req: Request, ctx: DashboardContext): Promise<SignedI
     await deleteSession(ctx.db, session.tokenHash);
     return undefined;
   }
-  if (needsTouch(session.lastSeenAt, now)) await touchSession(ctx.db, session.tokenHash);
+  if (needsTouch(session.lastSeenAt, now, ctx.sessions)) await touchSession(ctx.db, session.tokenHash);
   const user = await ctx.accounts.userById(session.userId);
   if (!user) return undefined;
   return { session, user, viewer: { name: user.name, email: user.email, mode: session.mode, csrfToken: session.csrfToken } };

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 
 /**
  * The pages' only script: progressive, the pages work without it. The copy
- * button puts the new key on the clipboard, and revoking asks first.
+ * button puts a new key or secret on the clipboard, and what removes
+ * something asks first.
  */
 const SCRIPT = `"use strict";
 document.querySelectorAll("[data-copy-from]").forEach(function (button) {
@@ -12,7 +13,7 @@ document.querySelectorAll("[data-copy-from]").forEach(function (button) {
     var status = document.getElementById(button.getAttribute("aria-describedby"));
     navigator.clipboard.writeText(source.textContent.trim()).then(
       function () { status.textContent = "Copied to the clipboard."; },
-      function () { status.textContent = "Copying failed: select the key and copy it yourself."; }
+      function () { status.textContent = "Copying failed: select it and copy it yourself."; }
     );
   });
 });
@@ -61,6 +62,16 @@ button.danger { background: #fff; color: #a4161a; border-color: #a4161a; }
 .filters { display: flex; gap: .75rem; align-items: end; margin: 1rem 0; }
 .filters label { margin: 0; }
 .revoked { color: var(--muted); }
+.badge { display: inline-block; padding: .1rem .5rem; border-radius: 999px; font-size: 13px; font-weight: 600; border: 1px solid; }
+.badge.on { color: #1b5e20; border-color: #81c784; background: #f1f8f1; }
+.badge.off { color: #a4161a; border-color: #e5a0a2; background: #fdf0f0; }
+.badge.plain { color: var(--muted); border-color: var(--line); background: #fff; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.actions form { margin: 0; }
+.warning { background: #fdf0f0; border: 1px solid #e5a0a2; color: #7a1014; padding: .75rem 1rem; border-radius: 6px; }
+input[type=url], input[type=password] { font: inherit; padding: .45rem .6rem; border: 1px solid #8792a2; border-radius: 6px; width: 100%; max-width: 28rem; }
+.delivery { border-top: 1px solid var(--line); padding: .75rem 0; }
+.delivery h3 { font-size: 1rem; margin: 0 0 .5rem; }
 `;
 
 export interface Asset {

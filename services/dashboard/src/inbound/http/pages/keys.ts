@@ -1,6 +1,6 @@
 import { SCOPES, type OwnApiKey } from "@sched/proto";
 import { html, type SafeHtml } from "../html.js";
-import { BASE, csrfField, page, type Viewer } from "./layout.js";
+import { BASE, csrfField, page, shownOnce, type Viewer } from "./layout.js";
 
 export interface KeysView {
   keys: OwnApiKey[];
@@ -18,15 +18,7 @@ export function keysPage(viewer: Viewer, view: KeysView): SafeHtml {
     viewer,
     "keys",
     "API keys",
-    html`${view.created
-      ? html`<section class="card notice" aria-labelledby="new-key-title">
-<h2 id="new-key-title">Your new key “${view.created.name}”</h2>
-<p>Copy it now: it is shown only this once, and never again anywhere.</p>
-<div class="new-key"><code id="new-key">${view.created.key}</code>
-<button type="button" class="secondary" data-copy-from="new-key" aria-describedby="copy-status" hidden>Copy key</button></div>
-<p id="copy-status" role="status" class="hint"></p>
-</section>`
-      : ""}
+    html`${view.created ? shownOnce({ id: "new-key", title: `Your new key “${view.created.name}”`, value: view.created.key, copyLabel: "Copy key" }) : ""}
 <section class="card" aria-labelledby="create-title">
 <h2 id="create-title">Create an API key</h2>
 <form method="post" action="${BASE}/keys">

@@ -5,12 +5,14 @@ import { html, type SafeHtml } from "../html.js";
 /** Where the dashboard lives on its origin, in every wiring. */
 export const BASE = "/dashboard";
 
-export type Section = "keys" | "usage" | "requests" | "profile";
+export type Section = "keys" | "usage" | "requests" | "webhooks" | "calendars" | "profile";
 
-const SECTIONS: Array<{ id: Section; label: string }> = [
+export const SECTIONS: ReadonlyArray<{ id: Section; label: string }> = [
   { id: "keys", label: "API keys" },
   { id: "usage", label: "Usage" },
   { id: "requests", label: "Request log" },
+  { id: "webhooks", label: "Webhooks" },
+  { id: "calendars", label: "Calendars" },
   { id: "profile", label: "Profile" },
 ];
 
@@ -20,6 +22,23 @@ export interface Viewer {
   email: string;
   mode: Mode;
   csrfToken: string;
+}
+
+/** A value shown this once (a key, a signing secret), with a button that copies it. */
+export function shownOnce(options: { id: string; title: string; value: string; copyLabel: string }): SafeHtml {
+  return html`<section class="card notice" aria-labelledby="${options.id}-title">
+<h2 id="${options.id}-title">${options.title}</h2>
+<p>Copy it now: it is shown only this once, and never again anywhere.</p>
+<div class="new-key"><code id="${options.id}">${options.value}</code>
+<button type="button" class="secondary" data-copy-from="${options.id}" aria-describedby="${options.id}-status" hidden>${options.copyLabel}</button></div>
+<p id="${options.id}-status" role="status" class="hint"></p>
+</section>`;
+}
+
+/** A UTC instant as the pages write it, machine-readable beside. */
+export function stamp(date: Date | string): SafeHtml {
+  const d = new Date(date);
+  return html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 19).replace("T", " ")} UTC</time>`;
 }
 
 export function csrfField(token: string): SafeHtml {

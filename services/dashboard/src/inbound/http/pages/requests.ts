@@ -45,7 +45,7 @@ export function usagePage(viewer: Viewer, view: { usage: DailyUsage[]; keyNames:
     viewer,
     "usage",
     "Usage",
-    html`<p class="hint">Requests per ${viewer.mode} key and day (UTC) over the last 7 days.</p>
+    html`<p class="hint">Requests per ${viewer.mode} key and UTC day (midnight to midnight UTC), for the last 7 days; 429s count among the 4xx too.</p>
 ${view.usage.length === 0
   ? html`<p>No requests in the last 7 days.</p>`
   : html`<table>

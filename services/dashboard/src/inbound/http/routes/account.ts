@@ -4,14 +4,13 @@ import type express from "express";
 import type { Response } from "express";
 import { lastUseByKey, listRequests, setSessionMode, usageByKeyAndDay } from "../../../db/queries.js";
 import { parseNewKey, parseProfile } from "../../../domain/forms.js";
-import { logHorizon, parseStatusFilter, statusRange } from "../../../domain/requestLog.js";
+import { logHorizon, parseStatusFilter, statusRange, usageSince } from "../../../domain/requestLog.js";
 import { formText, type DashboardContext } from "../app.js";
 import { keysPage, type KeysView } from "../pages/keys.js";
-import { BASE, type Section } from "../pages/layout.js";
+import { BASE, SECTIONS } from "../pages/layout.js";
 import { profilePage } from "../pages/profile.js";
 import { requestPage, requestsPage, usagePage } from "../pages/requests.js";
 
-const SECTIONS: readonly Section[] = ["keys", "usage", "requests", "profile"];
 const LOG_PAGE_SIZE = 200;
 const ZONES = Intl.supportedValuesOf("timeZone");
 
@@ -46,7 +45,7 @@ export function accountRoutes(router: express.Router, ctx: DashboardContext): vo
     const mode = MODES.find((m) => m === formText(req, "mode"));
     if (!mode) throw new AppError("invalid_request", "The mode is test or live.");
     await setSessionMode(ctx.db, ctx.signedIn(res).session.tokenHash, mode);
-    const back = SECTIONS.find((s) => s === formText(req, "back")) ?? "keys";
+    const back = SECTIONS.find((s) => s.id === formText(req, "back"))?.id ?? "keys";
     return res.redirect(303, `${BASE}/${back}`);
   });
 
@@ -69,7 +68,7 @@ export function accountRoutes(router: express.Router, ctx: DashboardContext): vo
 
   router.get("/usage", async (_req, res) => {
     const { user, viewer } = ctx.signedIn(res);
-    const [usage, names] = await Promise.all([usageByKeyAndDay(ctx.db, { userId: user.id, mode: viewer.mode }, logHorizon(new Date())), keyNames(user.id)]);
+    const [usage, names] = await Promise.all([usageByKeyAndDay(ctx.db, { userId: user.id, mode: viewer.mode }, usageSince(new Date())), keyNames(user.id)]);
     ctx.send(res, 200, usagePage(viewer, { usage, keyNames: names }));
   });
 

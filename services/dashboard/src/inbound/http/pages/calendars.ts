@@ -1,0 +1,99 @@
+import type { CalendarConnection } from "@sched/proto";
+import { providerLabel, type ProviderCalendar } from "../../../outbound/calendars.js";
+import { html, type SafeHtml } from "../html.js";
+import { BASE, csrfField, page, stamp, type Viewer } from "./layout.js";
+
+export interface ConnectionsView {
+  connections: CalendarConnection[];
+  /** The providers connected by consent, in the order their buttons appear. */
+  oauthProviders: ReadonlyArray<{ provider: string; label: string }>;
+  notice?: string;
+  error?: string;
+  /** What the CalDAV form held when it was refused; never the password. */
+  caldav?: { serverUrl: string; username: string };
+}
+
+const accountOf = (c: CalendarConnection) => c.accountEmail ?? c.serverUrl ?? "—";
+
+function stateOf(c: CalendarConnection): SafeHtml {
+  return c.status === "active" ? html`<span class="badge on">Active</span>` : html`<span class="badge off">Needs reconnecting</span>`;
+}
+
+export function connectionsPage(viewer: Viewer, view: ConnectionsView): SafeHtml {
+  const caldav = view.caldav ?? { serverUrl: "", username: "" };
+  return page(
+    viewer,
+    "calendars",
+    "Calendar connections",
+    html`<p class="hint">Connections belong to your account and serve live data: busy time from the calendars you choose, and invites through the default one. Test keys never reach a provider.</p>
+${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ""}
+${view.error ? html`<p class="error" role="alert" id="connect-error">${view.error}</p>` : ""}
+<section aria-labelledby="list-title">
+<h2 id="list-title">Your connections</h2>
+${view.connections.length === 0
+  ? html`<p>No calendar connected: invites go by e-mail.</p>`
+  : html`<table>
+<thead><tr><th scope="col">Provider</th><th scope="col">Account</th><th scope="col">State</th><th scope="col">Default</th><th scope="col">Connected</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
+<tbody>
+${view.connections.map((c) => {
+  const name = `${providerLabel(c.provider)} ${accountOf(c)}`;
+  return html`<tr>
+<td>${providerLabel(c.provider)}</td><td class="mono">${accountOf(c)}</td><td>${stateOf(c)}</td>
+<td>${c.default
+    ? html`<span class="badge on">Default</span>`
+    : html`<form method="post" action="${BASE}/calendars/${c.id}/default">${csrfField(viewer.csrfToken)}<button type="submit" class="secondary" aria-label="Make ${name} the default">Make default</button></form>`}</td>
+<td>${stamp(c.createdAt)}</td>
+<td><div class="actions"><a href="${BASE}/calendars/${c.id}" aria-label="Busy calendars of ${name}">Busy calendars</a>
+<form method="post" action="${BASE}/calendars/${c.id}/disconnect" data-confirm="Disconnect ${name}?">${csrfField(viewer.csrfToken)}<button type="submit" class="danger" aria-label="Disconnect ${name}">Disconnect</button></form></div></td>
+</tr>`;
+})}
+</tbody></table>
+${view.connections.some((c) => c.status !== "active") ? html`<p class="hint">A connection that needs reconnecting lost its grant (revoked or expired): connect the same account again below; until then invites go by e-mail.</p>` : ""}`}
+</section>
+<section class="card" aria-labelledby="oauth-title">
+<h2 id="oauth-title">Connect a calendar</h2>
+<p class="hint">You grant access at the provider; it then sends you back to the API, which keeps the grant encrypted.</p>
+<div class="actions">
+${view.oauthProviders.map((p) => html`<form method="post" action="${BASE}/calendars/connect/${p.provider}">${csrfField(viewer.csrfToken)}<button type="submit">Connect ${p.label}</button></form>`)}
+</div>
+</section>
+<section class="card" aria-labelledby="caldav-title">
+<h2 id="caldav-title">Connect a CalDAV calendar</h2>
+<form method="post" action="${BASE}/calendars/caldav">
+  ${csrfField(viewer.csrfToken)}
+  <label for="caldav-server">Server URL</label>
+  <input id="caldav-server" name="serverUrl" type="url" required maxlength="2000" value="${caldav.serverUrl}" placeholder="https://caldav.fastmail.com/" aria-describedby="caldav-server-hint">
+  <p id="caldav-server-hint" class="hint">iCloud, Fastmail, Nextcloud or any CalDAV server.</p>
+  <label for="caldav-username">User name</label>
+  <input id="caldav-username" name="username" type="text" required maxlength="320" autocomplete="username" value="${caldav.username}">
+  <label for="caldav-password">App password</label>
+  <input id="caldav-password" name="password" type="password" required maxlength="1024" autocomplete="current-password" aria-describedby="caldav-password-hint">
+  <p id="caldav-password-hint" class="hint">An app password made for this; it is checked with the server, stored encrypted and never shown again.</p>
+  <button type="submit">Connect CalDAV calendar</button>
+</form>
+</section>`,
+  );
+}
+
+export function busyCalendarsPage(viewer: Viewer, view: { connection: CalendarConnection; calendars: ProviderCalendar[]; saved?: boolean }): SafeHtml {
+  const { connection } = view;
+  return page(
+    viewer,
+    "calendars",
+    `Busy calendars of ${providerLabel(connection.provider)} ${accountOf(connection)}`,
+    html`${view.saved ? html`<p class="notice" role="status">Saved.</p>` : ""}
+<section class="card">
+<p>Account <span class="mono">${accountOf(connection)}</span> · ${stateOf(connection)}</p>
+<form method="post" action="${BASE}/calendars/${connection.id}">
+  ${csrfField(viewer.csrfToken)}
+  <fieldset><legend>Calendars whose events count as busy time</legend>
+  ${view.calendars.length === 0
+    ? html`<p>This account has no calendar that holds events.</p>`
+    : view.calendars.map((c) => html`<label><input type="checkbox" name="busy" value="${c.id}"${c.busy ? html` checked` : ""}> ${c.name}</label>`)}
+  </fieldset>
+  <button type="submit">Save busy calendars</button>
+</form>
+</section>
+<p><a href="${BASE}/calendars">Back to the connections</a></p>`,
+  );
+}
