@@ -50,8 +50,8 @@ export interface InvitesWorld {
   stop(): Promise<void>;
 }
 
-/** The whole system with its invites service pointed at a loopback SMTP server and a loopback Google. */
-export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<string, string> = {}): Promise<InvitesWorld> {
+/** The whole system with its invites service pointed at a loopback SMTP server and a loopback Google; `otherEnv` sets other services'. */
+export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<string, string> = {}, otherEnv: Record<string, Record<string, string>> = {}): Promise<InvitesWorld> {
   const smtp = new SmtpFake();
   const google = new GoogleFake();
   const smtpUrl = await smtp.start();
@@ -71,6 +71,7 @@ export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<str
       INVITE_TIMEOUT_MS: "2000",
       ...invitesEnv,
     },
+    ...otherEnv,
   });
   return {
     sys,

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 
 /**
  * The pages' only script: progressive, the pages work without it. The copy
- * button puts a new key or secret on the clipboard, and what removes
- * something asks first.
+ * button puts a new key or secret on the clipboard, what removes something
+ * asks first, and the way on to a provider's consent is followed at once.
  */
 const SCRIPT = `"use strict";
 document.querySelectorAll("[data-copy-from]").forEach(function (button) {
@@ -17,6 +17,8 @@ document.querySelectorAll("[data-copy-from]").forEach(function (button) {
     );
   });
 });
+var follow = document.querySelector("a[data-follow]");
+if (follow) window.location.assign(follow.href);
 document.querySelectorAll("form[data-confirm]").forEach(function (form) {
   form.addEventListener("submit", function (event) {
     if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
@@ -50,6 +52,7 @@ fieldset label { display: inline-flex; gap: .35rem; font-weight: 400; margin: .2
 input[type=text], input[type=email], input[type=number], select, textarea { font: inherit; padding: .45rem .6rem; border: 1px solid #8792a2; border-radius: 6px; width: 100%; max-width: 28rem; }
 textarea { min-height: 8rem; font-family: ui-monospace, Menlo, monospace; }
 button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+a.button { display: inline-block; padding: .45rem 1rem; border-radius: 6px; background: var(--accent); color: #fff; text-decoration: none; }
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: #fff; color: #a4161a; border-color: #a4161a; }
 :focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }

@@ -41,7 +41,7 @@ ${view.connections.map((c) => {
 <td>${providerLabel(c.provider)}</td><td class="mono">${accountOf(c)}</td><td>${stateOf(c)}</td>
 <td>${c.default
     ? html`<span class="badge on">Default</span>`
-    : html`<form method="post" action="${BASE}/calendars/${c.id}/default">${csrfField(viewer.csrfToken)}<button type="submit" class="secondary" aria-label="Make ${name} the default">Make default</button></form>`}</td>
+    : html`<form method="post" action="${BASE}/calendars/${c.id}/default">${csrfField(viewer.csrfToken)}<button type="submit" class="secondary" aria-label="Make default: ${name}">Make default</button></form>`}</td>
 <td>${stamp(c.createdAt)}</td>
 <td><div class="actions"><a href="${BASE}/calendars/${c.id}" aria-label="Busy calendars of ${name}">Busy calendars</a>
 <form method="post" action="${BASE}/calendars/${c.id}/disconnect" data-confirm="Disconnect ${name}?">${csrfField(viewer.csrfToken)}<button type="submit" class="danger" aria-label="Disconnect ${name}">Disconnect</button></form></div></td>
@@ -93,6 +93,24 @@ export function busyCalendarsPage(viewer: Viewer, view: { connection: CalendarCo
   </fieldset>
   <button type="submit">Save busy calendars</button>
 </form>
+</section>
+<p><a href="${BASE}/calendars">Back to the connections</a></p>`,
+  );
+}
+
+/**
+ * The way on to a provider's consent page. A form may not redirect to
+ * another site (the policy's form-action is 'self'), so the answer is a
+ * link, which the script follows at once.
+ */
+export function consentPage(viewer: Viewer, view: { label: string; authorizationUrl: string }): SafeHtml {
+  return page(
+    viewer,
+    "calendars",
+    `Connect ${view.label}`,
+    html`<section class="card">
+<p>Grant access at ${view.label}; it then sends you back to the API, which keeps the grant encrypted. The link works for 10 minutes.</p>
+<p><a class="button" href="${view.authorizationUrl}" data-follow>Continue to ${view.label}</a></p>
 </section>
 <p><a href="${BASE}/calendars">Back to the connections</a></p>`,
   );

@@ -3,7 +3,7 @@ import type { Response } from "express";
 import { parseBusyCalendars, parseCalDavAccount } from "../../../domain/forms.js";
 import { OAUTH_PROVIDERS } from "../../../outbound/calendars.js";
 import { formText, type DashboardContext } from "../app.js";
-import { busyCalendarsPage, connectionsPage, type ConnectionsView } from "../pages/calendars.js";
+import { busyCalendarsPage, connectionsPage, consentPage, type ConnectionsView } from "../pages/calendars.js";
 import { BASE } from "../pages/layout.js";
 import { refusalOf } from "./refusals.js";
 
@@ -24,7 +24,7 @@ export function calendarRoutes(router: express.Router, ctx: DashboardContext): v
     // Not configured on this server is a 503 whose words say so: shown on the page, not as an outage.
     const started = await refusalOf(() => ctx.calendars.startConsent(ctx.signedIn(res).user, provider), ["service_unavailable"]);
     if (!started.ok) return showList(res, started.status, { error: started.message });
-    return res.redirect(303, started.value);
+    return ctx.send(res, 200, consentPage(ctx.signedIn(res).viewer, { label: provider.label, authorizationUrl: started.value }));
   });
 
   router.post("/calendars/caldav", async (req, res) => {
