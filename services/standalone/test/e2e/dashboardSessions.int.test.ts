@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, startTestSystem, systemPerSuite, WIRINGS } from "../harness.js";
+
+/** The shortest idle time the setting takes: one minute. */
+const IDLE_MS = 60_000;
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** One Set-Cookie header's attributes, lower-cased, by the cookie's name. */
+function setCookie(res: Response, name: string): { value: string; attributes: string[] } | undefined {
+  const header = res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  if (!header) return undefined;
+  const [pair, ...attributes] = header.split(";").map((p) => p.trim());
+  return { value: pair!.slice(name.length + 1), attributes: attributes.map((a) => a.toLowerCase()) };
+}
+
+/**
+ * Signs in as a browser would, without one: opens the link's page (which sets
+ * the pre-session cookie and carries its token), then presses Sign in.
+ * Returns the answer that sets the session cookie.
+ */
+async function signIn(apiUrl: string, dashboard: string, userId: string, headers: Record<string, string> = {}): Promise<Response> {
+  const link = await call(apiUrl, "POST", `/admin/v1/users/${userId}/sign-in-links`, { headers: admin });
+  expect(link.status).toBe(201);
+  const token = new URL(link.body.url as string).searchParams.get("token")!;
+  const opened = await fetch(`${dashboard}/sign-in?token=${encodeURIComponent(token)}`, { headers });
+  expect(opened.status).toBe(200);
+  const preSession = setCookie(opened, "sched_presession")!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await opened.text())![1]!;
+  const signedIn = await fetch(`${dashboard}/sign-in/link`, {
+    method: "POST",
+    headers: { ...headers, Cookie: `sched_presession=${preSession.value}`, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _csrf: csrf, token }),
+    redirect: "manual",
+  });
+  expect(signedIn.status).toBe(303);
+  return signedIn;
+}
+
+const keysPage = (dashboard: string, session: string) => fetch(`${dashboard}/keys`, { headers: { Cookie: `sched_session=${session}` }, redirect: "manual" });
+
+describe.each(WIRINGS)("dashboard sessions in the running service (%s)", async (wiring) => {
+  // Behind a proxy on this machine: it says whether the browser came over TLS.
+  const suite = await systemPerSuite(wiring, () => startTestSystem(wiring, {}, { dashboard: { DASHBOARD_IDLE_MINUTES: "1", TRUST_PROXY: "loopback" } }));
+
+  it.runIf(suite.available)("marks the session cookie Secure when the request came over TLS through the trusted proxy, and only then", async () => {
+    const { userId } = await createUserWithKey(suite.url);
+    const dashboard = suite.sys.system.dashboardUrl;
+    const overTls = setCookie(await signIn(suite.url, dashboard, userId, { "X-Forwarded-Proto": "https" }), "sched_session")!;
+    expect(overTls.attributes).toEqual(expect.arrayContaining(["secure", "httponly", "samesite=lax", "path=/dashboard"]));
+    const plain = setCookie(await signIn(suite.url, dashboard, userId), "sched_session")!;
+    expect(plain.attributes).not.toContain("secure");
+    expect(plain.attributes).toEqual(expect.arrayContaining(["httponly", "samesite=lax"]));
+  });
+
+  it.runIf(suite.available)("keeps a session in use past the idle time, and ends one left unused for it", { timeout: 5 * IDLE_MS }, async () => {
+    const { userId } = await createUserWithKey(suite.url);
+    const dashboard = suite.sys.system.dashboardUrl;
+    const session = setCookie(await signIn(suite.url, dashboard, userId), "sched_session")!.value;
+
+    // Used every few seconds for longer than the idle time: it goes on.
+    const start = Date.now();
+    while (Date.now() - start < IDLE_MS + 10_000) {
+      expect((await keysPage(dashboard, session)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+    }
+
+    // Then left alone for the idle time: the next request finds it ended, and it is gone from the store.
+    const lastUse = Date.now();
+    expect((await keysPage(dashboard, session)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 1_000 - (Date.now() - lastUse)));
+    const after = await keysPage(dashboard, session);
+    expect(after.status).toBe(303);
+    expect(after.headers.get("location")).toBe("/dashboard/sign-in");
+    expect(await suite.sys.system.database("dashboard")("sessions").where({ user_id: userId })).toEqual([]);
+  });
+});
+
+describe("dashboard sessions where the dashboard's address is https", async () => {
+  const suite = await systemPerSuite("standalone", () => startTestSystem("standalone", {}, { dashboard: { DASHBOARD_URL: "https://dashboard.example.test/dashboard" } }));
+
+  it.runIf(suite.available)("marks every cookie it sets Secure, whatever the request's scheme", async () => {
+    const { userId } = await createUserWithKey(suite.url);
+    const dashboard = suite.sys.system.dashboardUrl;
+    const opened = await fetch(`${dashboard}/sign-in`);
+    expect(setCookie(opened, "sched_presession")!.attributes).toContain("secure");
+    const session = setCookie(await signIn(suite.url, dashboard, userId), "sched_session")!;
+    expect(session.attributes).toEqual(expect.arrayContaining(["secure", "httponly", "samesite=lax", "path=/dashboard"]));
+    expect((await keysPage(dashboard, session.value)).status).toBe(200);
+  });
+});
