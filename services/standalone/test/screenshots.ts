@@ -69,7 +69,7 @@ try {
     await page.getByRole("button", { name: "Add endpoint" }).click();
     return (await page.getByRole("link", { name: `Deliveries and settings of ${url}` }).getAttribute("href"))!;
   };
-  await addEndpoint(receiver.url("/crm/down", Array<number>(100).fill(503)), "Old CRM sync");
+  const failing = await addEndpoint(receiver.url("/crm/down", Array<number>(100).fill(503)), "Old CRM sync");
   const endpoint = await addEndpoint(receiver.url("/billing/webhooks"), "Billing server");
   await shoot("new-endpoint");
   for (const title of ["Kick-off", "Design review"]) {
@@ -83,6 +83,8 @@ try {
   await shoot("webhooks");
   await until(new URL(endpoint, system.dashboardUrl).href, "Delivered");
   await shoot("webhook-endpoint");
+  await page.goto(new URL(failing, system.dashboardUrl).href);
+  await shoot("webhook-disabled");
 
   await page.goto(`${system.dashboardUrl}/calendars`);
   if (radicale) {

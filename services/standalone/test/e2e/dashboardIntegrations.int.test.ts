@@ -140,7 +140,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     const { id } = await addEndpoint(url);
     await call(suite.url, "POST", "/v1/meetings", { key: user.key, body: meetingBody("Never received") });
     const detail = await reloadUntil(`${dashboard}/webhooks/${id}`, (text) => text.includes("Disabled: no events are sent here"));
-    expect(detail).toContain("Every delivery to it failed");
+    expect(detail).toContain("Deliveries to it failed for the whole retry window");
     expect(detail).toContain("Failed");
     expect(detail).toContain("503");
     await check();

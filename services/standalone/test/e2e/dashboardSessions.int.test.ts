@@ -5,9 +5,9 @@ import { ADMIN_TOKEN, call, createUserWithKey, startTestSystem, systemPerSuite, 
 const IDLE_MS = 60_000;
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** One Set-Cookie header's attributes, lower-cased, by the cookie's name. */
+/** The last Set-Cookie of a name (an answer may clear a cookie before setting it anew), its attributes lower-cased. */
 function setCookie(res: Response, name: string): { value: string; attributes: string[] } | undefined {
-  const header = res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  const header = res.headers.getSetCookie().findLast((c) => c.startsWith(`${name}=`));
   if (!header) return undefined;
   const [pair, ...attributes] = header.split(";").map((p) => p.trim());
   return { value: pair!.slice(name.length + 1), attributes: attributes.map((a) => a.toLowerCase()) };

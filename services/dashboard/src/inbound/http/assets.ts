@@ -73,8 +73,14 @@ button.danger { background: #fff; color: #a4161a; border-color: #a4161a; }
 .actions form { margin: 0; }
 .warning { background: #fdf0f0; border: 1px solid #e5a0a2; color: #7a1014; padding: .75rem 1rem; border-radius: 6px; }
 input[type=url], input[type=password] { font: inherit; padding: .45rem .6rem; border: 1px solid #8792a2; border-radius: 6px; width: 100%; max-width: 28rem; }
-.delivery { border-top: 1px solid var(--line); padding: .75rem 0; }
+.delivery { border-top: 1px solid var(--line); padding: .75rem 0 1rem; }
 .delivery h3 { font-size: 1rem; margin: 0 0 .5rem; }
+.delivery form { margin-top: .5rem; }
+section > table { margin-bottom: 1.5rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1.5rem; margin: 0 0 1rem; }
+dl.facts dt { color: var(--muted); font-weight: 600; }
+dl.facts dd { margin: 0; }
+.warning h2 { margin-top: 0; }
 `;
 
 export interface Asset {

@@ -8,7 +8,8 @@ export interface ConnectionsView {
   /** The providers connected by consent, in the order their buttons appear. */
   oauthProviders: ReadonlyArray<{ provider: string; label: string }>;
   notice?: string;
-  error?: string;
+  /** Why connecting was refused, shown beside the form that was used. */
+  error?: { form: "oauth" | "caldav"; message: string };
   /** What the CalDAV form held when it was refused; never the password. */
   caldav?: { serverUrl: string; username: string };
 }
@@ -21,13 +22,15 @@ function stateOf(c: CalendarConnection): SafeHtml {
 
 export function connectionsPage(viewer: Viewer, view: ConnectionsView): SafeHtml {
   const caldav = view.caldav ?? { serverUrl: "", username: "" };
+  const caldavError = view.error?.form === "caldav" ? view.error.message : undefined;
+  const invalid = caldavError ? html` aria-invalid="true"` : "";
+  const describedBy = (hint: string) => (caldavError ? `${hint} caldav-error` : hint);
   return page(
     viewer,
     "calendars",
     "Calendar connections",
     html`<p class="hint">Connections belong to your account and serve live data: busy time from the calendars you choose, and invites through the default one. Test keys never reach a provider.</p>
 ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ""}
-${view.error ? html`<p class="error" role="alert" id="connect-error">${view.error}</p>` : ""}
 <section aria-labelledby="list-title">
 <h2 id="list-title">Your connections</h2>
 ${view.connections.length === 0
@@ -53,6 +56,7 @@ ${view.connections.some((c) => c.status !== "active") ? html`<p class="hint">A c
 <section class="card" aria-labelledby="oauth-title">
 <h2 id="oauth-title">Connect a calendar</h2>
 <p class="hint">You grant access at the provider; it then sends you back to the API, which keeps the grant encrypted.</p>
+${view.error?.form === "oauth" ? html`<p class="error" role="alert">${view.error.message}</p>` : ""}
 <div class="actions">
 ${view.oauthProviders.map((p) => html`<form method="post" action="${BASE}/calendars/connect/${p.provider}">${csrfField(viewer.csrfToken)}<button type="submit">Connect ${p.label}</button></form>`)}
 </div>
@@ -61,13 +65,14 @@ ${view.oauthProviders.map((p) => html`<form method="post" action="${BASE}/calend
 <h2 id="caldav-title">Connect a CalDAV calendar</h2>
 <form method="post" action="${BASE}/calendars/caldav">
   ${csrfField(viewer.csrfToken)}
+  ${caldavError ? html`<p class="error" role="alert" id="caldav-error">${caldavError}</p>` : ""}
   <label for="caldav-server">Server URL</label>
-  <input id="caldav-server" name="serverUrl" type="url" required maxlength="2000" value="${caldav.serverUrl}" placeholder="https://caldav.fastmail.com/" aria-describedby="caldav-server-hint">
+  <input id="caldav-server" name="serverUrl" type="url" required maxlength="2000" value="${caldav.serverUrl}" placeholder="https://caldav.fastmail.com/" aria-describedby="${describedBy("caldav-server-hint")}"${invalid}>
   <p id="caldav-server-hint" class="hint">iCloud, Fastmail, Nextcloud or any CalDAV server.</p>
   <label for="caldav-username">User name</label>
   <input id="caldav-username" name="username" type="text" required maxlength="320" autocomplete="username" value="${caldav.username}">
   <label for="caldav-password">App password</label>
-  <input id="caldav-password" name="password" type="password" required maxlength="1024" autocomplete="current-password" aria-describedby="caldav-password-hint">
+  <input id="caldav-password" name="password" type="password" required maxlength="1024" autocomplete="current-password" aria-describedby="${describedBy("caldav-password-hint")}"${invalid}>
   <p id="caldav-password-hint" class="hint">An app password made for this; it is checked with the server, stored encrypted and never shown again.</p>
   <button type="submit">Connect CalDAV calendar</button>
 </form>
@@ -83,7 +88,7 @@ export function busyCalendarsPage(viewer: Viewer, view: { connection: CalendarCo
     `Busy calendars of ${providerLabel(connection.provider)} ${accountOf(connection)}`,
     html`${view.saved ? html`<p class="notice" role="status">Saved.</p>` : ""}
 <section class="card">
-<p>Account <span class="mono">${accountOf(connection)}</span> · ${stateOf(connection)}</p>
+<dl class="facts"><dt>Account</dt><dd class="mono">${accountOf(connection)}</dd><dt>State</dt><dd>${stateOf(connection)}</dd></dl>
 <form method="post" action="${BASE}/calendars/${connection.id}">
   ${csrfField(viewer.csrfToken)}
   <fieldset><legend>Calendars whose events count as busy time</legend>

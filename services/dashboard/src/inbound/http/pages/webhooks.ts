@@ -31,7 +31,7 @@ export function endpointsPage(viewer: Viewer, view: EndpointsView): SafeHtml {
   ${csrfField(viewer.csrfToken)}
   ${view.error ? html`<p class="error" role="alert" id="endpoint-error">${view.error}</p>` : ""}
   <label for="endpoint-url">Endpoint URL</label>
-  <input id="endpoint-url" name="url" type="url" required maxlength="2048" value="${form.url}" placeholder="https://example.com/webhooks" aria-describedby="endpoint-url-hint${view.error ? " endpoint-error" : ""}">
+  <input id="endpoint-url" name="url" type="url" required maxlength="2048" value="${form.url}" placeholder="https://example.com/webhooks" aria-describedby="endpoint-url-hint${view.error ? " endpoint-error" : ""}"${view.error ? html` aria-invalid="true"` : ""}>
   <p id="endpoint-url-hint" class="hint">${viewer.mode === "live" ? "Live endpoints must use https." : "Test endpoints receive test events only."} Events are POSTed here, signed as Standard Webhooks.</p>
   <label for="endpoint-description">Description (optional)</label>
   <input id="endpoint-description" name="description" type="text" maxlength="500" value="${form.description}">
@@ -51,7 +51,7 @@ ${view.endpoints.length === 0
 <tbody>
 ${view.endpoints.map(
   (e) => html`<tr>
-<td class="mono">${e.url}${e.description ? html`<div class="hint">${e.description}</div>` : ""}</td><td>${eventsText(e.events)}</td><td>${stateBadge(e)}</td><td>${stamp(e.createdAt)}</td>
+<td><span class="mono">${e.url}</span>${e.description ? html`<div class="hint">${e.description}</div>` : ""}</td><td>${eventsText(e.events)}</td><td>${stateBadge(e)}</td><td>${stamp(e.createdAt)}</td>
 <td><a href="${BASE}/webhooks/${e.id}" aria-label="Deliveries and settings of ${e.url}">Deliveries and settings</a></td>
 </tr>`,
 )}
@@ -76,9 +76,10 @@ const DELIVERY_STATES: Record<WebhookDelivery["state"], SafeHtml> = {
 };
 
 function deliveryBlock(viewer: Viewer, endpoint: WebhookEndpoint, d: WebhookDelivery): SafeHtml {
+  const next = d.nextAttemptAt && (endpoint.enabled ? html`; next attempt ${stamp(d.nextAttemptAt)}` : "; it waits until the endpoint is enabled again");
   return html`<article class="delivery" aria-labelledby="dlv-${d.id}">
 <h3 id="dlv-${d.id}"><code>${d.eventType}</code> · <span class="mono">${d.eventId}</span> ${DELIVERY_STATES[d.state]}</h3>
-<p class="hint">Queued ${stamp(d.createdAt)}${d.nextAttemptAt ? html`; next attempt ${stamp(d.nextAttemptAt)}` : ""}.</p>
+<p class="hint">Queued ${stamp(d.createdAt)}${next}.</p>
 ${d.attempts.length === 0
   ? html`<p>No attempt yet.</p>`
   : html`<table>
@@ -93,7 +94,7 @@ ${d.attempts.length === 0
 
 export function endpointPage(viewer: Viewer, view: EndpointView): SafeHtml {
   const { endpoint } = view;
-  const lastFailed = view.deliveries[0]?.state === "failed";
+  const anyFailed = view.deliveries.some((d) => d.state === "failed");
   return page(
     viewer,
     "webhooks",
@@ -103,13 +104,13 @@ ${view.rolled ? html`<p class="hint">The old secret signs deliveries beside the 
 ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ""}
 ${endpoint.enabled
   ? ""
-  : html`<section class="warning" aria-labelledby="disabled-title"><h2 id="disabled-title">Disabled: no events are sent here</h2>
-<p>${lastFailed ? "Every delivery to it failed for 3 days, so sending stopped." : "It was turned off, or every delivery to it failed for 3 days."} Enabling it again resumes the deliveries waiting.</p>
+  : html`<section class="card warning" aria-labelledby="disabled-title"><h2 id="disabled-title">Disabled: no events are sent here</h2>
+<p>${anyFailed ? "Deliveries to it failed for the whole retry window (3 days), which turns an endpoint off; or it was turned off by hand." : "It was turned off by hand, or its deliveries failed for the whole retry window (3 days)."} Enabling it again resumes the deliveries waiting.</p>
 <form method="post" action="${BASE}/webhooks/${endpoint.id}/enable">${csrfField(viewer.csrfToken)}<button type="submit">Enable endpoint</button></form></section>`}
 <section class="card" aria-labelledby="settings-title">
 <h2 id="settings-title">Settings</h2>
-<dl>
-<dt>State</dt><dd>${endpoint.enabled ? html`<span class="badge on">Enabled</span>` : html`<span class="badge off">Disabled</span>`}</dd>
+<dl class="facts">
+<dt>State</dt><dd>${stateBadge(endpoint)}</dd>
 <dt>Event types</dt><dd>${eventsText(endpoint.events)}</dd>
 ${endpoint.description ? html`<dt>Description</dt><dd>${endpoint.description}</dd>` : ""}
 <dt>Created</dt><dd>${stamp(endpoint.createdAt)}</dd>

@@ -20,19 +20,19 @@ export function calendarRoutes(router: express.Router, ctx: DashboardContext): v
 
   router.post("/calendars/connect/:provider", async (req, res) => {
     const provider = OAUTH_PROVIDERS.find((p) => p.provider === req.params.provider);
-    if (!provider) return showList(res, 404, { error: "There is no such calendar provider." });
+    if (!provider) return showList(res, 404, { error: { form: "oauth", message: "There is no such calendar provider." } });
     // Not configured on this server is a 503 whose words say so: shown on the page, not as an outage.
     const started = await refusalOf(() => ctx.calendars.startConsent(ctx.signedIn(res).user, provider), ["service_unavailable"]);
-    if (!started.ok) return showList(res, started.status, { error: started.message });
+    if (!started.ok) return showList(res, started.status, { error: { form: "oauth", message: started.message } });
     return ctx.send(res, 200, consentPage(ctx.signedIn(res).viewer, { label: provider.label, authorizationUrl: started.value }));
   });
 
   router.post("/calendars/caldav", async (req, res) => {
     const typed = { serverUrl: formText(req, "serverUrl") ?? "", username: formText(req, "username") ?? "" };
     const parsed = parseCalDavAccount(req.body as Record<string, unknown>);
-    if (!parsed.ok) return showList(res, 400, { error: parsed.message, caldav: typed });
+    if (!parsed.ok) return showList(res, 400, { error: { form: "caldav", message: parsed.message }, caldav: typed });
     const connected = await refusalOf(() => ctx.calendars.connectCalDav(ctx.signedIn(res).user, parsed.value));
-    if (!connected.ok) return showList(res, connected.status, { error: connected.message, caldav: typed });
+    if (!connected.ok) return showList(res, connected.status, { error: { form: "caldav", message: connected.message }, caldav: typed });
     return res.redirect(303, `${BASE}/calendars?done=connected`);
   });
 
