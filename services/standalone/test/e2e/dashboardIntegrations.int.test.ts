@@ -39,7 +39,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
   let context: BrowserContext;
   let page: Page;
   let dashboard: string;
-  let user: { userId: string; email: string; key: string };
+  let user: { userId: string; email: string; key: string; keyId: string };
   const violations: string[] = [];
   /** Every page's HTML after a secret was shown, to check it never comes back. */
   const seenAfterwards: string[] = [];
@@ -272,6 +272,40 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     const still = await call(suite.url, "GET", "/v1/calendar-connections", { key: other.key });
     expect(still.body.data).toMatchObject([{ id: theirs.body.id, default: false, busyCalendars: null }]);
     expect(await mainText()).not.toContain(theirs.body.id);
+  });
+
+  it.runIf(available)("counts usage per UTC day: requests either side of midnight UTC on their own days, and no day the log holds only in part", async () => {
+    const made = await call(suite.url, "POST", `/admin/v1/users/${user.userId}/api-keys`, { headers: admin, body: { mode: "test", name: "usage probe" } });
+    expect(made.status).toBe(201);
+    const now = Date.now();
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000;
+    // The log's oldest minute lies inside a day it no longer holds whole.
+    const partialDay = now - 7 * 86_400_000 + 60_000;
+    const logged = (at: number, status: number, n: number) => ({
+      at: new Date(at),
+      request_id: `req_usage_${wiring}_${n}`,
+      api_key_id: made.body.id,
+      user_id: user.userId,
+      mode: "test",
+      method: "GET",
+      path: "/v1/me",
+      status,
+      duration_ms: 5,
+    });
+    await suite.sys.system.database("dashboard")("request_log").insert([logged(midnight, 200, 1), logged(midnight - 1, 503, 2), logged(midnight - 1_000, 429, 3), logged(partialDay, 200, 4)]);
+
+    await page.goto(`${dashboard}/usage`);
+    const probeRows = page.getByRole("row").filter({ hasText: "usage probe" });
+    const rows: string[][] = [];
+    for (let i = 0; i < (await probeRows.count()); i++) rows.push(await probeRows.nth(i).locator("td").allInnerTexts());
+    const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+    // Day, key, requests, 4xx (429 included), 429, 5xx.
+    expect(rows).toEqual([
+      [day(midnight), "usage probe", "1", "0", "0", "0"],
+      [day(midnight - 1), "usage probe", "2", "1", "1", "1"],
+    ]);
+    expect(rows.map((r) => r[0])).not.toContain(day(partialDay));
+    await check();
   });
 
   it.runIf(available)("has no serious or critical accessibility violations on the new pages", () => {
