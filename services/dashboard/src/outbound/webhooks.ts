@@ -1,6 +1,7 @@
 import type { Bus } from "@sched/bus";
 import {
   eventsResend,
+  ResendQueued,
   SecretRolled,
   webhookDeliveriesList,
   WebhookDeliveryList,
@@ -64,8 +65,9 @@ export class WebhooksClient {
     return WebhookDeliveryList.parse(reply.body);
   }
 
-  /** Sends an event again to every enabled endpoint it is sent to. */
-  async resend(user: UserProfile, mode: Mode, eventId: string): Promise<void> {
-    await this.bus.request(eventsResend, { params: { id: eventId }, query: {}, body: undefined }, { caller: actingFor(user, mode) });
+  /** Sends an event again to every enabled endpoint it is sent to; how many deliveries that queued. */
+  async resend(user: UserProfile, mode: Mode, eventId: string): Promise<number> {
+    const reply = await this.bus.request(eventsResend, { params: { id: eventId }, query: {}, body: undefined }, { caller: actingFor(user, mode) });
+    return ResendQueued.parse(reply.body).data.length;
   }
 }

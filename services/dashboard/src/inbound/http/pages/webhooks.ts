@@ -87,8 +87,10 @@ ${d.attempts.length === 0
 <thead><tr><th scope="col">Time</th><th scope="col" class="num">Response code</th><th scope="col">Error</th><th scope="col" class="num">Duration</th></tr></thead>
 <tbody>${d.attempts.map((a) => html`<tr><td>${stamp(a.at)}</td><td class="num">${a.status ?? "none"}</td><td>${a.error ?? ""}</td><td class="num">${a.durationMs} ms</td></tr>`)}</tbody>
 </table>`}
-<form method="post" action="${BASE}/webhooks/${endpoint.id}/resend">${csrfField(viewer.csrfToken)}<input type="hidden" name="eventId" value="${d.eventId}">
-<button type="submit" class="secondary" aria-label="Resend ${d.eventType} ${d.eventId}">Resend</button></form>
+${endpoint.enabled
+  ? html`<form method="post" action="${BASE}/webhooks/${endpoint.id}/resend">${csrfField(viewer.csrfToken)}<input type="hidden" name="eventId" value="${d.eventId}">
+<button type="submit" class="secondary" aria-label="Resend ${d.eventType} ${d.eventId}">Resend</button></form>`
+  : ""}
 </article>`;
 }
 
@@ -126,7 +128,7 @@ ${endpoint.enabled
 </section>
 <section aria-labelledby="deliveries-title">
 <h2 id="deliveries-title">Recent deliveries</h2>
-<p class="hint">Newest first${view.hasMore ? ", the latest 20" : ""}. Resending sends the event again to every enabled endpoint it goes to.</p>
+<p class="hint">Newest first${view.hasMore ? ", the latest 20" : ""}. ${endpoint.enabled ? "Resending sends the event again to every enabled endpoint it goes to." : "Enable the endpoint to resend an event to it."}</p>
 ${view.deliveries.length === 0 ? html`<p>No deliveries yet.</p>` : view.deliveries.map((d) => deliveryBlock(viewer, endpoint, d))}
 </section>
 <p><a href="${BASE}/webhooks">Back to the endpoints</a></p>`,

@@ -9,7 +9,9 @@ import { refusalOf } from "./refusals.js";
 /** Deliveries an endpoint's page shows, newest first. */
 const RECENT_DELIVERIES = 20;
 
-const NOTICES: Record<string, string> = { resent: "The event is queued to be sent again.", enabled: "Enabled: deliveries resume.", disabled: "Disabled: nothing is sent until you enable it again." };
+const NOTICES: Record<string, string> = {
+  resent: "The event is queued to be sent again.",
+  "resent-none": "Nothing was queued: no enabled endpoint takes this event's type now.", enabled: "Enabled: deliveries resume.", disabled: "Disabled: nothing is sent until you enable it again." };
 
 /** Webhook endpoints of the mode shown: list, add (the secret shown once), enable or disable, roll the secret, delete, deliveries and resend. */
 export function webhookRoutes(router: express.Router, ctx: DashboardContext): void {
@@ -66,7 +68,7 @@ export function webhookRoutes(router: express.Router, ctx: DashboardContext): vo
     const { user, viewer } = ctx.signedIn(res);
     // The endpoint is looked up first: another user's (or a made-up) one is a 404 before anything is sent.
     const endpoint = await ctx.webhooks.get(user, viewer.mode, String(req.params.id));
-    await ctx.webhooks.resend(user, viewer.mode, formText(req, "eventId") ?? "");
-    return res.redirect(303, `${BASE}/webhooks/${endpoint.id}?done=resent`);
+    const queued = await ctx.webhooks.resend(user, viewer.mode, formText(req, "eventId") ?? "");
+    return res.redirect(303, `${BASE}/webhooks/${endpoint.id}?done=${queued > 0 ? "resent" : "resent-none"}`);
   });
 }
