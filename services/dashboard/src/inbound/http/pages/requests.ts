@@ -1,11 +1,9 @@
 import { STATUS_FILTERS, type StatusFilter } from "../../../domain/requestLog.js";
 import type { DailyUsage, LoggedRequest } from "../../../db/queries.js";
 import { html, type SafeHtml } from "../html.js";
-import { BASE, page, type Viewer } from "./layout.js";
+import { BASE, page, stamp, type Viewer } from "./layout.js";
 
 const FILTER_LABELS: Record<StatusFilter, string> = { all: "All", "2xx": "Succeeded (2xx)", "4xx": "Client errors (4xx)", "429": "Rate limited (429)", "5xx": "Server errors (5xx)" };
-
-const stamp = (d: Date) => html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 19).replace("T", " ")} UTC</time>`;
 
 function requestTable(requests: LoggedRequest[], keyNames: Map<string, string>): SafeHtml {
   if (requests.length === 0) return html`<p>No requests to show.</p>`;
