@@ -53,6 +53,8 @@ export const env = {
         .transform((v) => v.replace(/\/+$/, "")),
     ),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A positive number, fractions allowed (`0.5`). */
+  positiveNumber: (fallback: number) => z.coerce.number().positive().default(fallback),
   /** "true"/"false"/"1"/"0" only; anything else is an error, not false. */
   flag: (fallback: boolean) =>
     z

@@ -29,7 +29,7 @@ export const dashboardService = defineService({
     /** Whether an unknown e-mail address may sign up (a sign-in link by e-mail makes the account). */
     DASHBOARD_SIGNUP: env.flag(false),
     /** Minutes a session may sit unused before it ends. */
-    DASHBOARD_IDLE_MINUTES: env.positiveInt(DEFAULT_SESSION_POLICY.idleMs / 60_000),
+    DASHBOARD_IDLE_MINUTES: env.positiveNumber(DEFAULT_SESSION_POLICY.idleMs / 60_000),
     SMTP_URL: env.optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
     DASHBOARD_MAIL_FROM: z.string().min(3).default("Scheduling API <no-reply@localhost>"),
     /** Express "trust proxy" setting, for the client address the sign-in limits count and for https behind a proxy. */
