@@ -58,5 +58,5 @@ export interface RouteDef<E extends RouteEndpoint = RouteEndpoint> {
 
 /** A route whose `responses` describe exactly the statuses its endpoint declares. */
 export function route<E extends RouteEndpoint>(def: RouteDef<E>): RouteDef {
-  return def as unknown as RouteDef;
+  return def;
 }

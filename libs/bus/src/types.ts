@@ -20,7 +20,11 @@ export interface RequestOptions {
    */
   timeoutMs?: number;
   headers?: Record<string, string>;
-  /** An HTTP route's reply body stays the JSON the service sent, as a JsonText, to be passed on untouched. */
+  /**
+   * An HTTP route's reply body stays the JSON the service sent, as a JsonText,
+   * to be passed on untouched: read the reply as an HttpReply then, not as
+   * the declared body (the gateway does).
+   */
   encodedBody?: boolean;
 }
 
