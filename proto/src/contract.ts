@@ -1,14 +1,11 @@
 import type { z } from "zod";
 import { HttpReply, type JsonText } from "./common.js";
 
-/**
- * What a definition on the bus is, declared by the definition itself, never
- * guessed from its subject: the bus picks the wire form from it.
- * `route`: a public HTTP route's endpoint, forwarded by the gateway;
- * `request`: an internal request/reply endpoint between services;
- * `event`: a durable domain event; `notice`: a fan-out notice.
- */
-export type BusKind = "route" | "request" | "event" | "notice";
+// Every definition on the bus says what it is in `kind`, never guessed from
+// its subject: `route` (a public HTTP route's endpoint, forwarded by the
+// gateway), `request` (an internal request/reply endpoint between services),
+// `event` (a durable domain event), `notice` (a fan-out notice). The bus
+// picks the wire form from it.
 
 /**
  * An internal request/reply endpoint on the bus. The subject carries the
