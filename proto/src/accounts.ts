@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { endpoint, eventDef, noticeDef, type StreamDef } from "./contract.js";
-import { Caller, Email, Empty, NoBody, HttpReply, Mode, PerMinuteLimit, Scope, Text, Timestamp, httpRequest } from "./common.js";
-import { AdminUser, AdminUserList, ApiKey, ApiKeyCreated, ApiKeyRevoked } from "./openapi/schemas.js";
-import type { RouteDef } from "./route.js";
+import { endpoint, eventDef, noticeDef, type StreamDef, routeEndpoint } from "./contract.js";
+import { Caller, Email, Empty, KeyRateLimits, NoBody, Mode, PerMinuteLimit, Scope, Text, Timestamp, httpRequest } from "./common.js";
+import { route, type RouteDef } from "./route.js";
 
 export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
 export const Weekday = z.enum(WEEKDAYS).meta({ description: "A weekday, `monday` … `sunday`." });
@@ -149,15 +148,15 @@ export const MeUpdateBody = z.strictObject({
   preferences: PreferencesPatch.optional(),
 });
 
-export const accountsGetMe = endpoint(
+export const accountsGetMe = routeEndpoint(
   "accounts.v1.http.me.get",
   httpRequest({ params: Empty, query: Empty, body: NoBody }),
-  HttpReply,
+  { 200: UserProfile },
 );
-export const accountsUpdateMe = endpoint(
+export const accountsUpdateMe = routeEndpoint(
   "accounts.v1.http.me.update",
   httpRequest({ params: Empty, query: Empty, body: MeUpdateBody }),
-  HttpReply,
+  { 200: UserProfile },
 );
 
 // ---- admin routes (the dashboard's job, api-decisions part 3) -------------
@@ -183,39 +182,78 @@ export const AdminUpdateKeyBody = z.strictObject({
     .meta({ description: "The key's own limits, applied at once by every gateway." }),
 });
 
-export const accountsAdminCreateUser = endpoint(
+// ---- what the admin routes answer ----------------------------------------
+
+/** A user as the admin API shows it (api-decisions part 3). */
+export const AdminUser = z.object({
+  id: z.string().meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }),
+  email: z.string().meta({ description: "The user's e-mail address, lower-cased.", example: "ann@example.com" }),
+  name: z.string().meta({ description: "The user's name." }),
+  timezone: z.string().meta({ description: "The user's IANA time zone.", example: "Europe/Berlin" }),
+  createdAt: Timestamp.meta({ description: "When the user was created." }),
+});
+
+export const AdminUserList = z.object({ data: z.array(AdminUser).meta({ description: "The users with the e-mail: none or one." }) });
+
+/** A new API key: `key` is shown here and never again. */
+export const ApiKeyCreated = z.object({
+  id: z.string().meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }),
+  key: z.string().meta({ description: "The API key, `sk_test_…` or `sk_live_…`; shown only in this answer." }),
+  mode: Mode,
+  scopes: z.array(Scope).meta({ description: "What the key may do." }),
+  name: z.string().nullable().meta({ description: "The key's label; null when none was given." }),
+  createdAt: Timestamp.meta({ description: "When the key was created." }),
+});
+
+export const ApiKeyRevoked = z.object({
+  id: z.string().meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }),
+  revoked: z.literal(true).meta({ description: "Always true: the key is refused from now on." }),
+});
+
+/** A key as the admin API shows it after creation: never the key itself. */
+export const ApiKey = z.object({
+  id: z.string().meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }),
+  mode: Mode,
+  scopes: z.array(Scope).meta({ description: "What the key may do." }),
+  name: z.string().nullable().meta({ description: "The key's label; null when none was given." }),
+  rateLimits: KeyRateLimits.meta({ description: "The key's own limits; null ones are the deployment's defaults." }),
+  createdAt: Timestamp.meta({ description: "When the key was created." }),
+  revokedAt: Timestamp.nullable().meta({ description: "When the key was revoked; null while it is in use." }),
+});
+
+export const accountsAdminCreateUser = routeEndpoint(
   "accounts.v1.http.admin.users.create",
   httpRequest({ params: Empty, query: Empty, body: AdminCreateUserBody }),
-  HttpReply,
+  { 201: AdminUser },
 );
-export const accountsAdminFindUsers = endpoint(
+export const accountsAdminFindUsers = routeEndpoint(
   "accounts.v1.http.admin.users.find",
   httpRequest({ params: Empty, query: z.strictObject({ email: Text.min(1).max(254).meta({ description: "E-mail address, compared case-insensitively.", example: "ann@example.com" }) }), body: NoBody }),
-  HttpReply,
+  { 200: AdminUserList },
 );
-export const accountsAdminCreateKey = endpoint(
+export const accountsAdminCreateKey = routeEndpoint(
   "accounts.v1.http.admin.keys.create",
   httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) }), query: Empty, body: AdminCreateKeyBody }),
-  HttpReply,
+  { 201: ApiKeyCreated },
 );
-export const accountsAdminRevokeKey = endpoint(
+export const accountsAdminRevokeKey = routeEndpoint(
   "accounts.v1.http.admin.keys.revoke",
   httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }) }), query: Empty, body: NoBody }),
-  HttpReply,
+  { 200: ApiKeyRevoked },
 );
 
-export const accountsAdminUpdateKey = endpoint(
+export const accountsAdminUpdateKey = routeEndpoint(
   "accounts.v1.http.admin.keys.update",
   httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The key id (`key_…`).", example: "key_y7AjzQHb6BAEcn6zJ4A3DdvH" }) }), query: Empty, body: AdminUpdateKeyBody }),
-  HttpReply,
+  { 200: ApiKey },
 );
 
 export const accountsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/me", endpoint: accountsGetMe, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account", responses: [{ status: 200, description: "The account", body: UserProfile }] },
-  { method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone, working hours or scheduling preferences", responses: [{ status: 200, description: "The whole account after the change", body: UserProfile }] },
-  { method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, auth: "admin", hasBody: true, summary: "Create a user", responses: [{ status: 201, description: "The new user", body: AdminUser }], errors: ["user_exists"] },
-  { method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, auth: "admin", hasBody: false, summary: "Find users by e-mail", responses: [{ status: 200, description: "The users with this e-mail (none or one)", body: AdminUserList }] },
-  { method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here", responses: [{ status: 201, description: "The new key; `key` is shown only in this answer", body: ApiKeyCreated }] },
-  { method: "PATCH", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminUpdateKey, auth: "admin", hasBody: true, summary: "Set an API key's own rate limits", responses: [{ status: 200, description: "The key after the change", body: ApiKey }] },
-  { method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, auth: "admin", hasBody: false, summary: "Revoke an API key", responses: [{ status: 200, description: "The key is revoked (again, when it already was)", body: ApiKeyRevoked }] },
+  route({ method: "GET", path: "/v1/me", endpoint: accountsGetMe, operationId: "accountsMeGet", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The authenticated user's account", responses: { 200: "The account" } }),
+  route({ method: "PATCH", path: "/v1/me", endpoint: accountsUpdateMe, operationId: "accountsMeUpdate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Update name, time zone, working hours or scheduling preferences", responses: { 200: "The whole account after the change" } }),
+  route({ method: "POST", path: "/admin/v1/users", endpoint: accountsAdminCreateUser, operationId: "accountsAdminUsersCreate", auth: "admin", hasBody: true, summary: "Create a user", responses: { 201: "The new user" }, errors: ["user_exists"] }),
+  route({ method: "GET", path: "/admin/v1/users", endpoint: accountsAdminFindUsers, operationId: "accountsAdminUsersFind", auth: "admin", hasBody: false, summary: "Find users by e-mail", responses: { 200: "The users with this e-mail (none or one)" } }),
+  route({ method: "POST", path: "/admin/v1/users/:id/api-keys", endpoint: accountsAdminCreateKey, operationId: "accountsAdminKeysCreate", auth: "admin", hasBody: true, summary: "Create an API key; the key is shown only here", responses: { 201: "The new key; `key` is shown only in this answer" } }),
+  route({ method: "PATCH", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminUpdateKey, operationId: "accountsAdminKeysUpdate", auth: "admin", hasBody: true, summary: "Set an API key's own rate limits", responses: { 200: "The key after the change" } }),
+  route({ method: "DELETE", path: "/admin/v1/api-keys/:id", endpoint: accountsAdminRevokeKey, operationId: "accountsAdminKeysRevoke", auth: "admin", hasBody: false, summary: "Revoke an API key", responses: { 200: "The key is revoked (again, when it already was)" } }),
 ];

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { endpoint } from "./contract.js";
-import { DateText, Email, Empty, HttpReply, NoBody, Timestamp, httpRequest } from "./common.js";
+import { routeEndpoint } from "./contract.js";
+import { DateText, Email, Empty, NoBody, Timestamp, httpRequest } from "./common.js";
 import { Duration, Participants } from "./meetings.js";
-import type { RouteDef } from "./route.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- resources -------------------------------------------------------------
 
@@ -165,25 +165,25 @@ export type FreeBusyBody = z.output<typeof FreeBusyBody>;
 
 // ---- public routes -----------------------------------------------------------
 
-export const availabilityDay = endpoint(
+export const availabilityDay = routeEndpoint(
   "availability.v1.http.day",
   httpRequest({ params: Empty, query: AvailabilityDayQuery, body: NoBody }),
-  HttpReply,
+  { 200: DayViewBody },
 );
-export const availabilityRecommend = endpoint(
+export const availabilityRecommend = routeEndpoint(
   "availability.v1.http.recommend",
   httpRequest({ params: Empty, query: Empty, body: RecommendBody }),
-  HttpReply,
+  { 200: RecommendationBody },
 );
 
-export const availabilityFreeBusy = endpoint(
+export const availabilityFreeBusy = routeEndpoint(
   "availability.v1.http.free-busy",
   httpRequest({ params: Empty, query: Empty, body: FreeBusyBody }),
-  HttpReply,
+  { 200: FreeBusyAnswer },
 );
 
 export const availabilityRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/availability", endpoint: availabilityDay, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone", responses: [{ status: 200, description: "The day view", body: DayViewBody }], errors: ["not_found"] },
-  { method: "POST", path: "/v1/availability/free-busy", endpoint: availabilityFreeBusy, auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: true, idempotent: true, summary: "Busy time of several people over up to 31 days", responses: [{ status: 200, description: "Each visible person's busy time in UTC; the others listed as not visible", body: FreeBusyAnswer }] },
-  { method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: true, summary: "Recommended meeting times across participants", responses: [{ status: 200, description: "Recommended slots, best first", body: RecommendationBody }] },
+  route({ method: "GET", path: "/v1/availability", endpoint: availabilityDay, operationId: "availabilityDay", auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: false, summary: "Free and busy slots of one date, in the user's zone", responses: { 200: "The day view" }, errors: ["not_found"] }),
+  route({ method: "POST", path: "/v1/availability/free-busy", endpoint: availabilityFreeBusy, operationId: "availabilityFreeBusy", auth: "api-key", scope: "availability:read", bucket: "standard", hasBody: true, idempotent: true, summary: "Busy time of several people over up to 31 days", responses: { 200: "Each visible person's busy time in UTC; the others listed as not visible" } }),
+  route({ method: "POST", path: "/v1/availability/recommended", endpoint: availabilityRecommend, operationId: "availabilityRecommend", auth: "api-key", scope: "availability:read", bucket: "ai", hasBody: true, idempotent: true, summary: "Recommended meeting times across participants", responses: { 200: "Recommended slots, best first" } }),
 ];

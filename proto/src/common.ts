@@ -130,17 +130,24 @@ const utf8 = new TextDecoder();
  * A service that builds an answer as JSON text in one piece returns it so, and
  * the gateway writes it to the client as it is, with no parse and no second
  * encoding on the way. Whatever needs the value itself (an idempotency
- * record, a test) gets it from JSON.stringify or toJSON().
+ * record, a test) gets it from JSON.stringify or toJSON(). `T` is what the
+ * text holds, as the route's declared reply says: the service building the
+ * text vouches for it.
  */
-export class JsonText {
+export class JsonText<T = unknown> {
   constructor(readonly encoded: string | Uint8Array) {}
 
-  toJSON(): unknown {
-    return JSON.parse(typeof this.encoded === "string" ? this.encoded : utf8.decode(this.encoded));
+  toJSON(): T {
+    return JSON.parse(typeof this.encoded === "string" ? this.encoded : utf8.decode(this.encoded)) as T;
   }
 }
 
-/** Reply of every public HTTP route: what the gateway writes back. The body is any JSON value, or a JsonText. */
+/**
+ * Reply of every public HTTP route as the wire checks it: what the gateway
+ * writes back. The body is any JSON value, or a JsonText; what each route
+ * may answer is its endpoint's `replies` (RouteEndpoint), checked when the
+ * handler is compiled.
+ */
 export const HttpReply = z.object({
   status: z.number().int().min(200).max(299),
   body: z.unknown().optional(),

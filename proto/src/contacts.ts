@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { endpoint } from "./contract.js";
-import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
-import type { RouteDef } from "./route.js";
+import { endpoint, routeEndpoint } from "./contract.js";
+import { Email, Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { route, type RouteDef } from "./route.js";
 
 export const RELATIONSHIPS = ["colleague", "client", "friend", "other"] as const;
 export const Relationship = z.enum(RELATIONSHIPS).meta({ description: "How the user knows the contact." });
@@ -44,38 +44,38 @@ export const ContactUpdateBody = z
     message: "provide at least one of relationship, blocked",
   });
 
-export const contactsList = endpoint(
+export const contactsList = routeEndpoint(
   "contacts.v1.http.list",
   httpRequest({ params: Empty, query: ContactListQuery, body: NoBody }),
-  HttpReply,
+  { 200: ContactList },
 );
-export const contactsCreate = endpoint(
+export const contactsCreate = routeEndpoint(
   "contacts.v1.http.create",
   httpRequest({ params: Empty, query: Empty, body: ContactCreateBody }),
-  HttpReply,
+  { 201: Contact },
 );
-export const contactsGet = endpoint(
+export const contactsGet = routeEndpoint(
   "contacts.v1.http.get",
   httpRequest({ params: ContactParams, query: Empty, body: NoBody }),
-  HttpReply,
+  { 200: Contact },
 );
-export const contactsUpdate = endpoint(
+export const contactsUpdate = routeEndpoint(
   "contacts.v1.http.update",
   httpRequest({ params: ContactParams, query: Empty, body: ContactUpdateBody }),
-  HttpReply,
+  { 200: Contact },
 );
-export const contactsDelete = endpoint(
+export const contactsDelete = routeEndpoint(
   "contacts.v1.http.delete",
   httpRequest({ params: ContactParams, query: Empty, body: NoBody }),
-  HttpReply,
+  { 204: null },
 );
 
 export const contactsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/contacts", endpoint: contactsList, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "List trusted contacts, most recently added first", responses: [{ status: 200, description: "The contacts", body: ContactList }] },
-  { method: "POST", path: "/v1/contacts", endpoint: contactsCreate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Add a trusted contact", responses: [{ status: 201, description: "The contact added", body: Contact }], errors: ["contact_exists"] },
-  { method: "GET", path: "/v1/contacts/:id", endpoint: contactsGet, auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "Retrieve one contact", responses: [{ status: 200, description: "The contact", body: Contact }] },
-  { method: "PATCH", path: "/v1/contacts/:id", endpoint: contactsUpdate, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, summary: "Change a contact's relationship or blocked flag", responses: [{ status: 200, description: "The whole contact after the change", body: Contact }] },
-  { method: "DELETE", path: "/v1/contacts/:id", endpoint: contactsDelete, auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: false, summary: "Remove a contact", responses: [{ status: 204, description: "The contact is removed" }] },
+  route({ method: "GET", path: "/v1/contacts", endpoint: contactsList, operationId: "contactsList", auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "List trusted contacts, most recently added first", responses: { 200: "The contacts" } }),
+  route({ method: "POST", path: "/v1/contacts", endpoint: contactsCreate, operationId: "contactsCreate", auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Add a trusted contact", responses: { 201: "The contact added" }, errors: ["contact_exists"] }),
+  route({ method: "GET", path: "/v1/contacts/:id", endpoint: contactsGet, operationId: "contactsGet", auth: "api-key", scope: "contacts:read", bucket: "standard", hasBody: false, summary: "Retrieve one contact", responses: { 200: "The contact" } }),
+  route({ method: "PATCH", path: "/v1/contacts/:id", endpoint: contactsUpdate, operationId: "contactsUpdate", auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: true, summary: "Change a contact's relationship or blocked flag", responses: { 200: "The whole contact after the change" } }),
+  route({ method: "DELETE", path: "/v1/contacts/:id", endpoint: contactsDelete, operationId: "contactsDelete", auth: "api-key", scope: "contacts:write", bucket: "standard", hasBody: false, summary: "Remove a contact", responses: { 204: "The contact is removed" } }),
 ];
 
 // ---- internal endpoints -------------------------------------------------

@@ -1,21 +1,72 @@
 import type { z } from "zod";
+import { HttpReply, type JsonText } from "./common.js";
+
+// Every definition on the bus says what it is in `kind`, never guessed from
+// its subject: `route` (a public HTTP route's endpoint, forwarded by the
+// gateway), `request` (an internal request/reply endpoint between services),
+// `event` (a durable domain event), `notice` (a fan-out notice). The bus
+// picks the wire form from it.
 
 /**
- * A request/reply endpoint on the bus. The subject carries the contract's
- * version (`accounts.v1.authenticate`); a breaking change adds `v2` beside it.
+ * An internal request/reply endpoint on the bus. The subject carries the
+ * contract's version (`accounts.v1.authenticate`); a breaking change adds
+ * `v2` beside it.
  */
-export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+export interface RequestEndpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+  readonly kind: "request";
   readonly subject: string;
   readonly request: Req;
   readonly reply: Res;
 }
 
-export function endpoint<Req extends z.ZodType, Res extends z.ZodType>(
-  subject: string,
-  request: Req,
-  reply: Res,
-): Endpoint<Req, Res> {
-  return { subject, request, reply };
+/**
+ * The success answers of a public route, by status: the body's schema, or
+ * null for an answer without a body (204).
+ */
+export type Replies = { readonly [status: number]: z.ZodType | null };
+
+/** The statuses a route's contract declares. */
+export type ReplyStatus<R extends Replies> = keyof R & number;
+
+/** One declared answer: its status, its headers, and its body when it has one (as a JsonText too, when `encoded`). */
+type DeclaredReply<S extends number, B, Encoded extends boolean> = B extends z.ZodType
+  ? { status: S; body: Encoded extends true ? z.output<B> | JsonText<z.output<B>> : z.output<B>; headers?: Record<string, string> }
+  : { status: S; body?: undefined; headers?: Record<string, string> };
+
+/** What a requester of a route gets back: one of the declared answers, the body as its schema describes it. */
+export type RouteReply<R extends Replies> = { [S in ReplyStatus<R>]: DeclaredReply<S, R[S], false> }[ReplyStatus<R>];
+
+/** What a route's handler may return: one of the declared answers, whose body may come already encoded (JsonText). */
+export type RouteAnswer<R extends Replies> = { [S in ReplyStatus<R>]: DeclaredReply<S, R[S], true> }[ReplyStatus<R>];
+
+/**
+ * The bus endpoint of a public HTTP route: requests of `{params, query,
+ * body}` (httpRequest), replies an HttpReply whose status and body are
+ * one of `replies`. On the wire every reply is checked as an HttpReply; the
+ * declared bodies are checked where the handler is written, by its type.
+ */
+export interface RouteEndpoint<Req extends z.ZodType = z.ZodType, R extends Replies = Replies> {
+  readonly kind: "route";
+  readonly subject: string;
+  readonly request: Req;
+  readonly reply: typeof HttpReply;
+  readonly replies: R;
+}
+
+/** A request/reply endpoint on the bus: a public route's or an internal one. */
+export type Endpoint = RequestEndpoint | RouteEndpoint;
+
+export function endpoint<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): RequestEndpoint<Req, Res> {
+  return { kind: "request", subject, request, reply };
+}
+
+/**
+ * The endpoint of a public route: `request` is httpRequest({params, query,
+ * body}); `replies` its success answers by status, e.g. `{ 201: Meeting }`
+ * or `{ 204: null }`. Its handler's return type follows from them.
+ */
+export function routeEndpoint<Req extends z.ZodType, const R extends Replies>(subject: string, request: Req, replies: R): RouteEndpoint<Req, R> {
+  return { kind: "route", subject, request, reply: HttpReply, replies };
 }
 
 /** A durable stream of events kept by JetStream (or the in-process log). */
@@ -29,25 +80,30 @@ export interface StreamDef {
 
 /** A durable domain event: delivered at least once to every durable consumer. */
 export interface EventDef<S extends string = string, P extends z.ZodType = z.ZodType> {
+  readonly kind: "event";
   readonly subject: S;
   readonly stream: StreamDef;
   readonly payload: P;
 }
 
 export function eventDef<S extends string, P extends z.ZodType>(stream: StreamDef, name: S, payload: P): EventDef<`${string}`, P> {
-  return { subject: `${stream.subjectPrefix}.${name}`, stream, payload };
+  return { kind: "event", subject: `${stream.subjectPrefix}.${name}`, stream, payload };
 }
 
 /** A fan-out notice to every live subscriber (every replica); not stored. */
 export interface NoticeDef<P extends z.ZodType = z.ZodType> {
+  readonly kind: "notice";
   readonly subject: string;
   readonly payload: P;
 }
 
 export function noticeDef<P extends z.ZodType>(subject: string, payload: P): NoticeDef<P> {
-  return { subject, payload };
+  return { kind: "notice", subject, payload };
 }
 
 export type RequestOf<E extends Endpoint> = z.input<E["request"]>;
-export type ReplyOf<E extends Endpoint> = z.output<E["reply"]>;
+/** The reply a requester gets: a route's declared answers, an internal endpoint's reply schema. */
+export type ReplyOf<E extends Endpoint> = E extends RouteEndpoint<z.ZodType, infer R> ? RouteReply<R> : z.output<E["reply"]>;
+/** What a handler returns: a route's declared answers (a body may be a JsonText), what an internal endpoint's reply schema accepts. */
+export type AnswerOf<E extends Endpoint> = E extends RouteEndpoint<z.ZodType, infer R> ? RouteAnswer<R> : z.input<E["reply"]>;
 export type PayloadOf<E extends EventDef | NoticeDef> = z.output<E["payload"]>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { endpoint, eventDef, type StreamDef } from "./contract.js";
-import { Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
-import type { RouteDef } from "./route.js";
+import { eventDef, routeEndpoint, type StreamDef } from "./contract.js";
+import { Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- admin route: a sign-in link for a user (api-decisions 11) -------------
 
@@ -10,22 +10,23 @@ export const SignInLinkCreated = z.object({
   expiresAt: Timestamp.meta({ description: "When the link stops working: 15 minutes after it was made." }),
 });
 
-export const dashboardAdminCreateSignInLink = endpoint(
+export const dashboardAdminCreateSignInLink = routeEndpoint(
   "dashboard.v1.http.admin.sign-in-links.create",
   httpRequest({ params: z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) }), query: Empty, body: NoBody }),
-  HttpReply,
+  { 201: SignInLinkCreated },
 );
 
 export const dashboardRoutes: RouteDef[] = [
-  {
+  route({
     method: "POST",
     path: "/admin/v1/users/:id/sign-in-links",
     endpoint: dashboardAdminCreateSignInLink,
+    operationId: "dashboardAdminSignInLinksCreate",
     auth: "admin",
     hasBody: false,
     summary: "Make a single-use sign-in link to the dashboard for a user",
-    responses: [{ status: 201, description: "The link, valid once for 15 minutes; only its hash is kept", body: SignInLinkCreated }],
-  },
+    responses: { 201: "The link, valid once for 15 minutes; only its hash is kept" },
+  }),
 ];
 
 // ---- the request log the gateway feeds -------------------------------------

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Every error code of the public API with its HTTP status. Services reply
  * with these over the bus and the gateway maps them without guessing.
@@ -51,3 +53,27 @@ export function errorSectionAnchor(code: ErrorCode): string {
 export function errorDocUrl(code: ErrorCode, publicBaseUrl?: string): string {
   return `${publicBaseUrl ?? ""}${REFERENCE_PAGE_PATH}#${errorSectionAnchor(code)}`;
 }
+
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** The one error envelope of the API (api-decisions part 1), as the gateway writes it. */
+export const ErrorBody = z.strictObject({
+  error: z
+    .strictObject({
+      code: z.enum(ERROR_CODES).meta({ description: "What went wrong, a stable code a client can branch on." }),
+      message: z.string().meta({ description: "What went wrong, for people; never internals." }),
+      /** The field a validation failure is about (`participants[2]`); only on validation errors. */
+      param: z.string().optional().meta({ description: "The field or parameter a validation failure is about; only on validation errors.", example: "participants[2]" }),
+      /** Equal to the response's X-Request-Id header. */
+      requestId: z.string().meta({ description: "The response's `X-Request-Id`.", example: "req_8ZtV2pQ5xN1mK7wR4cL9bY3e" }),
+      /** The reference's section on this code: absolute under the deployment's public base URL, else relative to the API's address. */
+      docUrl: z.string().meta({
+        description:
+          "Where the reference documents this code: its section of the reference page, under the deployment's public base URL when one is configured (`PUBLIC_BASE_URL`), otherwise relative to the API's address (resolve it against the URL you called).",
+        format: "uri-reference",
+        example: "https://api.example.com/docs#section/Errors/invalid_request",
+      }),
+    })
+    .meta({ description: "The error." }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -14,4 +14,3 @@ export * from "./aiRanking.js";
 export * from "./dashboard.js";
 export * from "./routes.js";
 export * from "./version.js";
-export * from "./openapi/schemas.js";

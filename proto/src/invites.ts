@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { endpoint, eventDef, type StreamDef } from "./contract.js";
-import { Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
+import { endpoint, eventDef, type StreamDef, routeEndpoint } from "./contract.js";
+import { Email, Empty, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
 import { AttendeeResponse, BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
-import type { RouteDef } from "./route.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- invite deliveries ---------------------------------------------------------
 
@@ -63,7 +63,7 @@ export const inviteFailed = eventDef(INVITES_STREAM, "invite.failed", InviteEven
 /** Every event the invites service writes to its stream. */
 export const inviteEvents = [inviteSent, inviteFailed] as const;
 
-export const invitesList = endpoint("invites.v1.http.list", httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }), HttpReply);
+export const invitesList = routeEndpoint("invites.v1.http.list", httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }), { 200: MeetingInviteList });
 
 // ---- calendar connections ------------------------------------------------------
 
@@ -140,29 +140,29 @@ export const AdminAttachConnectionBody = z.strictObject({
   expiresAt: TimestampInput.optional().meta({ description: "When the access token expires; past it the refresh token is used." }),
 });
 
-export const connectionsStartGoogle = endpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
-export const connectionsGoogleCallback = endpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), HttpReply);
-export const connectionsConnectCalDav = endpoint("invites.v1.http.connections.caldav.connect", httpRequest({ params: Empty, query: Empty, body: CalDavConnectBody }), HttpReply);
-export const connectionsCalendars = endpoint("invites.v1.http.connections.calendars", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), HttpReply);
-export const connectionsUpdate = endpoint("invites.v1.http.connections.update", httpRequest({ params: ConnectionIdParams, query: Empty, body: ConnectionUpdateBody }), HttpReply);
-export const connectionsList = endpoint("invites.v1.http.connections.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
-export const connectionsDelete = endpoint("invites.v1.http.connections.delete", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), HttpReply);
-export const connectionsAdminAttach = endpoint(
+export const connectionsStartGoogle = routeEndpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 201: ConnectStarted });
+export const connectionsGoogleCallback = routeEndpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), { 200: CalendarConnection });
+export const connectionsConnectCalDav = routeEndpoint("invites.v1.http.connections.caldav.connect", httpRequest({ params: Empty, query: Empty, body: CalDavConnectBody }), { 201: CalendarConnection });
+export const connectionsCalendars = routeEndpoint("invites.v1.http.connections.calendars", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), { 200: ProviderCalendarList });
+export const connectionsUpdate = routeEndpoint("invites.v1.http.connections.update", httpRequest({ params: ConnectionIdParams, query: Empty, body: ConnectionUpdateBody }), { 200: CalendarConnection });
+export const connectionsList = routeEndpoint("invites.v1.http.connections.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 200: CalendarConnectionList });
+export const connectionsDelete = routeEndpoint("invites.v1.http.connections.delete", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), { 204: null });
+export const connectionsAdminAttach = routeEndpoint(
   "invites.v1.http.admin.connections.attach",
   httpRequest({ params: UserIdParams, query: Empty, body: AdminAttachConnectionBody }),
-  HttpReply,
+  { 201: CalendarConnection },
 );
 
 export const invitesRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: [{ status: 200, description: "The newest delivery to each participant (removed ones included); empty when no invite was sent", body: MeetingInviteList }] },
-  { method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: [{ status: 201, description: "The consent URL to send the user to", body: ConnectStarted }] },
-  { method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: [{ status: 200, description: "The connection made", body: CalendarConnection }] },
-  { method: "POST", path: "/v1/calendar-connections/caldav", endpoint: connectionsConnectCalDav, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Connect a CalDAV account (checked with the server first)", responses: [{ status: 201, description: "The connection made", body: CalendarConnection }], errors: ["forbidden"] },
-  { method: "GET", path: "/v1/calendar-connections/:id/calendars", endpoint: connectionsCalendars, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The calendars of a connection, and which count as busy", responses: [{ status: 200, description: "Every calendar that holds events", body: ProviderCalendarList }], errors: ["forbidden"] },
-  { method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: [{ status: 200, description: "The connection after the change", body: CalendarConnection }], errors: ["forbidden"] },
-  { method: "GET", path: "/v1/calendar-connections", endpoint: connectionsList, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The user's calendar connections", responses: [{ status: 200, description: "Every connection, newest first", body: CalendarConnectionList }] },
-  { method: "DELETE", path: "/v1/calendar-connections/:id", endpoint: connectionsDelete, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a calendar connection", responses: [{ status: 204, description: "Removed; invites go by e-mail from now on" }] },
-  { method: "POST", path: "/admin/v1/users/:id/calendar-connections", endpoint: connectionsAdminAttach, auth: "admin", hasBody: true, summary: "Attach a calendar connection with given tokens (tests and demos)", responses: [{ status: 201, description: "The connection", body: CalendarConnection }] },
+  route({ method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, operationId: "invitesList", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: { 200: "The newest delivery to each participant (removed ones included); empty when no invite was sent" } }),
+  route({ method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, operationId: "invitesConnectionsGoogleStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: { 201: "The consent URL to send the user to" } }),
+  route({ method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, operationId: "invitesConnectionsGoogleCallback", auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made" } }),
+  route({ method: "POST", path: "/v1/calendar-connections/caldav", endpoint: connectionsConnectCalDav, operationId: "invitesConnectionsCaldavConnect", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Connect a CalDAV account (checked with the server first)", responses: { 201: "The connection made" }, errors: ["forbidden"] }),
+  route({ method: "GET", path: "/v1/calendar-connections/:id/calendars", endpoint: connectionsCalendars, operationId: "invitesConnectionsCalendars", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The calendars of a connection, and which count as busy", responses: { 200: "Every calendar that holds events" }, errors: ["forbidden"] }),
+  route({ method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, operationId: "invitesConnectionsUpdate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: { 200: "The connection after the change" }, errors: ["forbidden"] }),
+  route({ method: "GET", path: "/v1/calendar-connections", endpoint: connectionsList, operationId: "invitesConnectionsList", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The user's calendar connections", responses: { 200: "Every connection, newest first" } }),
+  route({ method: "DELETE", path: "/v1/calendar-connections/:id", endpoint: connectionsDelete, operationId: "invitesConnectionsDelete", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a calendar connection", responses: { 204: "Removed; invites go by e-mail from now on" } }),
+  route({ method: "POST", path: "/admin/v1/users/:id/calendar-connections", endpoint: connectionsAdminAttach, operationId: "invitesAdminConnectionsAttach", auth: "admin", hasBody: true, summary: "Attach a calendar connection with given tokens (tests and demos)", responses: { 201: "The connection" } }),
 ];
 
 // ---- internal endpoints ----------------------------------------------------------

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { endpoint, eventDef, type StreamDef } from "./contract.js";
-import { DateText, Email, Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
-import type { RouteDef } from "./route.js";
+import { endpoint, eventDef, type StreamDef, routeEndpoint } from "./contract.js";
+import { DateText, Email, Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- resource ------------------------------------------------------------
 
@@ -168,39 +168,39 @@ export const MeetingDeleteQuery = z.strictObject({
 
 // ---- public routes ---------------------------------------------------------
 
-export const meetingsList = endpoint(
+export const meetingsList = routeEndpoint(
   "meetings.v1.http.list",
   httpRequest({ params: Empty, query: MeetingListQuery, body: NoBody }),
-  HttpReply,
+  { 200: MeetingList },
 );
-export const meetingsCreate = endpoint(
+export const meetingsCreate = routeEndpoint(
   "meetings.v1.http.create",
   httpRequest({ params: Empty, query: Empty, body: MeetingCreateBody }),
-  HttpReply,
+  { 201: Meeting },
 );
-export const meetingsGet = endpoint(
+export const meetingsGet = routeEndpoint(
   "meetings.v1.http.get",
   httpRequest({ params: MeetingIdParams, query: Empty, body: NoBody }),
-  HttpReply,
+  { 200: Meeting },
 );
-export const meetingsUpdate = endpoint(
+export const meetingsUpdate = routeEndpoint(
   "meetings.v1.http.update",
   httpRequest({ params: MeetingIdParams, query: Empty, body: MeetingUpdateBody }),
-  HttpReply,
+  { 200: Meeting },
 );
 
-export const meetingsDelete = endpoint(
+export const meetingsDelete = routeEndpoint(
   "meetings.v1.http.delete",
   httpRequest({ params: MeetingIdParams, query: MeetingDeleteQuery, body: NoBody }),
-  HttpReply,
+  { 204: null },
 );
 
 export const meetingsRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/meetings", endpoint: meetingsList, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar", responses: [{ status: 200, description: "One page of the calendar, in the filter's order", body: MeetingList }] },
-  { method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites", responses: [{ status: 201, description: "The meeting created (or, for a repeated Idempotency-Key, the first answer again)", body: Meeting }] },
-  { method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting", responses: [{ status: 200, description: "The meeting", body: Meeting }] },
-  { method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)", responses: [{ status: 200, description: "The whole meeting after the change", body: Meeting }], errors: ["forbidden", "meeting_ended", "meeting_cancelled"] },
-  { method: "DELETE", path: "/v1/meetings/:id", endpoint: meetingsDelete, auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: false, summary: "Remove a meeting (organizer only), ended or not", responses: [{ status: 204, description: "Removed: it answers 404 from now on and leaves every list and busy time; participants of a confirmed meeting that had not ended get a cancellation" }], errors: ["forbidden"] },
+  route({ method: "GET", path: "/v1/meetings", endpoint: meetingsList, operationId: "meetingsList", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "List the meetings of the user's calendar", responses: { 200: "One page of the calendar, in the filter's order" } }),
+  route({ method: "POST", path: "/v1/meetings", endpoint: meetingsCreate, operationId: "meetingsCreate", auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a meeting and optionally send invites", responses: { 201: "The meeting created (or, for a repeated Idempotency-Key, the first answer again)" } }),
+  route({ method: "GET", path: "/v1/meetings/:id", endpoint: meetingsGet, operationId: "meetingsGet", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Retrieve one meeting", responses: { 200: "The meeting" } }),
+  route({ method: "PATCH", path: "/v1/meetings/:id", endpoint: meetingsUpdate, operationId: "meetingsUpdate", auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: true, summary: "Update a meeting (organizer only)", responses: { 200: "The whole meeting after the change" }, errors: ["forbidden", "meeting_ended", "meeting_cancelled"] }),
+  route({ method: "DELETE", path: "/v1/meetings/:id", endpoint: meetingsDelete, operationId: "meetingsDelete", auth: "api-key", scope: "meetings:write", bucket: "standard", hasBody: false, summary: "Remove a meeting (organizer only), ended or not", responses: { 204: "Removed: it answers 404 from now on and leaves every list and busy time; participants of a confirmed meeting that had not ended get a cancellation" }, errors: ["forbidden"] }),
 ];
 
 // ---- internal endpoints ----------------------------------------------------

@@ -1,18 +1,9 @@
-import type { z } from "zod";
-import type { Endpoint } from "./contract.js";
+import type { ReplyStatus, RouteEndpoint } from "./contract.js";
 import type { Scope } from "./common.js";
 import type { ErrorCode } from "./errors.js";
 
 /** Which per-key rate-limit bucket a route counts against (api-decisions part 9). */
 export type RateBucket = "standard" | "ai";
-
-/** One success answer of a route, as the OpenAPI document describes it. */
-export interface RouteResponse {
-  readonly status: number;
-  readonly description: string;
-  /** The JSON body; absent when the answer has none (204). */
-  readonly body?: z.ZodType;
-}
 
 /**
  * A route on its way out (docs/versioning.md): every answer says so, with
@@ -30,13 +21,17 @@ export interface RouteDeprecation {
 /**
  * One public HTTP route: the gateway authenticates, checks `scope`, counts the
  * request in `bucket`, and forwards `{params, query, body}` to `endpoint`,
- * whose reply is an HttpReply. Admin routes use the admin token instead.
+ * which declares the success answers (status and body) its handler may give.
+ * Admin routes use the admin token instead. Declared with route(), which
+ * checks `responses` against the endpoint's answers.
  */
-export interface RouteDef {
+export interface RouteDef<E extends RouteEndpoint = RouteEndpoint> {
   readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Express-style path, e.g. `/v1/contacts/:id`. */
   readonly path: string;
-  readonly endpoint: Endpoint;
+  readonly endpoint: E;
+  /** The operation's name in the OpenAPI document and the typed client (`meetingsList`). */
+  readonly operationId: string;
   /**
    * `none` is for the one route a browser calls on a provider's redirect
    * (OAuth callback): it carries no key, and the service checks what it carries.
@@ -49,8 +44,8 @@ export interface RouteDef {
   /** Whether `Idempotency-Key` applies (every public POST). */
   readonly idempotent?: boolean;
   readonly summary: string;
-  /** The success answers; the reply schema (HttpReply) cannot say what the body holds. */
-  readonly responses?: readonly RouteResponse[];
+  /** What each success answer of the endpoint means, for the document: one line per declared status. */
+  readonly responses: { readonly [S in ReplyStatus<E["replies"]>]: string };
   /**
    * Error codes of the service's own checks. The gateway's codes (auth, scope,
    * rate limit, bodies, validation, unavailability) and `not_found` for a route
@@ -59,4 +54,9 @@ export interface RouteDef {
   readonly errors?: readonly ErrorCode[];
   /** Set once the route is deprecated; the OpenAPI document marks it too. */
   readonly deprecation?: RouteDeprecation;
+}
+
+/** A route whose `responses` describe exactly the statuses its endpoint declares. */
+export function route<E extends RouteEndpoint>(def: RouteDef<E>): RouteDef {
+  return def;
 }

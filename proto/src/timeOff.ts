@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { endpoint } from "./contract.js";
-import { Empty, HttpReply, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { routeEndpoint } from "./contract.js";
+import { Empty, NoBody, Text, Timestamp, httpRequest } from "./common.js";
 import { DateOrDateTimeInput } from "./meetings.js";
-import type { RouteDef } from "./route.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- resource ------------------------------------------------------------
 
@@ -46,12 +46,12 @@ export const TimeOffParams = z.strictObject({ id: Text.meta({ description: "The 
 
 // ---- public routes -----------------------------------------------------------
 
-export const timeOffCreate = endpoint("meetings.v1.http.time-off.create", httpRequest({ params: Empty, query: Empty, body: TimeOffCreateBody }), HttpReply);
-export const timeOffList = endpoint("meetings.v1.http.time-off.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
-export const timeOffDelete = endpoint("meetings.v1.http.time-off.delete", httpRequest({ params: TimeOffParams, query: Empty, body: NoBody }), HttpReply);
+export const timeOffCreate = routeEndpoint("meetings.v1.http.time-off.create", httpRequest({ params: Empty, query: Empty, body: TimeOffCreateBody }), { 201: TimeOff });
+export const timeOffList = routeEndpoint("meetings.v1.http.time-off.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 200: TimeOffList });
+export const timeOffDelete = routeEndpoint("meetings.v1.http.time-off.delete", httpRequest({ params: TimeOffParams, query: Empty, body: NoBody }), { 204: null });
 
 export const timeOffRoutes: RouteDef[] = [
-  { method: "POST", path: "/v1/me/time-off", endpoint: timeOffCreate, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Record time off (whole days or hours)", responses: [{ status: 201, description: "The time off recorded: busy in day views, free-busy and recommended times from now on", body: TimeOff }] },
-  { method: "GET", path: "/v1/me/time-off", endpoint: timeOffList, auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "List the user's time off", responses: [{ status: 200, description: "Every time off, earliest first", body: TimeOffList }] },
-  { method: "DELETE", path: "/v1/me/time-off/:id", endpoint: timeOffDelete, auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a time off", responses: [{ status: 204, description: "Removed: that time is free again" }] },
+  route({ method: "POST", path: "/v1/me/time-off", endpoint: timeOffCreate, operationId: "meetingsTimeOffCreate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Record time off (whole days or hours)", responses: { 201: "The time off recorded: busy in day views, free-busy and recommended times from now on" } }),
+  route({ method: "GET", path: "/v1/me/time-off", endpoint: timeOffList, operationId: "meetingsTimeOffList", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "List the user's time off", responses: { 200: "Every time off, earliest first" } }),
+  route({ method: "DELETE", path: "/v1/me/time-off/:id", endpoint: timeOffDelete, operationId: "meetingsTimeOffDelete", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a time off", responses: { 204: "Removed: that time is free again" } }),
 ];

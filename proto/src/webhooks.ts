@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { endpoint } from "./contract.js";
-import { Empty, HttpReply, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { routeEndpoint } from "./contract.js";
+import { Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
 import { MeetingInvite } from "./invites.js";
 import { Meeting } from "./meetings.js";
-import type { RouteDef } from "./route.js";
+import { route, type RouteDef } from "./route.js";
 
 // ---- public events (api-decisions part 12) -----------------------------------------
 
@@ -148,26 +148,26 @@ export const ResendQueued = z.object({
 
 // ---- public routes -----------------------------------------------------------------------
 
-export const eventsList = endpoint("webhooks.v1.http.events.list", httpRequest({ params: Empty, query: EventListQuery, body: NoBody }), HttpReply);
-export const eventsGet = endpoint("webhooks.v1.http.events.get", httpRequest({ params: EventIdParams, query: Empty, body: NoBody }), HttpReply);
-export const eventsResend = endpoint("webhooks.v1.http.events.resend", httpRequest({ params: EventIdParams, query: Empty, body: NoBody }), HttpReply);
-export const webhookEndpointsCreate = endpoint("webhooks.v1.http.endpoints.create", httpRequest({ params: Empty, query: Empty, body: WebhookEndpointCreateBody }), HttpReply);
-export const webhookEndpointsList = endpoint("webhooks.v1.http.endpoints.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), HttpReply);
-export const webhookEndpointsGet = endpoint("webhooks.v1.http.endpoints.get", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), HttpReply);
-export const webhookEndpointsUpdate = endpoint("webhooks.v1.http.endpoints.update", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: WebhookEndpointUpdateBody }), HttpReply);
-export const webhookEndpointsDelete = endpoint("webhooks.v1.http.endpoints.delete", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), HttpReply);
-export const webhookEndpointsRollSecret = endpoint("webhooks.v1.http.endpoints.roll-secret", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), HttpReply);
-export const webhookDeliveriesList = endpoint("webhooks.v1.http.endpoints.deliveries", httpRequest({ params: WebhookEndpointIdParams, query: DeliveryListQuery, body: NoBody }), HttpReply);
+export const eventsList = routeEndpoint("webhooks.v1.http.events.list", httpRequest({ params: Empty, query: EventListQuery, body: NoBody }), { 200: EventList });
+export const eventsGet = routeEndpoint("webhooks.v1.http.events.get", httpRequest({ params: EventIdParams, query: Empty, body: NoBody }), { 200: PublicEvent });
+export const eventsResend = routeEndpoint("webhooks.v1.http.events.resend", httpRequest({ params: EventIdParams, query: Empty, body: NoBody }), { 202: ResendQueued });
+export const webhookEndpointsCreate = routeEndpoint("webhooks.v1.http.endpoints.create", httpRequest({ params: Empty, query: Empty, body: WebhookEndpointCreateBody }), { 201: WebhookEndpointCreated });
+export const webhookEndpointsList = routeEndpoint("webhooks.v1.http.endpoints.list", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 200: WebhookEndpointList });
+export const webhookEndpointsGet = routeEndpoint("webhooks.v1.http.endpoints.get", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), { 200: WebhookEndpoint });
+export const webhookEndpointsUpdate = routeEndpoint("webhooks.v1.http.endpoints.update", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: WebhookEndpointUpdateBody }), { 200: WebhookEndpoint });
+export const webhookEndpointsDelete = routeEndpoint("webhooks.v1.http.endpoints.delete", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), { 204: null });
+export const webhookEndpointsRollSecret = routeEndpoint("webhooks.v1.http.endpoints.roll-secret", httpRequest({ params: WebhookEndpointIdParams, query: Empty, body: NoBody }), { 200: SecretRolled });
+export const webhookDeliveriesList = routeEndpoint("webhooks.v1.http.endpoints.deliveries", httpRequest({ params: WebhookEndpointIdParams, query: DeliveryListQuery, body: NoBody }), { 200: WebhookDeliveryList });
 
 export const webhooksRoutes: RouteDef[] = [
-  { method: "GET", path: "/v1/events", endpoint: eventsList, auth: "api-key", scope: "events:read", bucket: "standard", hasBody: false, summary: "List the events of the last 30 days", responses: [{ status: 200, description: "One page of events, newest first", body: EventList }] },
-  { method: "GET", path: "/v1/events/:id", endpoint: eventsGet, auth: "api-key", scope: "events:read", bucket: "standard", hasBody: false, summary: "Retrieve one event", responses: [{ status: 200, description: "The event", body: PublicEvent }] },
-  { method: "POST", path: "/v1/events/:id/resend", endpoint: eventsResend, auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Send an event again to the endpoints it is sent to", responses: [{ status: 202, description: "The deliveries queued", body: ResendQueued }] },
-  { method: "POST", path: "/v1/webhook-endpoints", endpoint: webhookEndpointsCreate, auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a webhook endpoint", responses: [{ status: 201, description: "The endpoint, with its signing secret (shown only here)", body: WebhookEndpointCreated }] },
-  { method: "GET", path: "/v1/webhook-endpoints", endpoint: webhookEndpointsList, auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "List the webhook endpoints", responses: [{ status: 200, description: "Every endpoint of the key's mode, newest first", body: WebhookEndpointList }] },
-  { method: "GET", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsGet, auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "Retrieve a webhook endpoint", responses: [{ status: 200, description: "The endpoint (never its secret)", body: WebhookEndpoint }] },
-  { method: "PATCH", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsUpdate, auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: true, summary: "Update a webhook endpoint", responses: [{ status: 200, description: "The endpoint after the change", body: WebhookEndpoint }] },
-  { method: "DELETE", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsDelete, auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, summary: "Remove a webhook endpoint", responses: [{ status: 204, description: "Removed; nothing more is sent to it" }] },
-  { method: "POST", path: "/v1/webhook-endpoints/:id/roll-secret", endpoint: webhookEndpointsRollSecret, auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Replace the signing secret (the old one signs too for 24 hours)", responses: [{ status: 200, description: "The new secret, shown only here", body: SecretRolled }] },
-  { method: "GET", path: "/v1/webhook-endpoints/:id/deliveries", endpoint: webhookDeliveriesList, auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "List an endpoint's deliveries and their attempts", responses: [{ status: 200, description: "One page of deliveries, newest first", body: WebhookDeliveryList }] },
+  route({ method: "GET", path: "/v1/events", endpoint: eventsList, operationId: "webhooksEventsList", auth: "api-key", scope: "events:read", bucket: "standard", hasBody: false, summary: "List the events of the last 30 days", responses: { 200: "One page of events, newest first" } }),
+  route({ method: "GET", path: "/v1/events/:id", endpoint: eventsGet, operationId: "webhooksEventsGet", auth: "api-key", scope: "events:read", bucket: "standard", hasBody: false, summary: "Retrieve one event", responses: { 200: "The event" } }),
+  route({ method: "POST", path: "/v1/events/:id/resend", endpoint: eventsResend, operationId: "webhooksEventsResend", auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Send an event again to the endpoints it is sent to", responses: { 202: "The deliveries queued" } }),
+  route({ method: "POST", path: "/v1/webhook-endpoints", endpoint: webhookEndpointsCreate, operationId: "webhooksEndpointsCreate", auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Create a webhook endpoint", responses: { 201: "The endpoint, with its signing secret (shown only here)" } }),
+  route({ method: "GET", path: "/v1/webhook-endpoints", endpoint: webhookEndpointsList, operationId: "webhooksEndpointsList", auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "List the webhook endpoints", responses: { 200: "Every endpoint of the key's mode, newest first" } }),
+  route({ method: "GET", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsGet, operationId: "webhooksEndpointsGet", auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "Retrieve a webhook endpoint", responses: { 200: "The endpoint (never its secret)" } }),
+  route({ method: "PATCH", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsUpdate, operationId: "webhooksEndpointsUpdate", auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: true, summary: "Update a webhook endpoint", responses: { 200: "The endpoint after the change" } }),
+  route({ method: "DELETE", path: "/v1/webhook-endpoints/:id", endpoint: webhookEndpointsDelete, operationId: "webhooksEndpointsDelete", auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, summary: "Remove a webhook endpoint", responses: { 204: "Removed; nothing more is sent to it" } }),
+  route({ method: "POST", path: "/v1/webhook-endpoints/:id/roll-secret", endpoint: webhookEndpointsRollSecret, operationId: "webhooksEndpointsRollSecret", auth: "api-key", scope: "webhooks:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Replace the signing secret (the old one signs too for 24 hours)", responses: { 200: "The new secret, shown only here" } }),
+  route({ method: "GET", path: "/v1/webhook-endpoints/:id/deliveries", endpoint: webhookDeliveriesList, operationId: "webhooksEndpointsDeliveries", auth: "api-key", scope: "webhooks:read", bucket: "standard", hasBody: false, summary: "List an endpoint's deliveries and their attempts", responses: { 200: "One page of deliveries, newest first" } }),
 ];

@@ -1,5 +1,5 @@
 import { AppError, currentDeadline, deadlinePassed, internalError, invalidRequest, isBackingServiceUnavailable, unavailable, withDeadline } from "@sched/errors";
-import { Caller, HttpReply, type Endpoint } from "@sched/proto";
+import { Caller } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import { DEFAULT_TIMEOUT_MS, type EndpointBinding, type RequestContext } from "./types.js";
 
@@ -45,14 +45,6 @@ export function decodeCaller(raw: string | undefined): Caller | undefined {
 }
 
 /**
- * HTTP route endpoints: requests of `{params, query, body}`, replies an
- * HttpReply. The contract declares it by the reply schema it gives the endpoint.
- */
-export function isHttpRoute(endpoint: Endpoint): boolean {
-  return endpoint.reply === HttpReply;
-}
-
-/**
  * Runs one request through validation, the handler and reply validation, the
  * same way on every bus wiring. A request whose deadline has passed is
  * dropped unread: its requester has given up, and the work would only take
@@ -68,7 +60,7 @@ export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: Requ
     throw deadlinePassed();
   }
   const parsed = binding.endpoint.request.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: isHttpRoute(binding.endpoint) });
+  if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: binding.endpoint.kind === "route" });
   let reply: unknown;
   try {
     reply = await withDeadline(ctx.deadline, () => binding.handler(parsed.data as never, ctx));

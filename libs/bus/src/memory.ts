@@ -2,7 +2,7 @@ import { AppError, unavailable } from "@sched/errors";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
-import { isHttpRoute, requestDeadline } from "./codec.js";
+import { requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
@@ -90,7 +90,7 @@ export class MemoryBus implements Bus {
       void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
       try {
         const reply = await Promise.race([served, late]);
-        if (!isHttpRoute(endpoint)) return wire(reply) as ReplyOf<E>;
+        if (endpoint.kind !== "route") return wire(reply) as ReplyOf<E>;
         return decodeHttpReply(encodeHttpReply(reply as HttpReply), options.encodedBody ?? false) as ReplyOf<E>;
       } catch (err) {
         throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;

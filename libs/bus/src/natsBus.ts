@@ -14,7 +14,8 @@ import {
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
-import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, isHttpRoute, requestDeadline } from "./codec.js";
+import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, requestDeadline } from "./codec.js";
+import { endpointMetadata } from "./endpointMetadata.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
@@ -125,7 +126,7 @@ class NatsBus implements Bus {
 
   async request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
     let failure: BusOutcome | undefined;
-    const httpRoute = isHttpRoute(endpoint);
+    const httpRoute = endpoint.kind === "route";
     // `headers` are the caller's plus the trace context of the CLIENT span.
     const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
       const deadline = requestDeadline(options.timeoutMs);
@@ -176,6 +177,7 @@ class NatsBus implements Bus {
     for (const binding of bindings) {
       svc.addEndpoint(svcmName(binding.endpoint.subject), {
         subject: this.subject(binding.endpoint.subject),
+        metadata: endpointMetadata(binding.endpoint),
         handler: (err, msg) => {
           if (err) {
             this.options.logger.error({ err, subject: binding.endpoint.subject }, "service endpoint failed");
@@ -218,7 +220,7 @@ class NatsBus implements Bus {
       };
       const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers, deadline: decodeDeadline(deadline) };
       const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
-      if (isHttpRoute(binding.endpoint) && splitAsked) {
+      if (binding.endpoint.kind === "route" && splitAsked) {
         const wire = encodeHttpReply(reply as HttpReply);
         const h = natsHeaders();
         h.set(HTTP_REPLY_HEADER, wire.head);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Caller, Endpoint, EventDef, NoticeDef, ReplyOf, RequestOf, PayloadOf } from "@sched/proto";
+import type { AnswerOf, Caller, Endpoint, EventDef, NoticeDef, ReplyOf, RequestOf, PayloadOf } from "@sched/proto";
 
 /** What a handler knows about the request besides its payload. */
 export interface RequestContext {
@@ -20,20 +20,36 @@ export interface RequestOptions {
    */
   timeoutMs?: number;
   headers?: Record<string, string>;
-  /** An HTTP route's reply body stays the JSON the service sent, as a JsonText, to be passed on untouched. */
+  /**
+   * An HTTP route's reply body stays the JSON the service sent, as a JsonText,
+   * to be passed on untouched: read the reply as an HttpReply then, not as
+   * the declared body (the gateway does).
+   */
   encodedBody?: boolean;
 }
 
-/** A handler receives the parsed request and returns what the reply schema accepts. */
-export type Handler<E extends Endpoint> = (request: z.output<E["request"]>, ctx: RequestContext) => Promise<z.input<E["reply"]>>;
+/**
+ * A handler receives the parsed request and returns what its endpoint
+ * declares: for a public route one of its declared answers (status and
+ * body), for an internal endpoint what the reply schema accepts.
+ */
+export type Handler<E extends Endpoint> = (request: z.output<E["request"]>, ctx: RequestContext) => Promise<AnswerOf<E>>;
 
 export interface EndpointBinding<E extends Endpoint = Endpoint> {
   endpoint: E;
   handler: Handler<E>;
 }
 
-/** Binds a handler to its endpoint with the types checked. */
-export function bind<E extends Endpoint>(endpoint: E, handler: Handler<E>): EndpointBinding {
+/**
+ * Handler<E>, as a conditional type: TypeScript then types an inline
+ * handler with E already taken from the endpoint, so a route's statuses and
+ * body fields keep their literal types (201, "other") and are checked
+ * against what the route declares, rather than widened and refused.
+ */
+type HandlerOf<E extends Endpoint> = E extends Endpoint ? Handler<E> : never;
+
+/** Binds a handler to its endpoint with the types checked: a route's handler may return only the answers its contract declares. */
+export function bind<E extends Endpoint>(endpoint: E, handler: HandlerOf<E>): EndpointBinding {
   return { endpoint, handler } as unknown as EndpointBinding;
 }
 

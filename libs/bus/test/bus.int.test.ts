@@ -1,6 +1,6 @@
 import { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
-import { endpoint, eventDef, HttpReply, httpRequest, JsonText, NoBody, noticeDef, type Caller, type StreamDef } from "@sched/proto";
+import { endpoint, eventDef, httpRequest, JsonText, NoBody, noticeDef, routeEndpoint, type Caller, type StreamDef } from "@sched/proto";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -31,7 +31,7 @@ const echo = endpoint(
 );
 const slow = endpoint("orders.v1.slow", z.object({ ms: z.number() }), z.object({ done: z.boolean() }));
 const nobody = endpoint("orders.v1.nobody", z.object({}), z.object({}));
-const shown = endpoint("orders.v1.http.show", httpRequest({ params: z.object({}), query: z.object({ as: z.enum(["text", "bytes", "value", "none"]) }), body: NoBody }), HttpReply);
+const shown = routeEndpoint("orders.v1.http.show", httpRequest({ params: z.object({}), query: z.object({ as: z.enum(["text", "bytes", "value", "none"]) }), body: NoBody }), { 200: z.unknown(), 204: null });
 /** A body as a service that builds JSON text itself may send it: escapes, non-ASCII, no spaces. */
 const PAGE_TEXT = String.raw`{"data":[{"title":"Caf\u00e9 \"q\" \u2603 ☃","n":1}],"hasMore":false}`;
 const showing = (as: "text" | "bytes" | "value" | "none") => ({ params: {}, query: { as }, body: undefined });

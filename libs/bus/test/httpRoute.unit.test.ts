@@ -1,10 +1,9 @@
-import { endpoint, HttpReply, publicRoutes } from "@sched/proto";
+import { endpoint, httpRequest, NoBody, publicRoutes, routeEndpoint } from "@sched/proto";
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { isHttpRoute } from "../src/codec.js";
 
-it("takes an endpoint for an HTTP route by the reply its contract declares, not by its subject's spelling", () => {
-  for (const route of publicRoutes) expect(isHttpRoute(route.endpoint), route.endpoint.subject).toBe(true);
-  expect(isHttpRoute(endpoint("orders.v2.save", z.object({}), HttpReply))).toBe(true);
-  expect(isHttpRoute(endpoint("orders.v1.http.lookalike", z.object({}), z.object({ saved: z.boolean() })))).toBe(false);
+it("takes an endpoint for an HTTP route by the kind its contract declares, not by its subject's spelling", () => {
+  for (const route of publicRoutes) expect(route.endpoint.kind, route.endpoint.subject).toBe("route");
+  expect(routeEndpoint("orders.v2.save", httpRequest({ params: z.object({}), query: z.object({}), body: NoBody }), { 204: null }).kind).toBe("route");
+  expect(endpoint("orders.v1.http.lookalike", z.object({}), z.object({ saved: z.boolean() })).kind).toBe("request");
 });

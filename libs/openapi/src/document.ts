@@ -48,12 +48,6 @@ const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, re
 
 ${errorsSection()}`;
 
-/** `meetings.v1.http.list` → `meetingsList`. */
-function operationId(route: RouteDef): string {
-  const words = route.endpoint.subject.replace(".v1.http.", ".").split(/[.-]/);
-  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
-}
-
 function tagOf(route: RouteDef): string {
   if (route.auth === "admin") return "Admin";
   const segment = route.path.split("/")[2] ?? "";
@@ -103,16 +97,18 @@ function errorResponse(route: HeaderContext, status: number, codes: ErrorCode[])
 
 function operation(route: RouteDef): RouteConfig {
   const key = `${route.method} ${route.path}`;
-  if (!route.responses?.length) throw new Error(`${key}: the route declares no responses, so the document cannot describe it`);
   const examples = EXAMPLES[key];
   const { params, query, body } = requestParts(route);
   const responses: RouteConfig["responses"] = {};
-  for (const r of route.responses) {
-    const example = examples?.responses[r.status];
-    responses[r.status] = {
-      description: r.description,
-      headers: responseHeaders(route, r.status),
-      ...(r.body ? { content: { "application/json": { schema: r.body, ...(example !== undefined ? { example } : {}) } } } : {}),
+  // The contract's own reply schemas, the ones the handler's return type comes from.
+  for (const [status, replyBody] of Object.entries(route.endpoint.replies)) {
+    const example = examples?.responses[Number(status)];
+    const description: string | undefined = route.responses[Number(status)];
+    if (description === undefined) throw new Error(`${key}: the route declares no responses entry for its ${status} answer, so the document cannot describe it`);
+    responses[status] = {
+      description,
+      headers: responseHeaders(route, Number(status)),
+      ...(replyBody ? { content: { "application/json": { schema: replyBody, ...(example !== undefined ? { example } : {}) } } } : {}),
     };
   }
   for (const [status, codes] of byStatus(routeErrorCodes(route))) responses[status] = errorResponse(route, status, codes);
@@ -120,7 +116,7 @@ function operation(route: RouteDef): RouteConfig {
   return {
     method: route.method.toLowerCase() as RouteConfig["method"],
     path: route.path.replace(/:(\w+)/g, "{$1}"),
-    operationId: operationId(route),
+    operationId: route.operationId,
     summary: route.summary,
     description: operationDescription(route),
     ...(route.deprecation ? { deprecated: true } : {}),

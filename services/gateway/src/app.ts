@@ -2,7 +2,7 @@ import type { Bus } from "@sched/bus";
 import { AppError, checkIdempotencyKey } from "@sched/errors";
 import { requestFingerprint } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, type RateBucket, type RouteDef } from "@sched/proto";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, type HttpReply, type RateBucket, type RouteDef } from "@sched/proto";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -16,7 +16,7 @@ import { docsHandler } from "./http/docs.js";
 import { errorMiddleware } from "./http/errors.js";
 import { handOn } from "./http/handover.js";
 import type { RequestLimits } from "./http/server.js";
-import { claimLeaseMs, type StoredReply } from "./domain/idempotency.js";
+import { claimLeaseMs } from "./domain/idempotency.js";
 import { forwardOnce } from "./idempotency/forwardOnce.js";
 import type { IdempotencyStore } from "./idempotency/store.js";
 import { Places } from "./limits/inFlight.js";
@@ -127,12 +127,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     }
     const query = { ...req.query };
     handOn(res);
-    const forward = async () =>
-      (await deps.bus.request(
-        route.endpoint,
-        { params, query, body },
-        { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers, encodedBody: true },
-      )) as StoredReply;
+    const forward = (): Promise<HttpReply> =>
+      deps.bus.request(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers, encodedBody: true });
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
         ? await forwardOnce(

@@ -1,7 +1,7 @@
 import { bind, MemoryBus } from "@sched/bus";
 import { createLogger } from "@sched/logging";
 import { buildOpenApiDocument } from "@sched/openapi";
-import { contactsList, publicRoutes, type RouteDef } from "@sched/proto";
+import { contactsList, publicRoutes, route as routeDef, type AnswerOf } from "@sched/proto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { createGatewayApp } from "../src/app.js";
@@ -33,10 +33,11 @@ describe("announcing a deprecated route (docs/versioning.md)", () => {
   });
 
   it("puts the headers on every answer of the route, errors included, and marks it in the OpenAPI document", async () => {
-    const route: RouteDef = { method: "GET", path: "/v1/old-contacts", endpoint: contactsList, auth: "none", hasBody: false, summary: "The contacts, the old way", responses: [{ status: 200, description: "Contacts" }], deprecation };
+    const route = routeDef({ method: "GET", path: "/v1/old-contacts", endpoint: contactsList, operationId: "contactsList", auth: "none", hasBody: false, summary: "The contacts, the old way", responses: { 200: "Contacts" }, deprecation });
     const bus = new MemoryBus(logger);
     let status = 200;
-    await bus.serve({ name: "contacts", version: "1.0.0" }, [bind(contactsList, async () => ({ status, body: { data: [] } }))]);
+    // Set to 404 below, a status the contract does not declare: the answer is then an error.
+    await bus.serve({ name: "contacts", version: "1.0.0" }, [bind(contactsList, async () => ({ status, body: { data: [] } }) as AnswerOf<typeof contactsList>)]);
     const app = createGatewayApp({
       bus,
       logger,

@@ -34,7 +34,7 @@ describe.runIf(available)("the gateway process", () => {
         await new Promise((r) => setTimeout(r, AUTH_DELAY_MS));
         return { caller };
       }),
-      bind(meetingsList, async () => ({ status: 200, body: { data: [] } })),
+      bind(meetingsList, async () => ({ status: 200, body: { data: [], hasMore: false } })),
     ]);
     gateway = await startGatewayProcess(
       {

@@ -1,21 +1,15 @@
-import { IDEMPOTENCY_CLAIM_MARGIN_MS } from "@sched/proto";
+import { IDEMPOTENCY_CLAIM_MARGIN_MS, type HttpReply } from "@sched/proto";
 import { createHash } from "node:crypto";
-
-/** An answer as the gateway sends it, kept to be sent again for a repeated key. */
-export interface StoredReply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
 
 /** What the store remembers of one (API key, Idempotency-Key) pair. */
 export type IdempotencyRecord =
   /** `token` names the request holding the claim, so only it can settle the record. */
   | { state: "in_progress"; fingerprint: string; token: string }
-  | { state: "done"; fingerprint: string; token: string; reply: StoredReply };
+  /** `reply`: the answer as the gateway sent it, kept to be sent again for a repeated key. */
+  | { state: "done"; fingerprint: string; token: string; reply: HttpReply };
 
 export type IdempotencyDecision =
-  | { kind: "replay"; reply: StoredReply }
+  | { kind: "replay"; reply: HttpReply }
   | { kind: "in_progress" }
   | { kind: "reused" };
 
@@ -30,7 +24,7 @@ export function decide(existing: IdempotencyRecord, fingerprint: string): Idempo
  * Only successes are kept: a refused request changed nothing, so sending it
  * again simply runs it again, as Stripe does for requests that failed validation.
  */
-export function isKept(reply: StoredReply): boolean {
+export function isKept(reply: HttpReply): boolean {
   return reply.status >= 200 && reply.status < 300;
 }
 

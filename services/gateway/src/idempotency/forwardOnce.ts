@@ -1,8 +1,8 @@
 import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_RETENTION_MS } from "@sched/proto";
-import { decide, idempotencyStoreKey, isKept, type StoredReply } from "../domain/idempotency.js";
+import { IDEMPOTENCY_RETENTION_MS, type HttpReply } from "@sched/proto";
+import { decide, idempotencyStoreKey, isKept } from "../domain/idempotency.js";
 import type { IdempotencyStore } from "./store.js";
 
 export interface IdempotentRequest {
@@ -24,8 +24,8 @@ export async function forwardOnce(
   store: IdempotencyStore,
   logger: Logger,
   request: IdempotentRequest,
-  forward: () => Promise<StoredReply>,
-): Promise<{ reply: StoredReply; replayed: boolean }> {
+  forward: () => Promise<HttpReply>,
+): Promise<{ reply: HttpReply; replayed: boolean }> {
   const id = idempotencyStoreKey(request.apiKeyId, request.idempotencyKey);
   const token = randomBase62(16);
   let existing;
@@ -42,7 +42,7 @@ export async function forwardOnce(
     if (decision.kind === "in_progress") throw idempotencyInProgress(existing.expiresInMs);
     return { reply: decision.reply, replayed: true };
   }
-  let reply: StoredReply;
+  let reply: HttpReply;
   try {
     reply = await forward();
   } catch (err) {

@@ -1,5 +1,5 @@
 import { Sealer } from "@sched/ids";
-import type { StoredReply } from "../domain/idempotency.js";
+import type { HttpReply } from "@sched/proto";
 
 /**
  * Seals the replies kept under Idempotency-Key records, so a secret shown
@@ -14,12 +14,12 @@ export class ReplyCipher {
     this.sealer = new Sealer(key, "the idempotency seal key");
   }
 
-  seal(reply: StoredReply, boundTo: string): string {
+  seal(reply: HttpReply, boundTo: string): string {
     return this.sealer.seal(JSON.stringify(reply), boundTo);
   }
 
   /** Throws when the reply was sealed under another key or binding, or was changed. */
-  open(sealed: string, boundTo: string): StoredReply {
-    return JSON.parse(this.sealer.open(sealed, boundTo)) as StoredReply;
+  open(sealed: string, boundTo: string): HttpReply {
+    return JSON.parse(this.sealer.open(sealed, boundTo)) as HttpReply;
   }
 }

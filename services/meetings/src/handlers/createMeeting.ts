@@ -2,7 +2,7 @@ import type { Handler } from "@sched/bus";
 import { newId } from "@sched/ids";
 import { outboxInsert } from "@sched/outbox";
 import { requestFingerprint } from "@sched/ids";
-import { meetingCreated, type meetingsCreate } from "@sched/proto";
+import { meetingCreated, type AnswerOf, type meetingsCreate } from "@sched/proto";
 import { invitesOnCreate } from "../domain/changes.js";
 import { newMeeting } from "../domain/create.js";
 import { readDateTime } from "../domain/datetime.js";
@@ -22,7 +22,7 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
     const startTime = readDateTime(body.startTime, caller.timezone, "startTime");
     const record = newMeeting({ id: newId("mtg"), caller, body, startTime, now });
     const event = createdEvent(record, invitesOnCreate(record.status, body.sendInvites ?? true), newEventId(), now);
-    const reply = { status: 201, body: toMeeting(record) };
+    const reply: AnswerOf<typeof meetingsCreate> = { status: 201, body: toMeeting(record) };
     const outboxRow = outboxInsert(meetingCreated, event, eventMsgId(record.id, record.sequence));
 
     if (idempotencyKey === undefined) {

@@ -19,15 +19,16 @@ export interface IdempotencyClaim {
  * committed. The claim expires with the request's `deadline` plus a margin:
  * a request killed before it could release it holds the key no longer, and
  * one that outlives its claim cannot commit. Returns the stored reply to
- * replay, or undefined after writing.
+ * replay, or undefined after writing. A stored reply is the answer this
+ * route gave the first time, so it is one of the answers `reply` may be.
  */
-export async function runOnce(
+export async function runOnce<R extends HttpReply>(
   db: Knex,
   claim: IdempotencyClaim,
   deadline: number,
-  reply: HttpReply,
+  reply: R,
   write: (trx: Knex.Transaction) => Promise<void>,
-): Promise<HttpReply | undefined> {
+): Promise<R | undefined> {
   const claimToken = randomBase62(24);
   const mine = { apiKeyId: claim.apiKeyId, key: claim.key, claimToken };
   const claimMs = Math.max(0, deadline - Date.now()) + IDEMPOTENCY_CLAIM_MARGIN_MS;
@@ -52,7 +53,7 @@ export async function runOnce(
       throw idempotencyKeyReused();
     }
     if (existing.state === "in_progress" || existing.responseStatus === null) throw idempotencyInProgress(existing.expiresInMs);
-    return { status: existing.responseStatus, body: existing.responseBody, headers: { [IDEMPOTENT_REPLAYED_HEADER]: "true" } };
+    return { status: existing.responseStatus, body: existing.responseBody, headers: { [IDEMPOTENT_REPLAYED_HEADER]: "true" } } as HttpReply as R;
   }
   throw idempotencyInProgress(claimMs);
 }
