@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
-import { deployedProcesses, parseDockerfile, productionProcesses, readRepoFile, repoRoot, type DockerStage } from "./support.js";
+import { deployedProcesses, parseDockerfile, readRepoFile, repoRoot, type DockerStage } from "./support.js";
 
 // No Docker engine or hadolint in CI: the image recipe is checked for the
 // properties the deployment relies on.
@@ -48,7 +48,7 @@ describe("Dockerfile", () => {
     expect(manifest.exports[`./${subpath}`]?.default).toMatch(/^\.\/dist\//);
   });
 
-  it.each(productionProcesses)("compiles services/%s/src/main.ts to the file its target runs", (name) => {
+  it.each(deployedProcesses)("compiles services/%s/src/main.ts to the file its target runs", (name) => {
     expect(existsSync(`${repoRoot}/services/${name}/src/main.ts`)).toBe(true);
     expect(readRepoFile(`services/${name}/tsconfig.json`)).toMatch(/"outDir":\s*"dist"/);
     expect(readRepoFile("tsconfig.json")).toContain(`"services/${name}"`);

@@ -12,7 +12,7 @@ import type { ConnectionVault } from "../delivery/vault.js";
 import { requireCaller } from "./caller.js";
 
 /** Long enough to read a consent screen, short enough that a leaked URL soon stops working. */
-export const CONSENT_TTL_MS = 10 * 60_000;
+const CONSENT_TTL_MS = 10 * 60_000;
 
 export interface ConnectionDeps {
   db: Knex;

@@ -7,7 +7,7 @@ import { readBound } from "../domain/period.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
 import { requireCaller, type MeetingsDeps } from "./deps.js";
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * GET /v1/meetings: one page of the caller's calendar under a filter,

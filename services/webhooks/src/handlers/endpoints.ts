@@ -23,7 +23,7 @@ import { requireCaller } from "./caller.js";
 const DEFAULT_PAGE_SIZE = 20;
 
 /** Endpoints a user may have in each mode: every event is sent to each, so the count bounds one user's fan-out. */
-export const MAX_ENDPOINTS = 16;
+const MAX_ENDPOINTS = 16;
 
 export interface EndpointDeps {
   db: Knex;
