@@ -1,11 +1,11 @@
-import { replyBodyBudget, type Handler } from "@sched/bus";
+import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { JsonText, type meetingsList } from "@sched/proto";
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
 const DEFAULT_PAGE_SIZE = 20;
 
