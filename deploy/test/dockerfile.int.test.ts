@@ -58,11 +58,23 @@ describe("Dockerfile", () => {
     const chain = lineage(name);
     expect(baseImage(chain[0]!)).toMatch(/^node:\d+(\.\d+)*-slim$/);
     const instructions = chain.flatMap((s) => s.instructions);
-    expect(instructions.some((i) => i.keyword === "RUN" && /\bnpm ci\b.*--omit=dev/.test(i.args))).toBe(true);
+    const copies = instructions.filter((i) => i.keyword === "COPY" || i.keyword === "ADD");
     // Sources and dev tools stay behind: only other stages' output is copied in.
-    for (const copy of instructions.filter((i) => i.keyword === "COPY" || i.keyword === "ADD")) {
-      expect(copy.args, `${copy.keyword} ${copy.args}`).toMatch(/--from=/);
-    }
+    for (const copy of copies) expect(copy.args, `${copy.keyword} ${copy.args}`).toMatch(/--from=/);
+    const sources = copies.map((c) => /--from=(\S+)/.exec(c.args)?.[1] ?? "");
+    const installs = sources.flatMap((source) => lineage(source).flatMap((s) => runs(s)));
+    expect(installs.some((args) => /\bnpm ci\b.*--omit=dev/.test(args))).toBe(true);
+  });
+
+  it.each(deployedProcesses)("puts in %s's image its own production folder and no other service's", (name) => {
+    const copies = lineage(name)
+      .flatMap((s) => s.instructions)
+      .filter((i) => i.keyword === "COPY")
+      .map((i) => i.args);
+    expect(copies).toEqual([`--from=production /services/${name}/ ./`]);
+    const cut = runs(stageNamed("production")).join("\n");
+    expect(cut).toMatch(/node \/tools\/productionFolder\.ts "\$service" \/app "\/services\/\$service"/);
+    expect(cut.split(/\bfor service in\b/)[1]?.split(";")[0]?.trim().split(/\s+/)).toContain(name);
   });
 
   it.each(deployedProcesses)("runs %s as a numeric non-root user", (name) => {
