@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
-# One recipe for every service: `docker build --target <service> .` with
-# <service> one of accounts, contacts, meetings, availability, invites,
-# webhooks, ai-ranking, dashboard, gateway. The targets differ only in their last line, so they share layers.
+# One image per service: `docker build --target <service> .` with <service>
+# one of accounts, contacts, meetings, availability, invites, webhooks,
+# ai-ranking, dashboard, gateway. Each image holds its own workspace, the
+# workspaces it depends on and their production dependencies, nothing of
+# another service (deploy/productionFolder.ts picks them).
 # Each CMD preloads the OpenTelemetry SDK (configured by the OTEL_* variables)
 # there rather than in NODE_OPTIONS, which the health check's node would inherit.
 
@@ -29,49 +31,67 @@ RUN npx tsc -b \
  && mkdir /out \
  && cp -r --parents proto/dist libs/*/dist services/*/dist /out/
 
-# Production dependencies and compiled JavaScript only: no TypeScript, no dev
-# tools, files owned by root so the service cannot change its own code.
-FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+# Every workspace's production dependencies and compiled JavaScript, then one
+# folder per service cut from them: its workspace, the workspaces it depends
+# on, and only the packages their production code can reach.
+FROM ${NODE_IMAGE} AS production
 WORKDIR /app
 COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm cache clean --force \
- && rm -rf /root/.npm /tmp/*
+ && npm cache clean --force
 COPY --from=build /out/ ./
+COPY --from=build /app/deploy/productionFolder.ts /tools/
+RUN for service in accounts contacts meetings availability dashboard invites webhooks ai-ranking gateway; do \
+      node /tools/productionFolder.ts "$service" /app "/services/$service" || exit 1; \
+    done
+
+# What every service's image shares: no TypeScript, no dev tools, files owned
+# by root so the service cannot change its own code.
+FROM ${NODE_IMAGE} AS service
+ENV NODE_ENV=production
+WORKDIR /app
 # The node user of the official image, by number so Kubernetes can check
 # runAsNonRoot. Nothing is written outside /tmp (a tmpfs when read-only).
 USER 1000:1000
 # Health and metrics: /livez, /readyz, /metrics.
 EXPOSE 9464
 
-FROM runtime AS accounts
+FROM service AS accounts
+COPY --from=production /services/accounts/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/accounts/dist/main.js"]
 
-FROM runtime AS contacts
+FROM service AS contacts
+COPY --from=production /services/contacts/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/contacts/dist/main.js"]
 
-FROM runtime AS meetings
+FROM service AS meetings
+COPY --from=production /services/meetings/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/meetings/dist/main.js"]
 
-FROM runtime AS availability
+FROM service AS availability
+COPY --from=production /services/availability/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/availability/dist/main.js"]
 
-FROM runtime AS dashboard
+FROM service AS dashboard
+COPY --from=production /services/dashboard/ ./
 # Its pages, besides the health port.
 EXPOSE 8081
 CMD ["node", "--import", "@sched/telemetry/register", "services/dashboard/dist/main.js"]
 
-FROM runtime AS invites
+FROM service AS invites
+COPY --from=production /services/invites/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/invites/dist/main.js"]
 
-FROM runtime AS webhooks
+FROM service AS webhooks
+COPY --from=production /services/webhooks/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/webhooks/dist/main.js"]
 
-FROM runtime AS ai-ranking
+FROM service AS ai-ranking
+COPY --from=production /services/ai-ranking/ ./
 CMD ["node", "--import", "@sched/telemetry/register", "services/ai-ranking/dist/main.js"]
 
 # The gateway comes last, so a plain `docker build .` produces it.
-FROM runtime AS gateway
+FROM service AS gateway
+COPY --from=production /services/gateway/ ./
 EXPOSE 8080
 CMD ["node", "--import", "@sched/telemetry/register", "services/gateway/dist/main.js"]

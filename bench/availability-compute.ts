@@ -67,7 +67,7 @@ const recommendInput = (crowd: CountedPerson[]) => ({
 });
 
 /** people × meetings each, the caller counted among the people. */
-export const COMPUTE_SIZES: Array<[number, number]> = [
+const COMPUTE_SIZES: Array<[number, number]> = [
   [2, 2_000],
   [6, 2_000],
   [11, 500],

@@ -1,6 +1,6 @@
 /** The command line of `npm run faults`. */
 
-export const FAULT_KINDS = ["kill", "nats", "postgres", "redis"] as const;
+const FAULT_KINDS = ["kill", "nats", "postgres", "redis"] as const;
 
 export interface FaultOptions {
   /** In the order they run: `kill:<process>` for each process killed, then `nats`, `postgres`, `redis`. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
-import { deployedProcesses, parseDockerfile, productionProcesses, readRepoFile, repoRoot, type DockerStage } from "./support.js";
+import { deployedProcesses, parseDockerfile, readRepoFile, repoRoot, type DockerStage } from "./support.js";
 
 // No Docker engine or hadolint in CI: the image recipe is checked for the
 // properties the deployment relies on.
@@ -48,7 +48,7 @@ describe("Dockerfile", () => {
     expect(manifest.exports[`./${subpath}`]?.default).toMatch(/^\.\/dist\//);
   });
 
-  it.each(productionProcesses)("compiles services/%s/src/main.ts to the file its target runs", (name) => {
+  it.each(deployedProcesses)("compiles services/%s/src/main.ts to the file its target runs", (name) => {
     expect(existsSync(`${repoRoot}/services/${name}/src/main.ts`)).toBe(true);
     expect(readRepoFile(`services/${name}/tsconfig.json`)).toMatch(/"outDir":\s*"dist"/);
     expect(readRepoFile("tsconfig.json")).toContain(`"services/${name}"`);
@@ -58,11 +58,23 @@ describe("Dockerfile", () => {
     const chain = lineage(name);
     expect(baseImage(chain[0]!)).toMatch(/^node:\d+(\.\d+)*-slim$/);
     const instructions = chain.flatMap((s) => s.instructions);
-    expect(instructions.some((i) => i.keyword === "RUN" && /\bnpm ci\b.*--omit=dev/.test(i.args))).toBe(true);
+    const copies = instructions.filter((i) => i.keyword === "COPY" || i.keyword === "ADD");
     // Sources and dev tools stay behind: only other stages' output is copied in.
-    for (const copy of instructions.filter((i) => i.keyword === "COPY" || i.keyword === "ADD")) {
-      expect(copy.args, `${copy.keyword} ${copy.args}`).toMatch(/--from=/);
-    }
+    for (const copy of copies) expect(copy.args, `${copy.keyword} ${copy.args}`).toMatch(/--from=/);
+    const sources = copies.map((c) => /--from=(\S+)/.exec(c.args)?.[1] ?? "");
+    const installs = sources.flatMap((source) => lineage(source).flatMap((s) => runs(s)));
+    expect(installs.some((args) => /\bnpm ci\b.*--omit=dev/.test(args))).toBe(true);
+  });
+
+  it.each(deployedProcesses)("puts in %s's image its own production folder and no other service's", (name) => {
+    const copies = lineage(name)
+      .flatMap((s) => s.instructions)
+      .filter((i) => i.keyword === "COPY")
+      .map((i) => i.args);
+    expect(copies).toEqual([`--from=production /services/${name}/ ./`]);
+    const cut = runs(stageNamed("production")).join("\n");
+    expect(cut).toMatch(/node \/tools\/productionFolder\.ts "\$service" \/app "\/services\/\$service"/);
+    expect(cut.split(/\bfor service in\b/)[1]?.split(";")[0]?.trim().split(/\s+/)).toContain(name);
   });
 
   it.each(deployedProcesses)("runs %s as a numeric non-root user", (name) => {

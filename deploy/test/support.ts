@@ -27,11 +27,8 @@ export function parseYamlStream(text: string): unknown[] {
   });
 }
 
-/** Every process that runs in production: each bus service and the gateway. */
-export const productionProcesses: readonly string[] = [...serviceModules.map((m) => m.name), "gateway"];
-
-/** Every process the deployment files must run. */
-export const deployedProcesses: readonly string[] = productionProcesses;
+/** Every process that runs in production, which the deployment files must run: each bus service and the gateway. */
+export const deployedProcesses: readonly string[] = [...serviceModules.map((m) => m.name), "gateway"];
 
 /** The health and metrics port every process serves /livez, /readyz and /metrics on. */
 export const HEALTH_PORT = 9464;
@@ -41,7 +38,7 @@ export const HEALTH_PORT = 9464;
  * A name outside them in a deployment file is a typo the process would
  * silently ignore.
  */
-export function variablesReadBy(process: string): Set<string> {
+function variablesReadBy(process: string): Set<string> {
   return new Set(Object.keys(schemaShapeOf(process)));
 }
 

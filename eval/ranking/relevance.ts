@@ -2,7 +2,7 @@ import { DateTime } from "luxon";
 import { MIN, type SyntheticPerson } from "./world.js";
 
 /** A clusterer's slot this close to one of their meetings of the same day is next to it. */
-export const CLOSE_MINUTES = 30;
+const CLOSE_MINUTES = 30;
 
 /**
  * How much a slot suits a person by their hidden preferences, 0 to 3: a
@@ -11,7 +11,7 @@ export const CLOSE_MINUTES = 30;
  * another of their meetings that day instead). A day they never meet on, or
  * a slot outside their working hours, is 0 whatever else. Read with luxon, apart from the ranker's own clock.
  */
-export function personRelevance(person: SyntheticPerson, slot: { start: number; end: number; withinWorkingHours?: readonly string[] }): number {
+function personRelevance(person: SyntheticPerson, slot: { start: number; end: number; withinWorkingHours?: readonly string[] }): number {
   if (slot.withinWorkingHours && !slot.withinWorkingHours.includes(person.userId)) return 0;
   const local = DateTime.fromMillis(slot.start, { zone: person.zone });
   const localEnd = DateTime.fromMillis(slot.end, { zone: person.zone });

@@ -12,7 +12,7 @@ export const DAY = 24 * HOUR;
 
 export { seededRandom as random } from "@sched/testing";
 
-export interface HiddenPreferences {
+interface HiddenPreferences {
   /** 0 = Monday … 4 = Friday. */
   favouriteDays: number[];
   /** Local hours [from, to) they like meetings in. */
@@ -37,9 +37,9 @@ export interface SyntheticPerson {
 
 const ZONES = ["UTC", "Europe/Berlin", "Europe/London", "America/New_York"];
 /** Shares of people who cluster their meetings, and who never meet on one weekday. */
-export const SHARE = { clusterers: 0.25, avoiders: 0.3 };
+const SHARE = { clusterers: 0.25, avoiders: 0.3 };
 /** How often a meeting lands in their favourite hours, and on a favourite day. */
-export const HABIT_STRENGTH = { hours: 0.8, days: 0.8 };
+const HABIT_STRENGTH = { hours: 0.8, days: 0.8 };
 
 function pick<T>(rnd: () => number, items: readonly T[]): T {
   return items[Math.floor(rnd() * items.length)]!;

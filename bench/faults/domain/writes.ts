@@ -33,7 +33,7 @@ export interface ExistingMeeting {
   title: string;
 }
 
-export type Tally = Record<Verdict["kind"], number>;
+type Tally = Record<Verdict["kind"], number>;
 
 export interface WriteCheck {
   creates: Tally;

@@ -23,7 +23,7 @@ function hasControl(value: string): boolean {
 }
 
 /** Whether a value reaches the other side of NATS exactly as it was sent. */
-export function travelsAsIs(value: string): boolean {
+function travelsAsIs(value: string): boolean {
   return !hasControl(value) && !UNPAIRED_SURROGATE.test(value) && value === value.trim();
 }
 

@@ -1,4 +1,5 @@
 export * from "./types.js";
+export { requireCaller } from "./caller.js";
 export { MemoryBus } from "./memory.js";
 export { CALLER_HEADER, DEADLINE_HEADER, encodeCaller, decodeCaller, dispatch } from "./codec.js";
 export { ENCODED_HEADERS } from "./headerText.js";

@@ -1,3 +1,4 @@
+import { withinDeadline } from "@sched/deadline";
 import { AppError, unavailable } from "@sched/errors";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
@@ -78,24 +79,18 @@ export class MemoryBus implements Bus {
       this.roundRobin.set(endpoint.subject, turn + 1);
       const responder = live[turn % live.length]!;
       const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...headers }, deadline };
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          failure = "timeout";
-          reject(unavailable());
-        }, timeoutMs);
-      });
       const served = serveRequest("memory", responder.binding, () => wire(payload), ctx, this.logger);
       responder.inFlight.add(served);
       void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
       try {
-        const reply = await Promise.race([served, late]);
+        const reply = await withinDeadline(served, timeoutMs, () => {
+          failure = "timeout";
+          throw unavailable();
+        });
         if (endpoint.kind !== "route") return wire(reply) as ReplyOf<E>;
         return decodeHttpReply(encodeHttpReply(reply as HttpReply), options.encodedBody ?? false) as ReplyOf<E>;
       } catch (err) {
         throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
-      } finally {
-        clearTimeout(timer);
       }
     };
     return sendRequest("memory", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));

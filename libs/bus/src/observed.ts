@@ -23,7 +23,7 @@ import type { EndpointBinding, EventMessage, RequestContext, RequestOptions } fr
 // trace context travels in the message headers, as W3C traceparent/tracestate.
 
 /** Span attributes of a bus operation: the subject and the caller's ids, never its e-mail address. */
-export function messagingAttributes(system: "nats" | "memory", subject: string, operation: "send" | "process", caller?: Caller): Attributes {
+function messagingAttributes(system: "nats" | "memory", subject: string, operation: "send" | "process", caller?: Caller): Attributes {
   return {
     "messaging.system": system,
     "messaging.destination.name": subject,
@@ -39,7 +39,7 @@ export function outcomeOf(err: unknown): BusOutcome {
 }
 
 /** Marks a span failed for server-side failures only, and notes the error code either way. */
-export function spanFailure(err: unknown, span: Span): string | undefined {
+function spanFailure(err: unknown, span: Span): string | undefined {
   if (!(err instanceof AppError)) return err instanceof Error ? err.name : "Error";
   span.setAttribute("sched.error.code", err.code);
   return err.status >= 500 ? err.code : undefined;

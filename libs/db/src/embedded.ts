@@ -154,7 +154,7 @@ interface PgLiteClient {
  * instead of a connection of its own, and marks the code of its transactions
  * as holding the session.
  */
-export class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Config) => PgLiteClient) {
+class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Config) => PgLiteClient) {
   private get embedded(): EmbeddedHandleOptions {
     return this.config.embedded;
   }

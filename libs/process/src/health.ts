@@ -1,3 +1,4 @@
+import { withinDeadline } from "@sched/deadline";
 import type { Logger } from "@sched/logging";
 import { serveMetrics } from "@sched/telemetry";
 import { createServer, type ServerResponse } from "node:http";
@@ -31,14 +32,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function timedChecks(checks: ReadinessChecks, timeoutMs: number): Promise<Record<string, boolean> | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
-  try {
-    return await Promise.race([checks().catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function timedChecks(checks: ReadinessChecks, timeoutMs: number): Promise<Record<string, boolean> | undefined> {
+  return withinDeadline(
+    checks().catch(() => undefined),
+    timeoutMs,
+    () => undefined,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { loadConfigOrExit } from "@sched/config";
+import { withinDeadline } from "@sched/deadline";
 import { createLogger, type Logger } from "@sched/logging";
 import { shutdownTelemetry, startTelemetry } from "@sched/telemetry";
 import type { z } from "zod";
@@ -96,8 +97,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function stopInOrder(steps: Array<[string, (deadline: number) => Promise<void>]>, deadline: number, logger: Logger): Promise<boolean> {
   let failed = false;
   for (const [name, work] of steps) {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()))));
     const finished = work(deadline).then(
       () => "done" as const,
       (err: unknown) => {
@@ -106,8 +105,7 @@ async function stopInOrder(steps: Array<[string, (deadline: number) => Promise<v
         return "failed" as const;
       },
     );
-    const outcome = await Promise.race([finished, late]);
-    clearTimeout(timer);
+    const outcome = await withinDeadline(finished, deadline - Date.now(), () => "late" as const);
     if (outcome === "late") logger.warn({ step: name }, "shutdown step cut short at the deadline");
   }
   return failed;

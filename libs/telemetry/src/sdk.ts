@@ -3,6 +3,7 @@ import type { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import type { IMetricReader, MeterProvider } from "@opentelemetry/sdk-metrics";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { parseConfig } from "@sched/config";
+import { withinDeadline } from "@sched/deadline";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { metricsProtocol, otlpMetricsWanted, serviceNameFromEntry, telemetryConfigSchema, tracingWanted, type TelemetryConfig } from "./config.js";
 
@@ -114,9 +115,7 @@ export async function shutdownTelemetry(timeoutMs = 3_000): Promise<void> {
   holder.starting = undefined;
   holder.running = undefined;
   const done = Promise.allSettled([running.tracingSdk?.shutdown(), running.meterProvider?.shutdown()]);
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-  clearTimeout(timer);
+  await withinDeadline(done, timeoutMs, () => undefined);
   // Unregistered, so a later start in the same process (tests) installs fresh providers.
   metrics.disable();
   if (running.tracingSdk) {

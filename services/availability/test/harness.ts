@@ -30,7 +30,7 @@ import { createTestDatabase, uniqueSuffix } from "@sched/testing";
 import { availabilityService } from "../src/index.js";
 import { serveAvailability } from "../src/service.js";
 
-export const logger = createLogger({ name: "availability-test", level: "silent" });
+const logger = createLogger({ name: "availability-test", level: "silent" });
 
 const WORKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday"] as const;
 

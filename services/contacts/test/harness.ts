@@ -30,7 +30,7 @@ export function callerFor(user: TestUser, mode: Mode = "test"): Caller {
  * from a map, and publishes real account events. `hang` makes it take the
  * lookup and never answer, as an overloaded accounts would.
  */
-export class AccountsDouble {
+class AccountsDouble {
   readonly users = new Map<string, UserProfile>();
   private served: Stoppable | undefined;
   private hanging = false;

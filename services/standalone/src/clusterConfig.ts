@@ -18,4 +18,3 @@ export const clusterConfigSchema = commonConfigSchema
     /** Where users reach the dashboard (sign-in links point there); unset: its own port on localhost. */
     DASHBOARD_URL: env.optional(z.url()),
   });
-export type ClusterConfig = z.output<typeof clusterConfigSchema>;

@@ -60,28 +60,37 @@ export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["
 }
 
 /**
- * The system of one wiring's suite: whether this machine can run the wiring
- * (CI has every one), and the system, started before the suite's tests and
- * stopped after them. Its `url` and `sys` are read inside tests, once started.
+ * What one wiring's suite runs against: whether this machine can run the
+ * wiring (CI has every one), and what `start` makes (a system, or a world
+ * around one), started before the suite's tests and stopped after them.
+ * `started` is read inside tests, once started.
  */
-export async function systemPerSuite(wiring: WiringKind, start: () => Promise<TestSystem> = () => startTestSystem(wiring)) {
+export async function perSuite<T extends { stop(): Promise<unknown> }>(wiring: WiringKind, start: () => Promise<T>) {
   const available = await wiringAvailable(wiring);
-  let started: TestSystem | undefined;
+  let started: T | undefined;
   beforeAll(async () => {
     if (available) started = await start();
   });
   afterAll(async () => started?.stop());
-  const running = (): TestSystem => {
-    if (!started) throw new Error(`the ${wiring} system is not running`);
-    return started;
-  };
   return {
     available,
+    get started(): T {
+      if (!started) throw new Error(`the ${wiring} system is not running`);
+      return started;
+    },
+  };
+}
+
+/** The system of one wiring's suite (see perSuite); its `url` and `sys` are read inside tests, once started. */
+export async function systemPerSuite(wiring: WiringKind, start: () => Promise<TestSystem> = () => startTestSystem(wiring)) {
+  const suite = await perSuite(wiring, start);
+  return {
+    available: suite.available,
     get sys(): TestSystem {
-      return running();
+      return suite.started;
     },
     get url(): string {
-      return running().url;
+      return suite.started.url;
     },
   };
 }

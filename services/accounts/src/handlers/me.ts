@@ -1,4 +1,4 @@
-import { bind, type Bus, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { accountsGetMe, accountsUpdateMe, callerChanged, userUpdated } from "@sched/proto";
@@ -9,7 +9,6 @@ import { applyPreferences } from "../domain/preferences.js";
 import { changeUser, findUser } from "../db/queries.js";
 import { announceUser } from "../events.js";
 import type { OutboxRelay } from "@sched/outbox";
-import { requireCaller } from "./caller.js";
 
 /** GET and PATCH /v1/me (api-decisions 4). */
 export function meBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake">): EndpointBinding[] {

@@ -78,17 +78,17 @@ export interface PersonFit {
 }
 
 /** Learned weights; they add up to 1. Habit leads: it is the pattern most people's calendars show. */
-export const LEARNED_WEIGHTS = { habit: 0.55, load: 0.2, buffer: 0.15, lead: 0.1 } as const;
+const LEARNED_WEIGHTS = { habit: 0.55, load: 0.2, buffer: 0.15, lead: 0.1 } as const;
 /** A stated preferred time takes this share of the score, more than all learned patterns together. */
-export const STATED_TIME_WEIGHT = 0.7;
+const STATED_TIME_WEIGHT = 0.7;
 /** What a heuristic score of 0 counts as for someone unknown (1 stays 1). */
 export const HEURISTIC_FLOOR = 0.5;
 /** Credit (of 1 for inside) for a slot on a stated window's day, and again for one within its hours. */
-export const NEAR_STATED_TIME = 0.5;
+const NEAR_STATED_TIME = 0.5;
 /** Multipliers when a stated preference, or a learned avoided day, is broken. */
-export const PENALTY = { avoidedDay: 0.2, neverMeetsThatDay: 0.5, overMax: 0.4 } as const;
+const PENALTY = { avoidedDay: 0.2, neverMeetsThatDay: 0.5, overMax: 0.4 } as const;
 /** With this many meetings learned from, habits are trusted fully. */
-export const CONFIDENT_MEETINGS = 15;
+const CONFIDENT_MEETINGS = 15;
 const DEFAULT_GAP_MINUTES = 15;
 /** A clusterer's slot this close to another meeting is as good as back to back; the closeness fades to nothing over the next two hours. */
 const CLOSE_MINUTES = 30;

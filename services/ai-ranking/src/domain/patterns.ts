@@ -39,7 +39,7 @@ export interface Patterns {
 }
 
 /** Two meetings this close (end to start) are back to back; a 15-minute buffer is already room. */
-export const BACK_TO_BACK_MINUTES = 10;
+const BACK_TO_BACK_MINUTES = 10;
 /** Fewer meetings than this say nothing about clustering or avoided days. */
 const MEETINGS_TO_JUDGE_HABITS = 10;
 /** Fewer same-day pairs than this: their days seldom hold two meetings, so they spread. */

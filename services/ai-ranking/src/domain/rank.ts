@@ -2,7 +2,7 @@ import { PersonView, type Candidate, type Interval, type PersonFit, type RankedP
 import { explain, type Claim } from "./reasons.js";
 
 /** A candidate as askers send it; the optional parts are what the asker knows (see aiRankingRank). */
-export interface CandidateInput extends Interval {
+interface CandidateInput extends Interval {
   heuristicScore?: number | undefined;
   withinWorkingHours?: readonly string[] | undefined;
 }
@@ -26,10 +26,10 @@ export interface ScoredSlot extends Interval {
 }
 
 /** Share of the score that follows the person the slot suits least, so one person's bad hour is not averaged away. */
-export const LEAST_SUITED_WEIGHT = 0.3;
+const LEAST_SUITED_WEIGHT = 0.3;
 /** With working hours as a tier, scores inside everyone's hours lie in [INSIDE_FLOOR, 1], the others below OUTSIDE_CEILING. */
-export const INSIDE_FLOOR = 0.5;
-export const OUTSIDE_CEILING = 0.49;
+const INSIDE_FLOOR = 0.5;
+const OUTSIDE_CEILING = 0.49;
 
 /**
  * The statistical model: every candidate scored in [0, 1] from each person's

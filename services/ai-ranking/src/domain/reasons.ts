@@ -2,7 +2,7 @@ import type { PersonFit, PersonView, StatedWindow } from "./fit.js";
 import { WEEKDAY_NAMES } from "./localTime.js";
 
 /** Habit at or above this is "usual"; at or below the low mark, "unusual". */
-export const USUAL_HABIT = 0.6;
+const USUAL_HABIT = 0.6;
 const UNUSUAL_HABIT = 0.25;
 /** Learned clustering at or above this is worth naming: calendars without the habit reach about half by chance when meetings crowd a short favourite stretch. */
 const CLUSTERS = 0.75;
@@ -185,7 +185,7 @@ function loadReason(entries: readonly Entry[]): { text: string; claim: Claim } |
   return { text: `makes it a busier day than usual for ${nameOf(person)} (${count(after, "meeting")} against a usual ${f.usualLoad})`, claim: { kind: "busierDay", userId: person.userId } };
 }
 
-export function partOfDay(minuteOfDay: number): PartOfDay {
+function partOfDay(minuteOfDay: number): PartOfDay {
   if (minuteOfDay < 12 * 60) return "morning";
   if (minuteOfDay < 17 * 60) return "afternoon";
   return "evening";

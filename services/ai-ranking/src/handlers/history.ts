@@ -6,7 +6,7 @@ import { runEvery } from "./periodic.js";
 import { historyGeneration, queueRelearningEveryMode, saveMeetings, savePerson, type KnownPerson, type StoredMeeting } from "../db/queries.js";
 
 /** Durable consumer names of one generation; a rebuild moves to the next, which reads from the first event. */
-export function consumerNames(generation: number): { meetings: string; people: string } {
+function consumerNames(generation: number): { meetings: string; people: string } {
   return { meetings: `ai-ranking-meetings-g${generation}`, people: `ai-ranking-people-g${generation}` };
 }
 

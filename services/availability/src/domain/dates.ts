@@ -100,8 +100,8 @@ function readWithChrono(text: string, today: LocalDate): LocalDate | null {
 
 // ---- recommendation horizon ------------------------------------------------
 
-export const DEFAULT_HORIZON_DAYS = 7;
-export const MAX_HORIZON_DAYS = 31;
+const DEFAULT_HORIZON_DAYS = 7;
+const MAX_HORIZON_DAYS = 31;
 
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 

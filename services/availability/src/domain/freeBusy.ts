@@ -13,7 +13,7 @@ export interface FreeBusyInput {
   incomplete: ReadonlySet<string>;
 }
 
-export interface FreeBusyPerson {
+interface FreeBusyPerson {
   email: string;
   /** Merged and cut to the window. */
   busy: Interval[];

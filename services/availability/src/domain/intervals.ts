@@ -173,7 +173,7 @@ export function isMerged(list: readonly Interval[]): boolean {
 }
 
 /** Index of the first interval of a merged list that ends after `instant`. */
-export function firstEndingAfter(merged: readonly Interval[], instant: number): number {
+function firstEndingAfter(merged: readonly Interval[], instant: number): number {
   let lo = 0;
   let hi = merged.length;
   while (lo < hi) {

@@ -12,14 +12,14 @@ export const TIME_RANGE_MINUTES: Record<Exclude<TimeRange, "any">, { from: numbe
   evening: { from: 17 * 60, to: 21 * 60 },
 };
 
-export const GRID_MINUTES = 15;
+const GRID_MINUTES = 15;
 
 /** Score weights; they add up to 1 so the base score stays in [0, 1]. */
-export const WEIGHTS = { workingHours: 0.6, buffer: 0.25, soonness: 0.15 } as const;
+const WEIGHTS = { workingHours: 0.6, buffer: 0.25, soonness: 0.15 } as const;
 /** A gap this long to the nearest other meeting earns the whole buffer weight. */
 export const BUFFER_TARGET_MS = 30 * MINUTE_MS;
 /** Each suggestion already chosen on a local day multiplies the score of the day's others by this. */
-export const SAME_DAY_FACTOR = 0.8;
+const SAME_DAY_FACTOR = 0.8;
 
 export interface CountedPerson {
   userId: string;
@@ -61,10 +61,10 @@ export interface RecommendedSlot extends Interval {
   availableParticipants?: string[];
 }
 
-export type EmptyReason = "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
+type EmptyReason = "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
 
 /** The share of the score that optional people's attendance decides, when there are any. */
-export const OPTIONAL_WEIGHT = 0.4;
+const OPTIONAL_WEIGHT = 0.4;
 
 export interface Recommendation {
   slots: RecommendedSlot[];
@@ -164,7 +164,7 @@ export function recommendSlots(input: RecommendInput): Recommendation {
 }
 
 /** A merged list with each interval grown by `ms` on both sides, merged again. */
-export function widen(merged: readonly Interval[], ms: number): Interval[] {
+function widen(merged: readonly Interval[], ms: number): Interval[] {
   if (!(ms > 0)) return merged.slice();
   return merge(merged.map((i) => ({ start: i.start - ms, end: i.end + ms })));
 }

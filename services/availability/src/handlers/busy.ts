@@ -11,7 +11,7 @@ const SECOND_MS = 1_000;
  * over the span, by user id, in one request: the contract takes the caller
  * and the 100 participants a recommendation may count.
  */
-export async function busyOf(
+async function busyOf(
   bus: Bus,
   mode: Mode,
   users: ReadonlyArray<{ id: string; email: string }>,

@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { notFound } from "@sched/errors";
 import { contactsGrantsView, type availabilityDay, type Caller, type DayViewBody, type UserProfile } from "@sched/proto";
 import { resolveDayQuery } from "../domain/dates.js";
@@ -6,7 +6,7 @@ import type { LocalDate } from "@sched/time";
 import { dayView } from "../domain/dayView.js";
 import { workingWindowsOn } from "../domain/workingWindows.js";
 import { busyWithCalendars } from "./busy.js";
-import { SIBLING_TIMEOUT_MS, invalidParam, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { SIBLING_TIMEOUT_MS, invalidParam, type AvailabilityDeps } from "./deps.js";
 import { callerProfile, lookupUsers } from "./people.js";
 
 /**

@@ -1,7 +1,6 @@
-import type { Bus, RequestContext } from "@sched/bus";
+import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { Caller } from "@sched/proto";
 
 /** What the handlers share. */
 export interface AvailabilityDeps {
@@ -22,12 +21,6 @@ export interface AvailabilityDeps {
  * that does not answer becomes 503 service_unavailable here, not a gateway timeout.
  */
 export const SIBLING_TIMEOUT_MS = 1_000;
-
-/** Public routes act only for a caller the gateway has authenticated. */
-export function requireCaller(ctx: RequestContext): Caller {
-  if (!ctx.caller) throw new AppError("unauthorized", "This request needs an authenticated caller.");
-  return { ...ctx.caller, email: ctx.caller.email.toLowerCase() };
-}
 
 /** A domain refusal ({param, message}) as the 400 that names the field. */
 export function invalidParam(refusal: { param: string; message: string }): AppError {

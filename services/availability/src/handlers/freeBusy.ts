@@ -1,10 +1,10 @@
-import { replyBodyBudget, type Handler } from "@sched/bus";
+import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { JsonText, type availabilityFreeBusy, type FreeBusyAnswer, type UserProfile } from "@sched/proto";
 import { freeBusy } from "../domain/freeBusy.js";
 import type { Interval } from "../domain/intervals.js";
 import { busyWithCalendars, type BusyAnswer } from "./busy.js";
-import { formatTimestamp, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
 import { readHorizon } from "./horizon.js";
 import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
 

@@ -1,4 +1,4 @@
-import { replyBodyBudget, type Handler } from "@sched/bus";
+import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import {
   type availabilityRecommend,
   DURATION_MINUTES,
@@ -12,7 +12,7 @@ import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domai
 import { fitRecommendation } from "../domain/replySize.js";
 import { rankWithAI } from "./aiRanking.js";
 import { busyWithCalendars } from "./busy.js";
-import { formatTimestamp, requireCaller, type AvailabilityDeps } from "./deps.js";
+import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
 import { readHorizon } from "./horizon.js";
 import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
 

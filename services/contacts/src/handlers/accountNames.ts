@@ -8,7 +8,7 @@ import { setNameForEmail } from "../db/queries.js";
 /** A contact is still added when accounts is slow; its name then arrives with the account events. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 1_000;
 
-export const USER_NAMES_CONSUMER = "contacts-user-names";
+const USER_NAMES_CONSUMER = "contacts-user-names";
 
 /** The account name for `email`, or null when there is none or accounts did not answer in time. */
 export async function lookupAccountName(bus: Bus, logger: Logger, email: string): Promise<string | null> {

@@ -1,9 +1,9 @@
-import { bind, type Bus, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import { isUniqueViolation, type Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { contactsCreate, contactsDelete, contactsGet, contactsList, contactsUpdate, type Relationship } from "@sched/proto";
+import { contactsCreate, contactsDelete, contactsGet, contactsList, contactsUpdate, type Caller, type Relationship } from "@sched/proto";
 import {
   DEFAULT_RELATIONSHIP,
   contactExists,
@@ -26,7 +26,6 @@ import {
   withListLock,
 } from "../db/queries.js";
 import { lookupAccountName } from "./accountNames.js";
-import { requireCaller, type Me } from "./caller.js";
 
 export interface ContactsDeps {
   db: Knex;
@@ -78,7 +77,7 @@ export function contactRouteBindings({ db, bus, logger }: ContactsDeps): Endpoin
 }
 
 /** Adds a row if the list has room; a lost race on the same e-mail is the same 409 as a plain duplicate. */
-async function addToList(db: Knex, me: Me, email: string, relationship: Relationship): Promise<StoredContact> {
+async function addToList(db: Knex, me: Caller, email: string, relationship: Relationship): Promise<StoredContact> {
   try {
     return await withListLock(db, me, async (trx) => {
       refuseIfNoRoom(await listState(trx, me, email));

@@ -1,5 +1,5 @@
 /** How long the request log keeps a request (api-decisions 11). */
-export const REQUEST_LOG_DAYS = 7;
+const REQUEST_LOG_DAYS = 7;
 
 export const STATUS_FILTERS = ["all", "2xx", "4xx", "429", "5xx"] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from "express";
 import { errorEnvelope } from "../domain/errorEnvelope.js";
 
 /** Writes the one error envelope of the API; `publicBaseUrl` is where its `docUrl` points, when the deployment says. */
-export function sendError(res: Response, err: AppError, publicBaseUrl: string | undefined): void {
+function sendError(res: Response, err: AppError, publicBaseUrl: string | undefined): void {
   const requestId = String(res.locals.requestId ?? "");
   if (err.details.allow) res.set("Allow", err.details.allow.join(", "));
   if (err.details.retryAfterSeconds !== undefined) res.set("Retry-After", String(err.details.retryAfterSeconds));

@@ -13,7 +13,7 @@ export interface RequestLogSettings {
   maxBuffered: number;
 }
 
-export const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: 200, flushEveryMs: 1_000, maxBuffered: 20_000 };
+const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: 200, flushEveryMs: 1_000, maxBuffered: 20_000 };
 
 /**
  * Collects the metadata of authenticated requests (never a body or a key) and

@@ -20,7 +20,7 @@ export interface GoogleSettings {
 }
 
 /** What the invites need and nothing more: events they create, and free/busy of the user's calendars. */
-export const GOOGLE_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/calendar.events", "https://www.googleapis.com/auth/calendar.freebusy"];
+const GOOGLE_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/calendar.events", "https://www.googleapis.com/auth/calendar.freebusy"];
 
 /** A user's grant in use: the calendar client and the way to learn of refreshed tokens. */
 export interface GoogleSession {

@@ -17,7 +17,7 @@ export interface IcsInput {
 }
 
 /** The iCalendar UID of a meeting: stable across every change of it. */
-export function meetingUid(meetingId: string, uidDomain: string): string {
+function meetingUid(meetingId: string, uidDomain: string): string {
   return `${meetingId}@${uidDomain}`;
 }
 

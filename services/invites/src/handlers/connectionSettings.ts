@@ -1,4 +1,4 @@
-import { bind, type EndpointBinding } from "@sched/bus";
+import { bind, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -7,7 +7,6 @@ import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type
 import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
 import { CalDavRefusal } from "../delivery/caldav.js";
 import type { ConnectionVault } from "../delivery/vault.js";
-import { requireCaller } from "./caller.js";
 import { connectionView } from "./connections.js";
 
 export interface ConnectionSettingsDeps {

@@ -1,4 +1,4 @@
-import { bind, type Bus, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -9,10 +9,9 @@ import { deleteConnection, listConnections, saveOAuthState, takeOAuthState, upse
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 import type { GoogleCalendar } from "../delivery/google.js";
 import type { ConnectionVault } from "../delivery/vault.js";
-import { requireCaller } from "./caller.js";
 
 /** Long enough to read a consent screen, short enough that a leaked URL soon stops working. */
-export const CONSENT_TTL_MS = 10 * 60_000;
+const CONSENT_TTL_MS = 10 * 60_000;
 
 export interface ConnectionDeps {
   db: Knex;

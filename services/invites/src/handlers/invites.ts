@@ -1,9 +1,8 @@
-import { bind, type Bus, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { invitesList, meetingsGet, type Meeting } from "@sched/proto";
 import { latestDeliveries } from "../db/deliveries.js";
 import { inviteView } from "../domain/inviteView.js";
-import { requireCaller } from "./caller.js";
 
 /** Meetings answers within this, or the caller gets 503 rather than a hung request. */
 const MEETINGS_TIMEOUT_MS = 1_000;

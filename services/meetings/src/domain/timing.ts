@@ -1,6 +1,5 @@
 import { DURATION_MINUTES, type Duration } from "@sched/proto";
 
-export { DURATION_MINUTES };
 
 const MINUTE_MS = 60_000;
 /** Bounds on any meeting's length; they turn "ended before/after t" into a start-time range an index can serve. */

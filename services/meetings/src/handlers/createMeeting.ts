@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { newId } from "@sched/ids";
 import { outboxInsert } from "@sched/outbox";
 import { requestFingerprint } from "@sched/ids";
@@ -10,7 +10,7 @@ import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
 import { readIdempotencyKey } from "../domain/idempotency.js";
 import { toMeeting } from "../domain/meeting.js";
 import { insertMeeting } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 import { runOnce } from "./idempotent.js";
 
 /** POST /v1/meetings → 201 with the meeting; its `meeting.created` event commits with it. */

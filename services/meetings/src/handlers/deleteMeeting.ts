@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { AppError, notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { enqueueEvent } from "@sched/outbox";
@@ -7,7 +7,7 @@ import { deletedEvent, eventMsgId, newEventId } from "../domain/events.js";
 import { cancelsOnDelete } from "../domain/lifecycle.js";
 import { accessOf } from "../domain/meeting.js";
 import { deleteMeeting as removeMeeting, findMeeting } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
 /**
  * DELETE /v1/meetings/:id: the way out of a mistaken meeting, ended or not

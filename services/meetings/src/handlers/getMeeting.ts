@@ -1,10 +1,10 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import type { meetingsGet } from "@sched/proto";
 import { accessOf, toMeeting } from "../domain/meeting.js";
 import { findMeeting } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
 /** GET /v1/meetings/:id → 200 for the organizer and participants, 404 for anyone else. */
 export function getMeeting(deps: MeetingsDeps): Handler<typeof meetingsGet> {

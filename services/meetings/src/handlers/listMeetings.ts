@@ -1,13 +1,13 @@
-import { replyBodyBudget, type Handler } from "@sched/bus";
+import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { JsonText, type meetingsList } from "@sched/proto";
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * GET /v1/meetings: one page of the caller's calendar under a filter,

@@ -1,11 +1,11 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import { MAX_TIME_OFF_DAYS, MAX_TIME_OFF_ENTRIES, type timeOffCreate, type timeOffDelete, type timeOffList } from "@sched/proto";
 import { readPeriod } from "../domain/period.js";
 import { toTimeOff, type TimeOffRecord } from "../domain/timeOff.js";
 import { deleteTimeOff, insertTimeOff, listTimeOff } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
 /** POST /v1/me/time-off → 201: busy time from now on, wherever the user's busy time counts. */
 export function createTimeOff(deps: MeetingsDeps): Handler<typeof timeOffCreate> {

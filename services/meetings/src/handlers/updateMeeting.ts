@@ -1,4 +1,4 @@
-import type { Handler } from "@sched/bus";
+import { type Handler, requireCaller } from "@sched/bus";
 import { AppError, notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { enqueueEvent } from "@sched/outbox";
@@ -10,7 +10,7 @@ import { checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
 import { accessOf, toMeeting, type MeetingRecord } from "../domain/meeting.js";
 import { responsesAfterChange } from "../domain/responses.js";
 import { findMeeting, updateMeeting as saveMeeting } from "../db/queries.js";
-import { requireCaller, type MeetingsDeps } from "./deps.js";
+import type { MeetingsDeps } from "./deps.js";
 
 /**
  * PATCH /v1/meetings/:id. Checks run in the documented order: validation,

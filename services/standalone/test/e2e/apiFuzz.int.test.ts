@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
-import { wiringAvailable, WIRINGS } from "../harness.js";
+import { describe, it } from "vitest";
+import { perSuite, WIRINGS } from "../harness.js";
 import type { FuzzRequest } from "../fuzz/requests.js";
 import { describeRequest } from "../fuzz/wire.js";
 import { startFuzzTarget, type FuzzTarget } from "../fuzz/target.js";
@@ -35,13 +35,8 @@ async function fuzz(target: FuzzTarget, seed: number): Promise<void> {
 }
 
 describe.each(WIRINGS)("the whole API under requests generated from its OpenAPI document (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let target: FuzzTarget;
-
-  beforeAll(async () => {
-    if (available) target = await startFuzzTarget(wiring);
-  }, 180_000);
-  afterAll(async () => target?.stop());
+  const { available } = await perSuite(wiring, async () => (target = await startFuzzTarget(wiring)));
 
   it.runIf(available)("never answers 5xx (but a deliberate 503), always with the envelope, an X-Request-Id and as documented, and shows nobody another's data: fixed seed", async () => {
     await fuzz(target, Number(process.env.FUZZ_SEED ?? FIXED_SEED));

@@ -2,20 +2,14 @@ import { createSchedulingClient, type components } from "@sched/client";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUserWithKey, documentedFetch, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { createUserWithKey, documentedFetch, perSuite, startTestSystem, WIRINGS, type TestSystem } from "../harness.js";
 
 type Meeting = components["schemas"]["Meeting"];
 
 describe.each(WIRINGS)("the typed client generated from the OpenAPI document (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
-
-  beforeAll(async () => {
-    if (!available) return;
-    sys = await startTestSystem(wiring);
-  });
-  afterAll(async () => sys?.stop());
+  const { available } = await perSuite(wiring, async () => (sys = await startTestSystem(wiring)));
 
   it.runIf(available)("creates a meeting, finds it in the list, updates it and reads it back", async () => {
     const org = await createUserWithKey(sys.url, { timezone: "Europe/Berlin" });

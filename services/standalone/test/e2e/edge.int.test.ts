@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type TestSystem } from "../harness.js";
 import { rawRequest } from "../raw.js";
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -8,18 +8,15 @@ const json = { "Content-Type": "application/json" };
 const nested = (levels: number) => `{"email":${"[".repeat(levels)}${"]".repeat(levels)}}`;
 
 describe.each(WIRINGS)("HTTP edge and authentication (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let key: string;
   let url: string;
-
-  beforeAll(async () => {
-    if (!available) return;
+  const { available } = await perSuite(wiring, async () => {
     sys = await startTestSystem(wiring);
     url = sys.url;
     ({ key } = await createUserWithKey(url));
+    return sys;
   });
-  afterAll(async () => sys?.stop());
 
   it.runIf(available)("answers an unknown path with 404 whatever the key", async () => {
     expectError(await call(url, "GET", "/v1/nope"), 404, "not_found");

@@ -2,8 +2,8 @@ import { bind } from "@sched/bus";
 import { contactsList, type ErrorCode } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { connect, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUserWithKey, expectDocumented, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { createUserWithKey, expectDocumented, perSuite, startTestSystem, WIRINGS, type TestSystem } from "../harness.js";
 import { rawRequest, type RawAnswer } from "../raw.js";
 
 // Four places, two for one client; the client address is X-Forwarded-For's, so each test plays its own clients.
@@ -90,16 +90,13 @@ async function holdContactsList(sys: TestSystem) {
 }
 
 describe.each(WIRINGS)("the HTTP edge's limits (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let key: string;
-
-  beforeAll(async () => {
-    if (!available) return;
+  const { available } = await perSuite(wiring, async () => {
     sys = await startTestSystem(wiring, LIMITS);
     ({ key } = await createUserWithKey(sys.url));
+    return sys;
   });
-  afterAll(async () => sys?.stop());
 
   it.runIf(available)("refuses a URL over the limit with 414, and one just under it is routed", async () => {
     const long = `/v1/contacts?q=${"a".repeat(LIMITS.maxUrlBytes)}`;

@@ -1,22 +1,19 @@
 import { DateTime } from "luxon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type TestSystem } from "../harness.js";
 
 const monday = DateTime.utc().plus({ weeks: 2 }).startOf("week").toISODate()!;
 
 describe.each(WIRINGS)("Idempotency-Key on every public POST (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let url: string;
   let n = 0;
   const idem = () => ({ "Idempotency-Key": `idem-${wiring}-${Date.now()}-${n++}` });
-
-  beforeAll(async () => {
-    if (!available) return;
+  const { available } = await perSuite(wiring, async () => {
     sys = await startTestSystem(wiring);
     url = sys.url;
+    return sys;
   });
-  afterAll(async () => sys?.stop());
 
   it.runIf(available)("a repeated contact add answers the first 201 again and adds nothing", async () => {
     const owner = await createUserWithKey(url);

@@ -2,9 +2,9 @@ import { openSchema } from "@sched/db";
 import { invitesService } from "@sched/invites";
 import { meetingCreated } from "@sched/proto";
 import { eventually, uniqueSuffix } from "@sched/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { refuseFirstUpdate } from "@sched/testing/database-faults";
-import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
+import { call, createUserWithKey, perSuite, WIRINGS } from "../harness.js";
 import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
 /** Every captured invite as "recipient uid sequence method", for counting duplicates. */
@@ -31,14 +31,8 @@ function deliveredKeys(world: InvitesWorld, recipients: Set<string>): string[] {
 }
 
 describe.each(WIRINGS)("invites under faults (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let world: InvitesWorld;
-
-  beforeAll(async () => {
-    if (!available) return;
-    world = await startInvitesWorld(wiring);
-  });
-  afterAll(async () => world?.stop());
+  const { available } = await perSuite(wiring, async () => (world = await startInvitesWorld(wiring)));
 
   // 110 requests one at a time, then 220 deliveries: a minute on an idle machine's share, several beside a CPU hog.
   it.runIf(available)("sends exactly one invite per participant and change for 100 meetings made while the service was stopped", { timeout: 300_000 }, async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "@sched/testing";
-import { call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
+import { call, createUserWithKey, expectError, perSuite, WIRINGS } from "../harness.js";
 import { attachGoogle, parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
 type Invite = { email: string; kind: string; sequence: number; state: string; channel: string; attempts: number; lastError: string | null };
@@ -31,14 +31,8 @@ async function settled(world: InvitesWorld, key: string, meetingId: string, sequ
 const eventIdOf = (meetingId: string) => Buffer.from(meetingId).toString("hex");
 
 describe.each(WIRINGS)("invites end to end (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let world: InvitesWorld;
-
-  beforeAll(async () => {
-    if (!available) return;
-    world = await startInvitesWorld(wiring);
-  });
-  afterAll(async () => world?.stop());
+  const { available } = await perSuite(wiring, async () => (world = await startInvitesWorld(wiring)));
 
   it.runIf(available)("e-mails an iCalendar invite to each participant, updates with a higher SEQUENCE, and cancels removed ones", async () => {
     const org = await createUserWithKey(world.url, { mode: "live" });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createUserWithKey, expectError, startTestSystem, wiringAvailable, WIRINGS, type ApiResponse, type TestSystem } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type ApiResponse, type TestSystem } from "../harness.js";
 
 // Long enough for a burst of 31 requests on a busy machine; a test waits only as long as its Retry-After says.
 const WINDOW_SECONDS = 15;
@@ -31,16 +31,13 @@ const RECOMMEND_BODY = { participants: ["someone@example.com"], duration: "30 mi
 // Every test counts on a key or client address of its own, so the tests (and the two wirings) run at once: their
 // waits for a window to end overlap instead of adding up.
 describe.concurrent.each(WIRINGS)("rate limits per API key (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let url: string;
-
-  beforeAll(async () => {
-    if (!available) return;
+  const { available } = await perSuite(wiring, async () => {
     sys = await startTestSystem(wiring, { standardPerMinute: 8, aiPerMinute: 3, rateWindowSeconds: WINDOW_SECONDS, trustProxy: "true" });
     url = sys.url;
+    return sys;
   });
-  afterAll(async () => sys?.stop());
 
   const setLimits = (keyId: string, rateLimits: Record<string, number | null>) =>
     call(url, "PATCH", `/admin/v1/api-keys/${keyId}`, { headers: admin, body: { rateLimits } });

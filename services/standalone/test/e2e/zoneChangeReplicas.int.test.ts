@@ -2,8 +2,8 @@ import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore } from "@sche
 import { createLogger } from "@sched/logging";
 import { NATS_URL, REDIS_URL, startGatewayProcess } from "@sched/testing";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createUserWithKey, startTestSystem, wiringAvailable, WIRINGS, type TestSystem, type WiringKind } from "../harness.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, perSuite, startTestSystem, WIRINGS, type TestSystem, type WiringKind } from "../harness.js";
 
 /** Long enough that only a dropped entry, never an expired one, lets a replica see the new zone. */
 const AUTH_CACHE_TTL_MS = 600_000;
@@ -49,20 +49,19 @@ async function secondGateway(kind: WiringKind, sys: TestSystem): Promise<Replica
 const DAY = "2030-03-04";
 
 describe.each(WIRINGS)("a new time zone through two gateway replicas (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
   let sys: TestSystem;
   let a: Replica;
   let b: Replica;
-
-  beforeAll(async () => {
-    if (!available) return;
+  const { available } = await perSuite(wiring, async () => {
     sys = await startTestSystem(wiring, { authCacheTtlMs: AUTH_CACHE_TTL_MS });
     a = { url: sys.url, stop: async () => undefined };
     b = await secondGateway(wiring, sys);
-  }, 120_000);
-  afterAll(async () => {
-    await b?.stop();
-    await sys?.stop();
+    return {
+      stop: async () => {
+        await b.stop();
+        await sys.stop();
+      },
+    };
   });
 
   it.runIf(available)("reads naive start times in the new zone on every replica as soon as PATCH /v1/me answers", async () => {

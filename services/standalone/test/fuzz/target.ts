@@ -13,7 +13,7 @@ const NO_LIMITS = { standardPerMinute: 1_000_000, aiPerMinute: 1_000_000, authFa
 /** Longer than any answer should take, even from a busy machine; a request with no answer by then is a hang. */
 const ANSWER_TIMEOUT_MS = 15_000;
 
-export interface Judged {
+interface Judged {
   answer: RawAnswer | Error;
   problems: Problem[];
 }

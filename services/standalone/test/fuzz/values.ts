@@ -27,7 +27,7 @@ export function jsonText(value: FuzzJson): string {
 const raw = (text: string) => new RawJson(text);
 
 /** Numbers at and past every boundary a parser, a validator or a database column has. */
-export const nastyNumber: fc.Arbitrary<FuzzJson> = fc.oneof(
+const nastyNumber: fc.Arbitrary<FuzzJson> = fc.oneof(
   fc.constantFrom(
     raw("1e309"),
     raw("-1e309"),
@@ -135,7 +135,7 @@ export const extremeDate: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Values of every other JSON type, for a field that expects one in particular. */
-export const wrongType: fc.Arbitrary<FuzzJson> = fc.oneof(
+const wrongType: fc.Arbitrary<FuzzJson> = fc.oneof(
   fc.constantFrom<FuzzJson>(null, true, false, [], {}, [null], raw('{"__proto__":{"polluted":true}}'), raw('{"constructor":{"prototype":{"x":1}}}')),
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<FuzzJson>,
 );

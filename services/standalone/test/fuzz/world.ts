@@ -7,7 +7,7 @@ export interface Principal {
 }
 
 /** Every key the fuzz may present, and what it stands for. */
-export interface FuzzKeys {
+interface FuzzKeys {
   aTest: string;
   aLive: string;
   /** Test mode, `meetings:read` and `contacts:read` only. */

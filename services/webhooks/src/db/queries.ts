@@ -2,7 +2,7 @@ import type { Knex } from "@sched/db";
 import type { EventType, Meeting, Mode, PublicEvent } from "@sched/proto";
 
 /** How far back the events list reaches (api-decisions part 12). */
-export const EVENTS_KEPT_DAYS = 30;
+const EVENTS_KEPT_DAYS = 30;
 
 const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 const date = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));

@@ -7,7 +7,7 @@ import { isNonPublicAddress } from "@sched/net";
 import { isDelivered } from "../domain/retry.js";
 
 /** The most of a receiver's answer read; the rest is dropped, and nothing of it is stored. */
-export const MAX_RESPONSE_BYTES = 64 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** How long a check before any delivery waits for a name to resolve. */
 const RESOLVE_TIMEOUT_MS = 2_000;
@@ -30,7 +30,7 @@ class AddressRefused extends Error {}
  * connection see the same answer: a name that resolves to a public address
  * at the check and a private one at the connection (DNS rebinding) cannot slip through.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, "", 0);

@@ -18,7 +18,7 @@ export interface MeetingChange {
  * values come from the meeting as the previous event showed it, when this
  * service saw one (it may not have, for a meeting older than the service).
  */
-export function previousValues(change: MeetingChange, before: Meeting | undefined): MeetingPrevious {
+function previousValues(change: MeetingChange, before: Meeting | undefined): MeetingPrevious {
   const previous: Record<string, unknown> = {};
   for (const field of change.changedFields ?? []) {
     if (field === "status" && change.previousStatus !== undefined) previous.status = change.previousStatus;

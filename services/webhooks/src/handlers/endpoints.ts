@@ -1,4 +1,4 @@
-import { bind, type EndpointBinding } from "@sched/bus";
+import { bind, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -18,12 +18,11 @@ import type { SecretCipher } from "../domain/secretCipher.js";
 import { newSigningSecret, ROLLED_SECRET_VALID_MS } from "../domain/secrets.js";
 import { deliveryView, endpointView, formatTimestamp } from "../domain/views.js";
 import { hostRefusal } from "../delivery/post.js";
-import { requireCaller } from "./caller.js";
 
 const DEFAULT_PAGE_SIZE = 20;
 
 /** Endpoints a user may have in each mode: every event is sent to each, so the count bounds one user's fan-out. */
-export const MAX_ENDPOINTS = 16;
+const MAX_ENDPOINTS = 16;
 
 export interface EndpointDeps {
   db: Knex;

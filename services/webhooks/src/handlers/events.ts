@@ -1,4 +1,4 @@
-import { bind, replyBodyBudget, type Bus, type EndpointBinding } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, replyBodyBudget, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -6,7 +6,6 @@ import { eventsGet, eventsList, eventsResend, JsonText } from "@sched/proto";
 import { findEvent, listDeliveries, listEvents, queueResend } from "../db/queries.js";
 import { meetingIdOf } from "../domain/publicEvent.js";
 import { deliveryView } from "../domain/views.js";
-import { requireCaller } from "./caller.js";
 
 const DEFAULT_PAGE_SIZE = 20;
 

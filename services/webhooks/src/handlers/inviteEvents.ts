@@ -6,7 +6,7 @@ import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
 import { lastMeetingState, recordEvent } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
 
-export const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
+const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
 
 const EVENTS_PER_BATCH = 100;
 

@@ -36,12 +36,12 @@ export interface DashboardHttpDeps {
   trustProxy: string;
 }
 
-export const SESSION_COOKIE = "sched_session";
+const SESSION_COOKIE = "sched_session";
 /** Before sign-in there is no session: the sign-in forms carry this cookie's value instead (double submit). */
-export const PRE_SESSION_COOKIE = "sched_presession";
+const PRE_SESSION_COOKIE = "sched_presession";
 
 /** What a signed-in request carries, once the session is checked. */
-export interface SignedIn {
+interface SignedIn {
   session: StoredSession;
   user: UserProfile;
   viewer: Viewer;
