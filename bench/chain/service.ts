@@ -1,0 +1,33 @@
+/**
+ * The bare chain's service: a NATS responder (queue group) that reads one row
+ * by primary key and answers it as JSON. The prototype the gateway path is
+ * measured against, with nothing but what the path needs.
+ * Environment: NATS_URL, DATABASE_URL, SUBJECT.
+ */
+import { connect } from "@nats-io/transport-node";
+import pg from "pg";
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
+await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
+const nc = await connect({ servers: process.env.NATS_URL, name: "chain-service" });
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+nc.subscribe(process.env.SUBJECT!, {
+  queue: "chain-service",
+  callback: (err, m) => {
+    if (err) return;
+    let id: number;
+    try {
+      id = (JSON.parse(decoder.decode(m.data)) as { id: number }).id;
+    } catch {
+      m.respond(encoder.encode('{"error":"bad request","status":400}'));
+      return;
+    }
+    pool.query("select id, name, qty, created_at from items where id = $1", [id]).then(
+      (r) => m.respond(encoder.encode(JSON.stringify(r.rows.length ? r.rows[0] : { error: "not found", status: 404 }))),
+      (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
+    );
+  },
+});
+await nc.flush();
+console.log("ready");
