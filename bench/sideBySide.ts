@@ -28,7 +28,7 @@ import pg from "pg";
 import { callApi, createUser } from "./lib/api.js";
 import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
-import { GATEWAY_LAYERS, layerShares, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
+import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
 import { random } from "./lib/seed.js";
 import { ms } from "./lib/stats.js";
 
@@ -111,7 +111,8 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   console.log(`load average at the start: ${load()}`);
   const work = mkdtempSync(join(tmpdir(), "side-by-side-"));
   cleanup.push(() => rmSync(work, { recursive: true, force: true }));
-  const profileDir = join(work, "profiles");
+  // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
+  const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
   const nats = await startNats(join(work, "jetstream"));
   cleanup.push(() => nats.child.kill("SIGKILL"));
   const redis = await startRedisServer();
@@ -202,7 +203,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
       groupOf("service", () => [processes.get("meetings")!.pid]),
       groupOf("postgres", () => backendsOf(admin, projectDbName)),
       ...shared,
-      groupOf("other services", () => [...processes].filter(([n]) => n !== "gateway" && n !== "meetings").map(([, p]) => p.pid)),
+      ...[...processes.keys()].filter((n) => n !== "gateway" && n !== "meetings").map((n) => groupOf(n, () => [processes.get(n)!.pid])),
     ],
     rounds: [],
     cpu: [],
@@ -316,7 +317,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
         const group = name.endsWith("gateway") ? "gateway" : "service";
         return { perRequest: cpuPerRequest(side, group), busy, byLayer };
       });
-      const names = [...new Set(entries.flatMap((e) => [...e.layers.map((l) => l.name), "other"]))];
+      const names = [...new Set(entries.flatMap((e) => [...e.layers.map((l) => l.name), NODE_ITSELF, GARBAGE_COLLECTION]))];
       console.log(`\n${title} (share of the process's profiled samples × its CPU per request):\n`);
       console.log(`| layer | ${entries.map((e) => e.name).join(" | ")} |\n|---|${entries.map(() => "---").join("|")}|`);
       for (const layer of names) {
@@ -328,6 +329,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
       { side: chain, name: "chain-gateway", layers: GATEWAY_LAYERS },
       { side: project, name: "gateway", layers: GATEWAY_LAYERS },
     ]);
+    console.log(`\n(profiles kept in ${profileDir})`);
     table("Service CPU by layer, µs per request", [
       { side: chain, name: "chain-service", layers: SERVICE_LAYERS },
       { side: project, name: "meetings", layers: SERVICE_LAYERS },

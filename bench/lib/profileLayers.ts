@@ -1,9 +1,11 @@
 /**
  * Where a process's CPU goes, by layer of the request path, from a V8 CPU
  * profile (`node --cpu-prof`). Each sample taken within a time window is
- * given to the first layer that claims a frame of its stack, leaf first:
- * time in `JSON.stringify` called by the bus counts as the bus, the same
- * call made by express's response as the reply.
+ * given to the first layer that claims a frame of its stack, leaf first;
+ * Node's own frames and native ones claim nothing, so a socket write or
+ * `JSON.stringify` counts for whoever called it (the bus, express's
+ * response), and a stack of nothing else (the HTTP parser, socket reads
+ * before they reach a library) counts as the last layer.
  */
 import { readFileSync } from "node:fs";
 
@@ -37,8 +39,6 @@ export const GATEWAY_LAYERS: Layer[] = [
   { name: "bus request (NATS)", claims: /@nats-io|libs\/bus\// },
   { name: "reply encoding (express response)", claims: /express\/lib\/response|node_modules\/send\/|content-type|mime/ },
   { name: "express routing and middleware", claims: /node_modules\/express\/|node_modules\/router\/|finalhandler|on-finished|parseurl|qs\/|gateway\/src\// },
-  { name: "HTTP server and sockets (node)", claims: /^node:/ },
-  { name: "garbage collection", claims: /^\(garbage collector\)$/ },
 ];
 
 /** A service's layers on the request path. */
@@ -48,8 +48,6 @@ export const SERVICE_LAYERS: Layer[] = [
   { name: "SQL client (knex, pg)", claims: /node_modules\/knex\/|node_modules\/pg|libs\/db\/|src\/db\/queries/ },
   { name: "service handler", claims: /services\/[a-z-]+\/src\/|proto\/src\/|libs\/(ids|errors|time)\/|luxon/ },
   { name: "bus (NATS, dispatch)", claims: /@nats-io|libs\/bus\// },
-  { name: "sockets (node)", claims: /^node:/ },
-  { name: "garbage collection", claims: /^\(garbage collector\)$/ },
 ];
 
 export interface LayerShares {
@@ -58,6 +56,13 @@ export interface LayerShares {
   /** Busy samples per layer; "other" for stacks no layer claims. */
   byLayer: Map<string, number>;
 }
+
+/** What a stack no layer claims counts as: Node's HTTP server and its sockets, on their own. */
+export const NODE_ITSELF = "HTTP parsing, sockets, timers (Node itself)";
+export const GARBAGE_COLLECTION = "garbage collection";
+
+/** Node's own and native frames: they work for whoever called them. */
+const passesThrough = (url: string) => url === "" || url.startsWith("node:");
 
 /** Shares of the busy samples of `file` taken between `fromUs` and `toUs` (monotonic µs), by layer. */
 export function layerShares(file: string, layers: readonly Layer[], fromUs: number, toUs: number): LayerShares {
@@ -73,10 +78,11 @@ export function layerShares(file: string, layers: readonly Layer[], fromUs: numb
     const { functionName, url } = node.callFrame;
     let layer: string | null;
     if (functionName === "(idle)") layer = null;
+    else if (functionName === "(garbage collector)") layer = GARBAGE_COLLECTION;
     else {
-      const own = layers.find((l) => l.claims.test(url || functionName));
+      const own = passesThrough(url) ? undefined : layers.find((l) => l.claims.test(url));
       const up = parent.get(id);
-      layer = own ? own.name : up === undefined ? "other" : classify(up) ?? "other";
+      layer = own ? own.name : up === undefined ? NODE_ITSELF : classify(up) ?? NODE_ITSELF;
     }
     layerOf.set(id, layer);
     return layer;

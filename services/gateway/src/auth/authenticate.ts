@@ -7,6 +7,12 @@ import { KeyCache } from "./keyCache.js";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 
+/**
+ * The API key a request presents, read and hashed once: either a caller
+ * resolved here recently, or the hash to look up, or what is wrong with it.
+ */
+export type PresentedKey = { caller: Caller } | { keyHash: string } | { refusal: AppError };
+
 /** Resolves the bearer API key of a request to its caller, through a short cache. */
 export class Authenticator {
   private readonly cache: KeyCache;
@@ -30,17 +36,21 @@ export class Authenticator {
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
 
-  /** The caller of a key resolved here recently, without asking anyone; undefined otherwise. */
-  known(authorization: string | undefined): Caller | undefined {
+  /** Reads the key of an Authorization header: the caller when this gateway resolved it recently, without asking anyone. */
+  present(authorization: string | undefined): PresentedKey {
+    if (!authorization) return { refusal: unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.") };
     const key = bearerToken(authorization);
-    return key && apiKeyMode(key) ? this.cache.get(hashApiKey(key)) : undefined;
+    if (!key || !apiKeyMode(key)) return { refusal: unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….") };
+    const keyHash = hashApiKey(key);
+    const caller = this.cache.get(keyHash);
+    return caller ? { caller } : { keyHash };
   }
 
-  async authenticate(authorization: string | undefined): Promise<Caller> {
-    if (!authorization) throw unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.");
-    const key = bearerToken(authorization);
-    if (!key || !apiKeyMode(key)) throw unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….");
-    const keyHash = hashApiKey(key);
+  /** The caller of a presented key: asked of accounts unless known; 401 when there is none. */
+  async authenticate(presented: PresentedKey): Promise<Caller> {
+    if ("refusal" in presented) throw presented.refusal;
+    if ("caller" in presented) return presented.caller;
+    const { keyHash } = presented;
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
     const { caller } = await this.bus.request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs });
