@@ -17,6 +17,12 @@ export type PresentedKey = { caller: Caller } | { keyHash: string } | { refusal:
 export class Authenticator {
   private readonly cache: KeyCache;
   private readonly timeoutMs: number;
+  /**
+   * Look-ups under way, by key hash: when a busy key's entry expires, the
+   * requests that find it gone together share one question to accounts
+   * rather than each asking its own.
+   */
+  private readonly asking = new Map<string, Promise<Caller>>();
 
   constructor(private readonly bus: Bus, options: { cacheTtlMs: number; timeoutMs: number }) {
     this.cache = new KeyCache(options.cacheTtlMs);
@@ -29,9 +35,12 @@ export class Authenticator {
    */
   async listen(): Promise<{ stop(): Promise<void> }> {
     const subscriptions = await Promise.all([
-      this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash)),
-      this.bus.onNotice(keyChanged, ({ keyHash }) => this.cache.drop(keyHash)),
-      this.bus.onNotice(callerChanged, ({ userId }) => this.cache.dropUser(userId)),
+      this.bus.onNotice(keyRevoked, ({ keyHash }) => this.forget(keyHash)),
+      this.bus.onNotice(keyChanged, ({ keyHash }) => this.forget(keyHash)),
+      this.bus.onNotice(callerChanged, ({ userId }) => {
+        this.cache.dropUser(userId);
+        this.asking.clear();
+      }),
     ]);
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
@@ -53,8 +62,31 @@ export class Authenticator {
     const { keyHash } = presented;
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
-    const { caller } = await this.bus.request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs });
-    this.cache.set(keyHash, caller);
-    return caller;
+    let asking = this.asking.get(keyHash);
+    if (!asking) {
+      asking = this.lookUp(keyHash);
+      this.asking.set(keyHash, asking);
+    }
+    return asking;
+  }
+
+  /** One question to accounts; its answer is kept only if no notice came meanwhile (a notice forgets the question). */
+  private lookUp(keyHash: string): Promise<Caller> {
+    const asking: Promise<Caller> = this.bus
+      .request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs })
+      .then(({ caller }) => {
+        if (this.asking.get(keyHash) === asking) this.cache.set(keyHash, caller);
+        return caller;
+      })
+      .finally(() => {
+        if (this.asking.get(keyHash) === asking) this.asking.delete(keyHash);
+      });
+    return asking;
+  }
+
+  /** A revoked or changed key: its cached caller and any answer on its way are forgotten. */
+  private forget(keyHash: string): void {
+    this.cache.drop(keyHash);
+    this.asking.delete(keyHash);
   }
 }
