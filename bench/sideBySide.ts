@@ -20,7 +20,7 @@ import { serviceModules } from "@sched/standalone";
 import { createTestDatabase, eventually, freePort, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -329,7 +329,9 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
       { side: chain, name: "chain-gateway", layers: GATEWAY_LAYERS },
       { side: project, name: "gateway", layers: GATEWAY_LAYERS },
     ]);
-    console.log(`\n(profiles kept in ${profileDir})`);
+    // The windows too, so the profiles can be read again (bench/lib/profileLayers.ts) with other layers.
+    writeFileSync(join(profileDir, "windows.json"), JSON.stringify({ chain: chain.profileWindows, project: project.profileWindows }));
+    console.log(`\n(profiles and the rounds' windows, in monotonic µs, kept in ${profileDir})`);
     table("Service CPU by layer, µs per request", [
       { side: chain, name: "chain-service", layers: SERVICE_LAYERS },
       { side: project, name: "meetings", layers: SERVICE_LAYERS },
@@ -337,10 +339,10 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   }
 }
 
-/** The CPU profile a process wrote into its folder, once it has. */
+/** The CPU profile a process's main thread wrote into its folder (`CPU.<date>.<time>.<pid>.0.<n>.cpuprofile`), once it has. */
 function profileOf(dir: string, name: string): string | undefined {
   try {
-    const file = readdirSync(join(dir, name)).find((f) => f.endsWith(".cpuprofile"));
+    const file = readdirSync(join(dir, name)).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
     return file ? join(dir, name, file) : undefined;
   } catch {
     return undefined;
