@@ -17,7 +17,7 @@
  *   (V8 CPU profiles of the flat-out get rounds), in µs per request.
  */
 import { serviceModules } from "@sched/standalone";
-import { createTestDatabase, eventually, freePort, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { createTestDatabase, eventually, POSTGRES_ADMIN_URL, freePort, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -49,10 +49,9 @@ const median = (xs: number[]) => {
 };
 
 /** A process of the bare chain, ready once it prints "ready". */
-async function startChainProcess(file: string, env: Record<string, string>, nodeArgs: string[]): Promise<{ pid: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(ROOT, "bench/chain", file)], {
+async function startChainProcess(file: string, settings: Record<string, string | number>, nodeArgs: string[]): Promise<{ pid: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(ROOT, "bench/chain", file), JSON.stringify(settings)], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -118,7 +117,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   const redis = await startRedisServer();
   cleanup.push(() => redis.kill());
   const redisUrl = `redis://127.0.0.1:${redis.port}`;
-  const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" });
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
   cleanup.push(() => admin.end());
 
@@ -133,10 +132,10 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   await seed.end();
   const profiled = (name: string) => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []);
   const subject = `chain${uniqueSuffix()}.item.get`;
-  const chainService = await startChainProcess("service.ts", { NATS_URL: nats.url, DATABASE_URL: chainDb.url, SUBJECT: subject }, profiled("chain-service"));
+  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, profiled("chain-service"));
   cleanup.push(() => chainService.child.kill("SIGTERM"));
   const chainPort = await freePort();
-  const chainGateway = await startChainProcess("gateway.ts", { NATS_URL: nats.url, REDIS_URL: redisUrl, SUBJECT: subject, PORT: String(chainPort), ROWS: String(CHAIN_ROWS) }, profiled("chain-gateway"));
+  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, profiled("chain-gateway"));
   cleanup.push(() => chainGateway.child.kill("SIGTERM"));
 
   // ---- the project, every service a process of its own

@@ -2,17 +2,19 @@
  * The bare chain's service: a NATS responder (queue group) that reads one row
  * by primary key and answers it as JSON. The prototype the gateway path is
  * measured against, with nothing but what the path needs.
- * Environment: NATS_URL, DATABASE_URL, SUBJECT.
+ * Its settings come as JSON in the first argument (bench/sideBySide.ts).
  */
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
+import { z } from "zod";
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, idleTimeoutMillis: 0 });
+const settings = z.object({ natsUrl: z.string(), databaseUrl: z.string(), subject: z.string() }).parse(JSON.parse(process.argv[2] ?? "{}"));
+const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10, idleTimeoutMillis: 0 });
 await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
-const nc = await connect({ servers: process.env.NATS_URL, name: "chain-service" });
+const nc = await connect({ servers: settings.natsUrl, name: "chain-service" });
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-nc.subscribe(process.env.SUBJECT!, {
+nc.subscribe(settings.subject, {
   queue: "chain-service",
   callback: (err, m) => {
     if (err) return;
