@@ -236,26 +236,8 @@ async function checkAdmin(req: Request, address: string, deps: GatewayDeps): Pro
  * is looked up only once the address check has passed.
  */
 async function authenticate(req: Request, res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
-  const count = (caller: Caller) => {
-    // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
-    res.locals.caller = caller;
-    return bucket ? countRequest(res, () => deps.rateLimits.consume(bucket, caller)) : Promise.resolve();
-  };
   const presented = deps.authenticator.present(req.get("authorization"));
-  if ("caller" in presented) {
-    const known = presented.caller;
-    res.locals.caller = known;
-    let exhausted: BucketState | undefined;
-    if (bucket) {
-      await countRequest(res, async () => {
-        const { counted, authFailuresExhausted } = await deps.rateLimits.consumeKnown(bucket, known, address);
-        exhausted = authFailuresExhausted;
-        return counted;
-      });
-    } else exhausted = await deps.rateLimits.authFailuresExhausted(address);
-    if (exhausted) throw new RateLimitedError(exhausted);
-    return known;
-  }
+  if ("caller" in presented) return countKnown(res, address, deps, bucket, presented.caller);
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
   let caller: Caller;
@@ -265,7 +247,24 @@ async function authenticate(req: Request, res: Response, address: string, deps: 
     if (err instanceof AppError && err.code === "unauthorized") await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
-  await count(caller);
+  // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
+  res.locals.caller = caller;
+  if (bucket) await countRequest(res, () => deps.rateLimits.consume(bucket, caller));
+  return caller;
+}
+
+/** A key resolved here recently: its count and its address's check in one go. */
+async function countKnown(res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
+  res.locals.caller = caller;
+  let exhausted: BucketState | undefined;
+  if (bucket) {
+    await countRequest(res, async () => {
+      const { counted, authFailuresExhausted } = await deps.rateLimits.consumeKnown(bucket, caller, address);
+      exhausted = authFailuresExhausted;
+      return counted;
+    });
+  } else exhausted = await deps.rateLimits.authFailuresExhausted(address);
+  if (exhausted) throw new RateLimitedError(exhausted);
   return caller;
 }
 
