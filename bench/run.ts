@@ -1,5 +1,6 @@
 /**
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
+ * npm run bench -- side-by-side [--quick] [--profile]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -10,19 +11,21 @@
 import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
+import { benchSideBySide } from "./sideBySide.js";
 import { benchStartup } from "./startup.js";
 import { benchWebhooks } from "./webhooks.js";
 import type { WiringKind } from "./lib/system.js";
 
-const BENCHMARKS: Record<string, (options: BenchOptions) => Promise<void>> = {
+const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) => Promise<void>> = {
   meetings: benchMeetings,
+  "side-by-side": benchSideBySide,
   availability: benchAvailability,
   startup: benchStartup,
   webhooks: benchWebhooks,
 };
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone[,…]|both] [--quick]`);
+  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone[,…]|both] [--quick] [--profile]`);
   process.exit(2);
 }
 
@@ -33,9 +36,11 @@ const name = args.find((a) => !a.startsWith("--"));
 if (!name || !BENCHMARKS[name]) usage(name ? `unknown benchmark: ${name}` : "which benchmark?");
 let wirings: WiringKind[] = ["cluster", "standalone"];
 let quick = false;
+let profile = false;
 for (const arg of args.filter((a) => a.startsWith("--"))) {
   const [flag, value] = arg.split("=");
   if (flag === "--quick") quick = true;
+  else if (flag === "--profile") profile = true;
   else if (flag === "--wiring" && value === "both") wirings = ["cluster", "standalone"];
   else if (flag === "--wiring" && value?.split(",").every(isWiring)) wirings = value.split(",") as WiringKind[];
   else usage(`unknown option: ${arg}`);
@@ -44,9 +49,9 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}, wirings ${wirings.join(" + ")}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
-await BENCHMARKS[name]!({ wirings, quick });
+await BENCHMARKS[name]!({ wirings, quick, profile });
 console.log(`\ndone in ${((performance.now() - started) / 1_000).toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 process.exit(0);

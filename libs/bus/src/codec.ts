@@ -27,13 +27,31 @@ export function decodeDeadline(raw: string | undefined, now = Date.now()): numbe
   return Number.isFinite(deadline) ? deadline : now + DEFAULT_TIMEOUT_MS;
 }
 
+/** Each caller's header text, made once: a gateway keeps one Caller object per key for as long as it caches the key. */
+const encodedCallers = new WeakMap<Caller, string>();
+
 export function encodeCaller(caller: Caller): string {
-  return JSON.stringify(caller);
+  let encoded = encodedCallers.get(caller);
+  if (encoded === undefined) {
+    encoded = JSON.stringify(caller);
+    encodedCallers.set(caller, encoded);
+  }
+  return encoded;
 }
+
+/**
+ * Callers decoded lately, by their header text: the same few keys make most
+ * requests, and the same text always decodes to the same caller. Frozen, as
+ * they are shared by requests. Emptied when full, which costs only a parse.
+ */
+const decodedCallers = new Map<string, Readonly<Caller>>();
+const DECODED_CALLERS_KEPT = 1_000;
 
 /** A missing or malformed caller header means no caller: public handlers then refuse the request. */
 export function decodeCaller(raw: string | undefined): Caller | undefined {
   if (!raw) return undefined;
+  const known = decodedCallers.get(raw);
+  if (known) return known;
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -41,7 +59,16 @@ export function decodeCaller(raw: string | undefined): Caller | undefined {
     return undefined;
   }
   const parsed = Caller.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success) return undefined;
+  if (decodedCallers.size >= DECODED_CALLERS_KEPT) decodedCallers.clear();
+  const caller = deepFreeze(parsed.data);
+  decodedCallers.set(raw, caller);
+  return caller;
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const field of Object.values(value)) if (typeof field === "object" && field !== null) deepFreeze(field as object);
+  return Object.freeze(value);
 }
 
 /**

@@ -1,14 +1,11 @@
 import { JsonText, type HttpReply } from "@sched/proto";
 
 /**
- * A requester that reads HTTP replies split (status and headers in
- * HTTP_REPLY_HEADER, the body alone as the payload) says so in this header.
- * A responder splits only when asked, and a requester reads either form, so
- * gateways and services of both releases work together during a rolling
- * upgrade.
+ * An HTTP route's reply crosses the bus split: its status and headers as
+ * JSON in this header, its body's JSON text alone as the payload, so a body
+ * a service already holds as JSON text (a JsonText) is never parsed or
+ * encoded again on the way to the client.
  */
-export const SPLIT_REPLY_HEADER = "Sched-Reply-Form";
-export const SPLIT_REPLY = "split";
 export const HTTP_REPLY_HEADER = "Sched-Http-Reply";
 
 /** An HTTP reply as it travels: its status and headers, and its body's JSON text (empty when there is none). */
@@ -28,6 +25,7 @@ export function encodeHttpReply(reply: HttpReply): WireHttpReply {
  * sent, as a JsonText, for a gateway to pass on untouched.
  */
 export function decodeHttpReply(wire: WireHttpReply, encodedBody: boolean): HttpReply {
+  if (wire.head === "") throw new Error("an HTTP route's reply came without its status and headers");
   const head = JSON.parse(wire.head) as Omit<HttpReply, "body">;
   if (wire.body.length === 0) return head;
   const body = new JsonText(wire.body);

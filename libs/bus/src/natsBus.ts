@@ -16,7 +16,7 @@ import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, requestDeadline } from "./codec.js";
 import { endpointMetadata } from "./endpointMetadata.js";
-import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER, SPLIT_REPLY, SPLIT_REPLY_HEADER } from "./httpReply.js";
+import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
@@ -137,7 +137,6 @@ class NatsBus implements Bus {
       }
       const h = toNatsHeaders(headers);
       if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
-      if (httpRoute) h.set(SPLIT_REPLY_HEADER, SPLIT_REPLY);
       h.set(DEADLINE_HEADER, String(deadline));
       let msg: Msg;
       try {
@@ -157,9 +156,7 @@ class NatsBus implements Bus {
         }
         throw AppError.fromJSON(body);
       }
-      // A responder of an earlier release answers with the whole reply as JSON.
-      const head = httpRoute ? msg.headers?.get(HTTP_REPLY_HEADER) : undefined;
-      if (head) return decodeHttpReply({ head, body: msg.data }, options.encodedBody ?? false) as ReplyOf<E>;
+      if (httpRoute) return decodeHttpReply({ head: msg.headers?.get(HTTP_REPLY_HEADER) ?? "", body: msg.data }, options.encodedBody ?? false) as ReplyOf<E>;
       return decode(msg) as ReplyOf<E>;
     };
     return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
@@ -210,7 +207,7 @@ class NatsBus implements Bus {
 
   private async answer(binding: EndpointBinding, msg: ServiceMsg): Promise<void> {
     try {
-      const { caller, splitAsked, deadline, headers } = readHeaders(msg.headers);
+      const { caller, deadline, headers } = readHeaders(msg.headers);
       const raw = (): unknown => {
         try {
           return decode(msg);
@@ -220,7 +217,7 @@ class NatsBus implements Bus {
       };
       const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers, deadline: decodeDeadline(deadline) };
       const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
-      if (binding.endpoint.kind === "route" && splitAsked) {
+      if (binding.endpoint.kind === "route") {
         const wire = encodeHttpReply(reply as HttpReply);
         const h = natsHeaders();
         h.set(HTTP_REPLY_HEADER, wire.head);
@@ -376,7 +373,6 @@ class NatsBus implements Bus {
 }
 
 const CALLER_HEADER_NAME = CALLER_HEADER.toLowerCase();
-const SPLIT_REPLY_HEADER_NAME = SPLIT_REPLY_HEADER.toLowerCase();
 const DEADLINE_HEADER_NAME = DEADLINE_HEADER.toLowerCase();
 
 function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
@@ -385,20 +381,18 @@ function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
   return h;
 }
 
-/** The caller, the reply form and the deadline travel in headers of their own; handlers see the other headers as they were sent. */
-function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; splitAsked: boolean; deadline: string | undefined; headers: Record<string, string> } {
+/** The caller and the deadline travel in headers of their own; handlers see the other headers as they were sent. */
+function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; deadline: string | undefined; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   let caller: string | undefined;
   let deadline: string | undefined;
-  let splitAsked = false;
   for (const [k, v] of Object.entries(headerValues(h))) {
     const name = k.toLowerCase();
     if (name === CALLER_HEADER_NAME) caller = v;
-    else if (name === SPLIT_REPLY_HEADER_NAME) splitAsked = v === SPLIT_REPLY;
     else if (name === DEADLINE_HEADER_NAME) deadline = v;
     else headers[k] = v;
   }
-  return { caller, splitAsked, deadline, headers };
+  return { caller, deadline, headers };
 }
 
 /** Why a request got no reply, for the time-out and error metrics. */

@@ -12,6 +12,7 @@ import {
   recordEventConsumed,
   recordEventPublished,
   SpanKind,
+  tracingEnabled,
   type Attributes,
   type BusOutcome,
   type Span,
@@ -65,9 +66,12 @@ export async function sendRequest<T>(
   classify: (err: unknown) => BusOutcome = outcomeOf,
 ): Promise<T> {
   const startedAt = now();
-  const attributes = messagingAttributes(system, subject, "send", options.caller);
+  // Attributes are made only for a span that is recorded: with tracing off, a request pays for none.
+  const attributes = tracingEnabled() ? messagingAttributes(system, subject, "send", options.caller) : undefined;
   try {
-    const reply = await inSpan(`${subject} send`, { kind: SpanKind.CLIENT, attributes, failure: spanFailure }, () => send(injectTraceContext({ ...options.headers })));
+    const reply = await inSpan(`${subject} send`, { kind: SpanKind.CLIENT, ...(attributes ? { attributes } : {}), failure: spanFailure }, () =>
+      send(injectTraceContext({ ...options.headers })),
+    );
     recordBusRequest("client", subject, "ok", startedAt);
     return reply;
   } catch (err) {
@@ -90,13 +94,14 @@ export async function serveRequest(
 ): Promise<unknown> {
   const subject = binding.endpoint.subject;
   const startedAt = now();
-  const attributes = messagingAttributes(system, subject, "process", ctx.caller);
+  const tracing = tracingEnabled();
+  const attributes = tracing ? messagingAttributes(system, subject, "process", ctx.caller) : undefined;
   try {
-    const reply = await inSpan(subject, { kind: SpanKind.SERVER, parent: extractTraceContext(ctx.headers), attributes, failure: spanFailure }, async (span) => {
+    const reply = await inSpan(subject, { kind: SpanKind.SERVER, ...(tracing ? { parent: extractTraceContext(ctx.headers), attributes } : {}), failure: spanFailure }, async (span) => {
       const raw = decode();
-      span.setAttributes(payloadIds(raw));
+      if (tracing) span.setAttributes(payloadIds(raw));
       const result = await dispatch(binding, raw, ctx, logger);
-      span.setAttributes(payloadIds(result));
+      if (tracing) span.setAttributes(payloadIds(result));
       return result;
     });
     recordBusRequest("server", subject, "ok", startedAt);

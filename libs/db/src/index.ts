@@ -35,6 +35,41 @@ export function preparedName(prefix: string, sql: string): string {
   return name;
 }
 
+/** A statement run by name: its text for knex (`?`) and for pg (`$1`), and its name. */
+export interface NamedStatement {
+  name: string;
+  sql: string;
+  text: string;
+}
+
+/** Names a statement once, at start-up (`sql` with `?` placeholders and no other `?`). */
+export function namedStatement(prefix: string, sql: string): NamedStatement {
+  let n = 0;
+  return { name: preparedName(prefix, sql), sql, text: sql.replace(/\?/g, () => `$${++n}`) };
+}
+
+/**
+ * Runs a named statement and returns its rows. Outside a transaction on
+ * Postgres it goes straight to a pooled connection, as knex would send it
+ * but without knex building the query on every call (the busiest reads pay
+ * that more than anything else in the service): the same pool, the same
+ * wait bounded by the request's deadline, the same connection settings and
+ * rows. In a transaction, or embedded, it goes through knex.
+ */
+export async function runNamed<Row>(db: Knex, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<Row[]> {
+  if (db.client.config.client === "pg" && !db.isTransaction) {
+    const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query<Row & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: [...bindings] })).rows;
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+  const { rows } = (await db.raw(statement.sql, [...bindings]).options({ name: statement.name })) as { rows: Row[] };
+  return rows;
+}
+
 /** Where a service's schema lives. */
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }

@@ -29,4 +29,4 @@ export {
   type BusOutcome,
   type ConsumeOutcome,
 } from "./metrics.js";
-export { withHttpMetrics, UNMATCHED_ROUTE, type RouteOf } from "./http.js";
+export { nameRoute, withHttpMetrics, UNMATCHED_ROUTE } from "./http.js";

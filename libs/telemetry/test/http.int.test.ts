@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveMetrics, startTelemetry, withHttpMetrics } from "../src/index.js";
+import { nameRoute, serveMetrics, startTelemetry, withHttpMetrics } from "../src/index.js";
 
 describe("withHttpMetrics", () => {
   let server: Server;
@@ -12,9 +12,11 @@ describe("withHttpMetrics", () => {
     const routeOf = (method: string, path: string) => (method === "GET" && /^\/v1\/things\/[^/]+$/.test(path) ? "/v1/things/:id" : undefined);
     const app = withHttpMetrics((req, res) => {
       const path = (req.url ?? "").split("?")[0]!;
-      res.statusCode = routeOf(req.method ?? "GET", path) ? (path.endsWith("limited") ? 429 : 200) : 404;
+      const route = routeOf(req.method ?? "GET", path);
+      if (route) nameRoute(res, route);
+      res.statusCode = route ? (path.endsWith("limited") ? 429 : 200) : 404;
       res.end("{}");
-    }, routeOf);
+    });
     server = createServer((req, res) => (req.url === "/metrics" ? serveMetrics(req, res) : app(req, res)));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -25,7 +27,7 @@ describe("withHttpMetrics", () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it("counts and times requests by route template, never by the ids in the path", async () => {
+  it("counts and times requests by the route template the handler names, never by the ids in the path", async () => {
     for (const path of ["/v1/things/thg_1", "/v1/things/thg_2?q=secret", "/v1/things/limited", "/nowhere/at/all", "/v1/things/thg_3/extra"]) await fetch(`${base}${path}`);
     const text = await (await fetch(`${base}/metrics`)).text();
     const count = (labels: string) => Number(new RegExp(`^sched_http_server_duration_count\\{${labels},otel_scope_name[^}]*\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);

@@ -18,6 +18,8 @@ export async function freePort(): Promise<number> {
 export interface ServiceProcess {
   /** The PORT given to it (the gateway's HTTP port), and its URL. */
   port: number;
+  /** Its operating-system process id (for reading its CPU time). */
+  pid: number;
   url: string;
   /** Its health server (HEALTH_PORT): /livez, /readyz, /metrics. */
   healthUrl: string;
@@ -38,6 +40,7 @@ function track(child: ChildProcess, port: number, healthUrl = ""): ServiceProces
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
     port,
+    pid: child.pid ?? 0,
     url: `http://127.0.0.1:${port}`,
     healthUrl,
     output: () => output,
@@ -52,15 +55,22 @@ function track(child: ChildProcess, port: number, healthUrl = ""): ServiceProces
   };
 }
 
+export interface ProcessOptions {
+  /** Preload the OpenTelemetry SDK. */
+  telemetry?: boolean;
+  /** More options for node (a benchmark's `--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /**
  * A service (`services/<name>/src/main.ts`) as a process of its own, as
  * production runs it, on free PORT and HEALTH_PORT; resolves once its
  * readiness probe says so. `telemetry` preloads the OpenTelemetry SDK.
  */
-export async function startServiceProcess(name: string, env: Record<string, string>, options: { telemetry?: boolean } = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(name: string, env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
   const [port, healthPort] = [await freePort(), await freePort()];
   const preload = options.telemetry ? ["--import", "@sched/telemetry/register"] : [];
-  const child = spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", ...preload, `services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--conditions=@sched/source", "--import", "tsx", ...preload, `services/${name}/src/main.ts`], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -83,7 +93,7 @@ export async function startServiceProcess(name: string, env: Record<string, stri
 const TEST_IDEMPOTENCY_SEAL_KEY = randomBytes(32).toString("base64");
 
 /** A gateway process, as a replica runs in production. */
-export function startGatewayProcess(env: Record<string, string>, options: { telemetry?: boolean } = {}): Promise<ServiceProcess> {
+export function startGatewayProcess(env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
   return startServiceProcess("gateway", { IDEMPOTENCY_SEAL_KEY: TEST_IDEMPOTENCY_SEAL_KEY, ...env }, options);
 }
 

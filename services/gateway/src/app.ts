@@ -3,6 +3,7 @@ import { AppError, checkIdempotencyKey } from "@sched/errors";
 import { requestFingerprint } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, type HttpReply, type RateBucket, type RouteDef } from "@sched/proto";
+import { nameRoute } from "@sched/telemetry";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "./auth/authenticate.js";
@@ -108,10 +109,13 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     }
     const { route, params } = matched;
     res.locals.routePath = route.path;
+    nameRoute(res, route.path);
     const deprecated = deprecations.get(route);
     if (deprecated) res.set(deprecated);
+    // Read once: express works the address out anew (through the trusted proxies) on every read.
     const address = req.ip ?? "unknown";
-    const caller = route.auth === "admin" ? await checkAdmin(req, deps) : route.auth === "none" ? undefined : await authenticate(req, res, deps, route.bucket);
+    const caller =
+      route.auth === "admin" ? await checkAdmin(req, address, deps) : route.auth === "none" ? undefined : await authenticate(req, res, address, deps, route.bucket);
     if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(address));
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
@@ -207,8 +211,7 @@ function readIdempotencyKey(req: Request): string | undefined {
  * allowance is refused whatever token it sends, the right one included, so
  * that a refusal says nothing about a guess.
  */
-async function checkAdmin(req: Request, deps: GatewayDeps): Promise<undefined> {
-  const address = req.ip ?? "unknown";
+async function checkAdmin(req: Request, address: string, deps: GatewayDeps): Promise<undefined> {
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
   const token = bearerToken(req.get("authorization"));
@@ -225,33 +228,39 @@ async function checkAdmin(req: Request, deps: GatewayDeps): Promise<undefined> {
  * The caller of an API-key route, counted in the route's bucket. An address
  * past its failed-authentication allowance is refused whatever key it
  * sends. A key this gateway resolved recently is no guess, so its address
- * check and its count go to Redis together, in one round trip; any other key
+ * check and its count go to Redis together, in one command; any other key
  * is looked up only once the address check has passed.
  */
-async function authenticate(req: Request, res: Response, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
-  const address = req.ip ?? "unknown";
-  const authorization = req.get("authorization");
-  const count = (caller: Caller) => {
-    // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
-    res.locals.caller = caller;
-    return bucket ? countRequest(res, () => deps.rateLimits.consume(bucket, caller)) : Promise.resolve();
-  };
-  const known = deps.authenticator.known(authorization);
-  if (known) {
-    const [exhausted] = await Promise.all([deps.rateLimits.authFailuresExhausted(address), count(known)]);
-    if (exhausted) throw new RateLimitedError(exhausted);
-    return known;
-  }
+async function authenticate(req: Request, res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
+  const presented = deps.authenticator.present(req.get("authorization"));
+  if ("caller" in presented) return countKnown(res, address, deps, bucket, presented.caller);
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
   let caller: Caller;
   try {
-    caller = await deps.authenticator.authenticate(authorization);
+    caller = await deps.authenticator.authenticate(presented);
   } catch (err) {
     if (err instanceof AppError && err.code === "unauthorized") await deps.rateLimits.recordAuthFailure(address);
     throw err;
   }
-  await count(caller);
+  // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
+  res.locals.caller = caller;
+  if (bucket) await countRequest(res, () => deps.rateLimits.consume(bucket, caller));
+  return caller;
+}
+
+/** A key resolved here recently: its count and its address's check in one go. */
+async function countKnown(res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
+  res.locals.caller = caller;
+  let exhausted: BucketState | undefined;
+  if (bucket) {
+    await countRequest(res, async () => {
+      const { counted, authFailuresExhausted } = await deps.rateLimits.consumeKnown(bucket, caller, address);
+      exhausted = authFailuresExhausted;
+      return counted;
+    });
+  } else exhausted = await deps.rateLimits.authFailuresExhausted(address);
+  if (exhausted) throw new RateLimitedError(exhausted);
   return caller;
 }
 

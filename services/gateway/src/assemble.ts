@@ -7,7 +7,6 @@ import type { Server } from "node:http";
 import { createGatewayApp, type GatewayDeps } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import type { GatewaySettings } from "./config.js";
-import { routeTemplateOf } from "./domain/routeMatch.js";
 import { createGatewayServer } from "./http/server.js";
 import type { IdempotencyStore } from "./idempotency/store.js";
 import { RateLimits } from "./limits/rateLimits.js";
@@ -73,5 +72,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app, routeTemplateOf(publicRoutes)), settings, settings.publicBaseUrl), background };
+  return { server: createGatewayServer(withHttpMetrics(app), settings, settings.publicBaseUrl), background };
 }

@@ -1,4 +1,4 @@
-import type { Knex } from "@sched/db";
+import { preparedName, type Knex } from "@sched/db";
 import type { Mode, ServedRequest } from "@sched/proto";
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
@@ -89,26 +89,26 @@ export async function countAndRecordAttempt(db: Knex, attempt: { address: string
 
 // ---- request log ----------------------------------------------------------
 
-/** Stores a batch once: a batch id seen before stores nothing. */
+/**
+ * Stores a batch once: a batch id seen before stores nothing. One statement:
+ * the batch travels as one JSON parameter and Postgres makes the rows, where
+ * a multi-row insert built here cost more CPU than the requests it records.
+ */
+const STORE_REQUEST_BATCH = `
+  with batch as (insert into request_log_batches (batch_id) values (?) on conflict (batch_id) do nothing returning batch_id),
+  stored as (
+    insert into request_log (at, request_id, api_key_id, user_id, mode, method, path, status, duration_ms)
+    select r.at, r."requestId", r."apiKeyId", r."userId", r.mode, r.method, r.path, r.status, r."durationMs"
+    from jsonb_to_recordset(?::jsonb) as r(at timestamptz, "requestId" text, "apiKeyId" text, "userId" text, mode text, method text, path text, status smallint, "durationMs" integer)
+    where exists (select from batch)
+  )
+  select exists (select from batch) as stored`;
+
 export async function storeRequestBatch(db: Knex, batchId: string, requests: readonly ServedRequest[]): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const inserted = (await trx("request_log_batches").insert({ batch_id: batchId }).onConflict("batch_id").ignore().returning("batch_id")) as unknown[];
-    if (inserted.length === 0) return false;
-    await trx("request_log").insert(
-      requests.map((r) => ({
-        at: r.at,
-        request_id: r.requestId,
-        api_key_id: r.apiKeyId,
-        user_id: r.userId,
-        mode: r.mode,
-        method: r.method,
-        path: r.path,
-        status: r.status,
-        duration_ms: r.durationMs,
-      })),
-    );
-    return true;
-  });
+  const { rows } = (await db.raw(STORE_REQUEST_BATCH, [batchId, JSON.stringify(requests)]).options({ name: preparedName("store_request_batch", STORE_REQUEST_BATCH) })) as {
+    rows: Array<{ stored: boolean }>;
+  };
+  return rows[0]!.stored;
 }
 
 export interface LoggedRequest {

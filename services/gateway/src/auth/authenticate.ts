@@ -7,10 +7,22 @@ import { KeyCache } from "./keyCache.js";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
 
+/**
+ * The API key a request presents, read and hashed once: either a caller
+ * resolved here recently, or the hash to look up, or what is wrong with it.
+ */
+export type PresentedKey = { caller: Caller } | { keyHash: string } | { refusal: AppError };
+
 /** Resolves the bearer API key of a request to its caller, through a short cache. */
 export class Authenticator {
   private readonly cache: KeyCache;
   private readonly timeoutMs: number;
+  /**
+   * Look-ups under way, by key hash: when a busy key's entry expires, the
+   * requests that find it gone together share one question to accounts
+   * rather than each asking its own.
+   */
+  private readonly asking = new Map<string, Promise<Caller>>();
 
   constructor(private readonly bus: Bus, options: { cacheTtlMs: number; timeoutMs: number }) {
     this.cache = new KeyCache(options.cacheTtlMs);
@@ -23,28 +35,58 @@ export class Authenticator {
    */
   async listen(): Promise<{ stop(): Promise<void> }> {
     const subscriptions = await Promise.all([
-      this.bus.onNotice(keyRevoked, ({ keyHash }) => this.cache.drop(keyHash)),
-      this.bus.onNotice(keyChanged, ({ keyHash }) => this.cache.drop(keyHash)),
-      this.bus.onNotice(callerChanged, ({ userId }) => this.cache.dropUser(userId)),
+      this.bus.onNotice(keyRevoked, ({ keyHash }) => this.forget(keyHash)),
+      this.bus.onNotice(keyChanged, ({ keyHash }) => this.forget(keyHash)),
+      this.bus.onNotice(callerChanged, ({ userId }) => {
+        this.cache.dropUser(userId);
+        this.asking.clear();
+      }),
     ]);
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
 
-  /** The caller of a key resolved here recently, without asking anyone; undefined otherwise. */
-  known(authorization: string | undefined): Caller | undefined {
+  /** Reads the key of an Authorization header: the caller when this gateway resolved it recently, without asking anyone. */
+  present(authorization: string | undefined): PresentedKey {
+    if (!authorization) return { refusal: unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.") };
     const key = bearerToken(authorization);
-    return key && apiKeyMode(key) ? this.cache.get(hashApiKey(key)) : undefined;
+    if (!key || !apiKeyMode(key)) return { refusal: unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….") };
+    const keyHash = hashApiKey(key);
+    const caller = this.cache.get(keyHash);
+    return caller ? { caller } : { keyHash };
   }
 
-  async authenticate(authorization: string | undefined): Promise<Caller> {
-    if (!authorization) throw unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.");
-    const key = bearerToken(authorization);
-    if (!key || !apiKeyMode(key)) throw unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….");
-    const keyHash = hashApiKey(key);
+  /** The caller of a presented key: asked of accounts unless known; 401 when there is none. */
+  async authenticate(presented: PresentedKey): Promise<Caller> {
+    if ("refusal" in presented) throw presented.refusal;
+    if ("caller" in presented) return presented.caller;
+    const { keyHash } = presented;
     const cached = this.cache.get(keyHash);
     if (cached) return cached;
-    const { caller } = await this.bus.request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs });
-    this.cache.set(keyHash, caller);
-    return caller;
+    let asking = this.asking.get(keyHash);
+    if (!asking) {
+      asking = this.lookUp(keyHash);
+      this.asking.set(keyHash, asking);
+    }
+    return asking;
+  }
+
+  /** One question to accounts; its answer is kept only if no notice came meanwhile (a notice forgets the question). */
+  private lookUp(keyHash: string): Promise<Caller> {
+    const asking: Promise<Caller> = this.bus
+      .request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs })
+      .then(({ caller }) => {
+        if (this.asking.get(keyHash) === asking) this.cache.set(keyHash, caller);
+        return caller;
+      })
+      .finally(() => {
+        if (this.asking.get(keyHash) === asking) this.asking.delete(keyHash);
+      });
+    return asking;
+  }
+
+  /** A revoked or changed key: its cached caller and any answer on its way are forgotten. */
+  private forget(keyHash: string): void {
+    this.cache.drop(keyHash);
+    this.asking.delete(keyHash);
   }
 }

@@ -60,12 +60,3 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   }
   return params;
 }
-
-/** The route template a request is counted and timed under (HEAD as the GET it is answered like); undefined when none matches. */
-export function routeTemplateOf(routes: readonly RouteDef[]): (method: string, path: string) => string | undefined {
-  const match = compileRoutes(routes);
-  return (method, path) => {
-    const found = match(method === "HEAD" ? "GET" : method, path);
-    return found.kind === "found" ? found.route.path : undefined;
-  };
-}

@@ -8,6 +8,28 @@ import { retryAfterSeconds, type BucketState } from "../domain/rateLimitHeaders.
 /** A count no key reaches, so the counter never refuses on its own. */
 const COUNT_ONLY = Number.MAX_SAFE_INTEGER;
 
+/**
+ * A known key's count and its address's failed authentications, in one
+ * command: what rate-limiter-flexible's consume (a script) and get (MULTI,
+ * GET, PTTL, EXEC) do to the same keys, in the same way, one round trip and
+ * one command instead of five.
+ */
+const COUNT_KNOWN_KEY = `
+redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local consumed = redis.call('incrby', KEYS[1], 1)
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[1])
+  ttl = 1000 * ARGV[1]
+end
+local failures = redis.call('get', KEYS[2])
+local failuresTtl = -2
+if failures then failuresTtl = redis.call('pttl', KEYS[2]) end
+return {consumed, ttl, failures, failuresTtl}
+`;
+
+type CountKnownKey = (bucketKey: string, failuresKey: string, windowSeconds: number) => Promise<[number, number, string | null, number]>;
+
 export interface RateLimitSettings extends DefaultLimits {
   authFailuresPerMinute: number;
   /** The window the limits count in; 60 makes them per minute, as documented. */
@@ -28,6 +50,7 @@ export class RateLimits {
   private readonly counters: Record<RateBucket, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
   private readonly keyless: RateLimiterAbstract;
+  private readonly countKnownKey: CountKnownKey | undefined;
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -36,6 +59,36 @@ export class RateLimits {
     this.counters = { standard: this.makeLimiter("standard", COUNT_ONLY), ai: this.makeLimiter("ai", COUNT_ONLY) };
     this.authFailures = this.makeLimiter("authfail", settings.authFailuresPerMinute);
     this.keyless = this.makeLimiter("keyless", COUNT_ONLY);
+    if (store.redis) {
+      store.redis.defineCommand("schedCountKnownKey", { numberOfKeys: 2, lua: COUNT_KNOWN_KEY });
+      const redis = store.redis as Redis & { schedCountKnownKey: CountKnownKey };
+      this.countKnownKey = (bucketKey, failuresKey, windowSeconds) => redis.schedCountKnownKey(bucketKey, failuresKey, windowSeconds);
+    }
+  }
+
+  /**
+   * A request of a key this gateway resolved recently: counts it and reads
+   * whether its address has used up its failed-authentication allowance,
+   * together. Throws 429 rate_limited past the key's limit, as `consume`.
+   * While Redis fails, each goes its own way to the in-memory insurance.
+   */
+  async consumeKnown(bucket: RateBucket, caller: Pick<Caller, "apiKeyId" | "rateLimits">, address: string): Promise<{ counted: BucketState; authFailuresExhausted: BucketState | undefined }> {
+    const limit = limitFor(bucket, caller, this.settings);
+    let reply: Awaited<ReturnType<CountKnownKey>> | undefined;
+    if (this.countKnownKey) {
+      reply = await this.countKnownKey(this.counters[bucket].getKey(caller.apiKeyId), this.authFailures.getKey(address), this.settings.windowSeconds).catch(() => undefined);
+    }
+    if (!reply) {
+      const [authFailuresExhausted, counted] = await Promise.all([this.authFailuresExhausted(address), this.consume(bucket, caller)]);
+      return { counted, authFailuresExhausted };
+    }
+    const [consumed, msBeforeReset, failures, failuresMs] = reply;
+    if (consumed > limit) throw new RateLimitedError({ limit, remaining: 0, msBeforeReset });
+    const failuresLimit = this.settings.authFailuresPerMinute;
+    return {
+      counted: { limit, remaining: limit - consumed, msBeforeReset },
+      authFailuresExhausted: failures !== null && Number(failures) >= failuresLimit ? { limit: failuresLimit, remaining: 0, msBeforeReset: failuresMs } : undefined,
+    };
   }
 
   /**

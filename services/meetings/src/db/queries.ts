@@ -1,4 +1,4 @@
-import { preparedName, type Knex } from "@sched/db";
+import { namedStatement, preparedName, runNamed, type Knex } from "@sched/db";
 import { MAX_MEETINGS_PAGE, type Duration, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
 import type { GivenAnswer, MeetingRecord } from "../domain/meeting.js";
@@ -89,11 +89,14 @@ export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: st
     .options({ name: preparedName("insert_meeting", sql) });
 }
 
+const FIND_MEETING_SQL = `select ${MEETING_COLUMNS}, ${RESPONSES_COLUMN} from meetings where id = ? and mode = ?`;
+const FIND_MEETING = namedStatement("find_meeting", FIND_MEETING_SQL);
+const FIND_MEETING_LOCKED = namedStatement("find_meeting", `${FIND_MEETING_SQL} for update of meetings`);
+
 /** One meeting of a mode; with `lock`, the row stays locked until the transaction ends. */
 export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false): Promise<MeetingRecord | undefined> {
-  const sql = `select ${MEETING_COLUMNS}, ${RESPONSES_COLUMN} from meetings where id = ? and mode = ?${lock ? " for update of meetings" : ""}`;
-  const { rows } = (await db.raw(sql, [id, mode]).options({ name: preparedName("find_meeting", sql) })) as { rows: MeetingRow[] };
-  return rows[0] ? toRecord(rows[0]) : undefined;
+  const [row] = await runNamed<MeetingRow>(db, lock ? FIND_MEETING_LOCKED : FIND_MEETING, [id, mode]);
+  return row ? toRecord(row) : undefined;
 }
 
 /** Writes the new state of a meeting and brings its participant rows in line. */

@@ -1,0 +1,43 @@
+/**
+ * The bare chain's gateway: express → a Redis rate limiter
+ * (rate-limiter-flexible, per client address, a limit never reached) → one
+ * NATS request → the JSON answer. `GET /item/rand` asks for a random row.
+ * Its settings come as JSON in the first argument (bench/sideBySide.ts).
+ */
+import { connect } from "@nats-io/transport-node";
+import express from "express";
+import { Redis } from "ioredis";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import { z } from "zod";
+
+const settings = z.object({ port: z.number().int(), natsUrl: z.string(), redisUrl: z.string(), subject: z.string(), rows: z.number().int().positive() }).parse(JSON.parse(process.argv[2] ?? "{}"));
+const rows = settings.rows;
+const app = express();
+app.disable("x-powered-by");
+const redis = new Redis(settings.redisUrl);
+await redis.ping();
+const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: "chain", points: 1e9, duration: 60 });
+app.use((req, res, next) => {
+  limiter.consume(req.ip ?? "").then(
+    () => next(),
+    (e: unknown) => (e instanceof Error ? next(e) : res.status(429).json({ error: "rate limited" })),
+  );
+});
+const nc = await connect({ servers: settings.natsUrl, name: "chain-gateway" });
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+app.get("/item/:id", async (req, res, next) => {
+  try {
+    const id = req.params.id === "rand" ? 1 + Math.floor(Math.random() * rows) : Number(req.params.id);
+    const m = await nc.request(settings.subject, encoder.encode(JSON.stringify({ id })), { timeout: 5000 });
+    const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
+    if (body.error) return void res.status(body.status ?? 500).json(body);
+    res.json(body);
+  } catch (e) {
+    next(e);
+  }
+});
+app.listen(settings.port, "127.0.0.1", () => console.log("ready"));
+
+// A stop is an exit, so that a CPU profile (--cpu-prof) is written.
+process.once("SIGTERM", () => process.exit(0));

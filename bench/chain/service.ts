@@ -1,0 +1,38 @@
+/**
+ * The bare chain's service: a NATS responder (queue group) that reads one row
+ * by primary key and answers it as JSON. The prototype the gateway path is
+ * measured against, with nothing but what the path needs.
+ * Its settings come as JSON in the first argument (bench/sideBySide.ts).
+ */
+import { connect } from "@nats-io/transport-node";
+import pg from "pg";
+import { z } from "zod";
+
+const settings = z.object({ natsUrl: z.string(), databaseUrl: z.string(), subject: z.string() }).parse(JSON.parse(process.argv[2] ?? "{}"));
+const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10, idleTimeoutMillis: 0 });
+await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
+const nc = await connect({ servers: settings.natsUrl, name: "chain-service" });
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+nc.subscribe(settings.subject, {
+  queue: "chain-service",
+  callback: (err, m) => {
+    if (err) return;
+    let id: number;
+    try {
+      id = (JSON.parse(decoder.decode(m.data)) as { id: number }).id;
+    } catch {
+      m.respond(encoder.encode('{"error":"bad request","status":400}'));
+      return;
+    }
+    pool.query("select id, name, qty, created_at from items where id = $1", [id]).then(
+      (r) => m.respond(encoder.encode(JSON.stringify(r.rows.length ? r.rows[0] : { error: "not found", status: 404 }))),
+      (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
+    );
+  },
+});
+await nc.flush();
+console.log("ready");
+
+// A stop is an exit, so that a CPU profile (--cpu-prof) is written.
+process.once("SIGTERM", () => process.exit(0));

@@ -1,0 +1,349 @@
+/**
+ * npm run bench -- side-by-side [--quick] [--profile]
+ *
+ * `GET /v1/meetings/:id` through the whole system (processes wiring: the
+ * gateway and every service a process of its own) beside the bare chain of
+ * bench/chain (express → Redis rate limiter → NATS → service → a primary-key
+ * select), in one run and on the same NATS and Redis, started here for the
+ * run alone so that every CPU second they spend is this benchmark's:
+ *
+ * - throughput flat out (50 at a time), in alternating rounds, and their ratio;
+ * - latency at 200 requests/s (and the list's, for the project);
+ * - CPU per request of each process (Postgres counted by the connections of
+ *   each side's database), less what each spends idle, read from /proc: a
+ *   figure that holds when other work shares the machine;
+ * - creates flat out;
+ * - with --profile, the gateway's and the meetings service's CPU by layer
+ *   (V8 CPU profiles of the flat-out get rounds), in µs per request.
+ */
+import { serviceModules } from "@sched/standalone";
+import { createTestDatabase, eventually, POSTGRES_ADMIN_URL, freePort, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { callApi, createUser } from "./lib/api.js";
+import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
+import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
+import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
+import { random } from "./lib/seed.js";
+import { ms } from "./lib/stats.js";
+
+export interface SideBySideOptions {
+  quick: boolean;
+  profile: boolean;
+}
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CHAIN_ROWS = 100_000;
+const MEETINGS = 500;
+const FLAT_OUT_CONNECTIONS = 50;
+
+const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** A process of the bare chain, ready once it prints "ready". */
+async function startChainProcess(file: string, settings: Record<string, string | number>, nodeArgs: string[]): Promise<{ pid: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(ROOT, "bench/chain", file), JSON.stringify(settings)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  await eventually(() => {
+    if (child.exitCode !== null) throw new Error(`chain ${file} exited: ${output}`);
+    return output.includes("ready");
+  }, 60_000, 50);
+  return { pid: child.pid!, child };
+}
+
+/** A nats-server with JetStream for this run alone. */
+async function startNats(storeDir: string): Promise<{ url: string; pid: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const url = `nats://127.0.0.1:${port}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error("nats-server exited");
+    const res = await fetch(`http://127.0.0.1:${port}`).catch((err: { cause?: { code?: string } }) => err.cause?.code);
+    return res !== "ECONNREFUSED";
+  }, 10_000, 50);
+  return { url, pid: child.pid!, child };
+}
+
+/** Postgres's server processes serving the connections to one database. */
+async function backendsOf(admin: pg.Client, database: string): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database]);
+  return rows.map((r) => r.pid);
+}
+
+interface Side {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  next: () => LoadRequest;
+  groups: CpuGroup[];
+  rounds: LoadReport[];
+  cpu: Array<Map<string, number>>;
+  profileWindows: Array<[number, number]>;
+}
+
+export async function benchSideBySide(options: SideBySideOptions): Promise<void> {
+  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  const stopAll = async () => {
+    for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
+  };
+  try {
+    await run(options, cleanup);
+  } finally {
+    await stopAll();
+  }
+}
+
+async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unknown> | unknown>): Promise<void> {
+  console.log(`load average at the start: ${load()}`);
+  const work = mkdtempSync(join(tmpdir(), "side-by-side-"));
+  cleanup.push(() => rmSync(work, { recursive: true, force: true }));
+  // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
+  const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
+  const nats = await startNats(join(work, "jetstream"));
+  cleanup.push(() => nats.child.kill("SIGKILL"));
+  const redis = await startRedisServer();
+  cleanup.push(() => redis.kill());
+  const redisUrl = `redis://127.0.0.1:${redis.port}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  cleanup.push(() => admin.end());
+
+  // ---- the bare chain: its table, its service and gateway
+  const chainDb = await createTestDatabase();
+  cleanup.push(() => chainDb.drop());
+  const chainDbName = new URL(chainDb.url).pathname.slice(1);
+  const seed = new pg.Client({ connectionString: chainDb.url });
+  await seed.connect();
+  await seed.query(`create table items (id int primary key, name text not null, qty int not null, created_at timestamptz not null default now());
+    insert into items (id, name, qty) select g, 'item-' || g, g % 1000 from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
+  await seed.end();
+  const profiled = (name: string) => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []);
+  const subject = `chain${uniqueSuffix()}.item.get`;
+  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, profiled("chain-service"));
+  cleanup.push(() => chainService.child.kill("SIGTERM"));
+  const chainPort = await freePort();
+  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, profiled("chain-gateway"));
+  cleanup.push(() => chainGateway.child.kill("SIGTERM"));
+
+  // ---- the project, every service a process of its own
+  const projectDb = await createTestDatabase();
+  cleanup.push(() => projectDb.drop());
+  const projectDbName = new URL(projectDb.url).pathname.slice(1);
+  const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
+  const env = { NATS_URL: nats.url, DATABASE_URL: projectDb.url, REDIS_URL: redisUrl, BUS_NAMESPACE: `bench${uniqueSuffix()}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
+  const processes = new Map<string, ServiceProcess>();
+  const starts = await Promise.allSettled([
+    ...serviceModules.map(async (m) => processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: m.name === "meetings" ? profiled("meetings") : [] }))),
+    (async () => processes.set("gateway", await startGatewayProcess(env, { nodeArgs: profiled("gateway") })))(),
+  ]);
+  // SIGTERM: a graceful stop writes the CPU profiles.
+  cleanup.push(() => Promise.all([...processes.values()].map((p) => p.kill("SIGTERM"))));
+  const failed = starts.find((s) => s.status === "rejected");
+  if (failed) throw failed.reason;
+  const gateway = processes.get("gateway")!;
+  console.log(`started: the chain and the project (${processes.size} processes) on NATS ${nats.url} and Redis ${redisUrl} of their own; load average ${load()}`);
+
+  // ---- the project's data: a user whose key's limits never refuse, and meetings
+  const user = await createUser(gateway.url, adminToken, { email: `bench-${uniqueSuffix()}@example.com`, name: "Bench", timezone: "UTC" });
+  const base = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 86_400_000;
+  const meetingBody = (i: number) => ({ title: `Bench meeting ${i}`, duration: "30 mins", startTime: new Date(base + i * 3_600_000).toISOString().replace(".000Z", "Z"), participants: [`guest${i % 10}@example.com`], sendInvites: false });
+  const ids: string[] = [];
+  let made = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (made < MEETINGS) {
+        const i = made++;
+        const res = await callApi(gateway.url, "POST", "/v1/meetings", { token: user.key, body: meetingBody(i) });
+        if (res.status !== 201) throw new Error(`POST /v1/meetings answered ${res.status}: ${JSON.stringify(res.body)}`);
+        ids.push(String((res.body as { id: string }).id));
+      }
+    }),
+  );
+  const headers = { authorization: `Bearer ${user.key}` };
+  const pick = random(11);
+
+  const groupOf = (name: string, pids: () => Promise<number[]> | number[]): CpuGroup => ({ name, pids });
+  const shared = [groupOf("nats-server", () => [nats.pid]), groupOf("redis-server", () => [redis.pid])];
+  const chain: Side = {
+    name: "chain",
+    url: `http://127.0.0.1:${chainPort}`,
+    headers: {},
+    next: () => ({ method: "GET", path: "/item/rand" }),
+    groups: [
+      groupOf("gateway", () => [chainGateway.pid]),
+      groupOf("service", () => [chainService.pid]),
+      groupOf("postgres", () => backendsOf(admin, chainDbName)),
+      ...shared,
+    ],
+    rounds: [],
+    cpu: [],
+    profileWindows: [],
+  };
+  const project: Side = {
+    name: "project",
+    url: gateway.url,
+    headers,
+    next: () => ({ method: "GET", path: `/v1/meetings/${ids[Math.floor(pick() * ids.length)]}` }),
+    groups: [
+      groupOf("gateway", () => [gateway.pid]),
+      groupOf("service", () => [processes.get("meetings")!.pid]),
+      groupOf("postgres", () => backendsOf(admin, projectDbName)),
+      ...shared,
+      ...[...processes.keys()].filter((n) => n !== "gateway" && n !== "meetings").map((n) => groupOf(n, () => [processes.get(n)!.pid])),
+    ],
+    rounds: [],
+    cpu: [],
+    profileWindows: [],
+  };
+  const sides = [chain, project];
+
+  // ---- what each process spends with no request at all (pollers, heartbeats), taken off the rounds' figures
+  const idleSeconds = options.quick ? 3 : 5;
+  const idleGroups = [...chain.groups, ...project.groups.filter((g) => !shared.includes(g))].map((g, i) => ({ ...g, name: `${i < chain.groups.length ? "chain" : "project"} ${g.name}` }));
+  const idleBefore = await cpuSnapshot(idleGroups);
+  await new Promise((r) => setTimeout(r, idleSeconds * 1_000));
+  const idleAfter = await cpuSnapshot(idleGroups);
+  const idleUs = cpuUsed(idleBefore, idleAfter);
+  const idlePerMs = (side: Side, group: string) => {
+    const key = group === "nats-server" || group === "redis-server" ? `chain ${group}` : `${side.name} ${group}`;
+    return (idleUs.get(key) ?? 0) / (idleAfter.atMs - idleBefore.atMs);
+  };
+
+  // ---- throughput flat out, alternating
+  const perRound = options.quick ? 3_000 : 10_000;
+  const rounds = options.quick ? 2 : 3;
+  const flatOut = async (side: Side, count: number, keep: boolean) => {
+    const requests = Array.from({ length: count }, () => side.next());
+    const before = await cpuSnapshot(side.groups);
+    const fromUs = Number(process.hrtime.bigint() / 1_000n);
+    const report = await runLoad({ baseUrl: side.url, headers: side.headers, ratePerSecond: 1_000_000, concurrency: FLAT_OUT_CONNECTIONS, requests });
+    const toUs = Number(process.hrtime.bigint() / 1_000n);
+    const after = await cpuSnapshot(side.groups);
+    if (!keep) return;
+    const used = cpuUsed(before, after);
+    for (const [group, us] of used) used.set(group, Math.max(0, us - idlePerMs(side, group) * (after.atMs - before.atMs)));
+    side.rounds.push(report);
+    side.cpu.push(used);
+    side.profileWindows.push([fromUs, toUs]);
+    const total = [...used.values()].reduce((a, b) => a + b, 0);
+    console.log(`  ${side.name.padEnd(8)} ${report.throughput.toFixed(0).padStart(6)}/s  median ${ms(report.median)} ms  p99 ${ms(report.p99)} ms  ${(total / report.count).toFixed(0)} µs CPU/request  (${statusText(report.statuses)}; load ${load()})`);
+  };
+  for (const side of sides) await flatOut(side, 1_000, false);
+  for (let r = 1; r <= rounds; r++) {
+    console.log(`round ${r}`);
+    for (const side of sides) await flatOut(side, perRound, true);
+  }
+
+  // ---- latency at 200 requests/s
+  const seconds = options.quick ? 5 : 20;
+  const at200 = async (url: string, hdrs: Record<string, string>, next: () => LoadRequest) => {
+    await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 400 }, next) });
+    return runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 200 * seconds }, next) });
+  };
+  const latency = {
+    chain: await at200(chain.url, chain.headers, chain.next),
+    get: await at200(project.url, headers, project.next),
+    list: await at200(project.url, headers, () => ({ method: "GET", path: "/v1/meetings?limit=100" })),
+  };
+
+  // ---- creates flat out (32 at a time)
+  const creates = options.quick ? 1_500 : 5_000;
+  const createReport = await runLoad({
+    baseUrl: gateway.url,
+    headers,
+    ratePerSecond: 1_000_000,
+    concurrency: 32,
+    requests: Array.from({ length: creates }, (_, i) => ({ method: "POST", path: "/v1/meetings", body: JSON.stringify(meetingBody(MEETINGS + i)) })),
+  });
+
+  // ---- the report
+  const endLoad = load();
+  const rps = (side: Side) => median(side.rounds.map((r) => r.throughput));
+  const ratio = rps(project) / rps(chain);
+  const bad = (r: LoadReport) => Object.entries(r.statuses).filter(([s]) => !s.startsWith("2")).reduce((a, [, n]) => a + n, 0);
+  console.log(`\nSide by side, ${new Date().toISOString()}, load average at the end ${endLoad}`);
+  console.log(`\nThroughput flat out (${FLAT_OUT_CONNECTIONS} at a time, ${rounds} alternating rounds of ${perRound} requests; median round):\n`);
+  console.log("| | req/s (rounds) | CPU µs/request | non-2xx |");
+  console.log("|---|---|---|---|");
+  const cpuPerRequest = (side: Side, group?: string) =>
+    median(side.cpu.map((used, i) => (group ? used.get(group) ?? 0 : [...used.values()].reduce((a, b) => a + b, 0)) / side.rounds[i]!.count));
+  for (const side of sides) {
+    console.log(`| ${side.name} | ${rps(side).toFixed(0)} (${side.rounds.map((r) => r.throughput.toFixed(0)).join(", ")}) | ${cpuPerRequest(side).toFixed(0)} | ${side.rounds.reduce((a, r) => a + bad(r), 0)} |`);
+  }
+  console.log(`\nratio ${ratio.toFixed(2)} (project/chain throughput); CPU per request ${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)}× the chain's`);
+  console.log("\nCPU µs per request by process (idle spending taken off):\n");
+  const groupNames = [...new Set(sides.flatMap((s) => s.groups.map((g) => g.name)))];
+  console.log(`| process | chain | project |\n|---|---|---|`);
+  for (const g of groupNames) console.log(`| ${g} | ${chain.groups.some((x) => x.name === g) ? cpuPerRequest(chain, g).toFixed(0) : "—"} | ${project.groups.some((x) => x.name === g) ? cpuPerRequest(project, g).toFixed(0) : "—"} |`);
+  console.log(`\nAt 200 requests/s (${200 * seconds} requests, up to 8 at a time), ms:\n`);
+  console.log("| | median | p95 | p99 | max | non-2xx |\n|---|---|---|---|---|---|");
+  for (const [name, r] of [["chain `GET /item/rand`", latency.chain], ["project `GET /v1/meetings/:id`", latency.get], ["project `GET /v1/meetings?limit=100`", latency.list]] as const) {
+    console.log(`| ${name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${bad(r)} |`);
+  }
+  console.log(`\nCreates flat out (32 at a time): ${createReport.throughput.toFixed(0)}/s, median ${ms(createReport.median)} ms, p99 ${ms(createReport.p99)} ms (${statusText(createReport.statuses)})`);
+  console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.p99)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
+
+  if (options.profile) {
+    // Stop the profiled processes gracefully so they write their profiles, then read the flat-out rounds' windows.
+    await Promise.all([gateway.kill("SIGTERM"), processes.get("meetings")!.kill("SIGTERM")]);
+    chainGateway.child.kill("SIGTERM");
+    chainService.child.kill("SIGTERM");
+    await eventually(() => ["gateway", "meetings", "chain-gateway", "chain-service"].every((n) => profileOf(profileDir, n)), 30_000, 200).catch(() => undefined);
+    const table = (title: string, entries: Array<{ side: Side; name: string; layers: Layer[] }>) => {
+      const shares = entries.map(({ side, name, layers }) => {
+        const file = profileOf(profileDir, name);
+        if (!file) return undefined;
+        let busy = 0;
+        const byLayer = new Map<string, number>();
+        for (const [from, to] of side.profileWindows) {
+          const s = layerShares(file, layers, from, to);
+          busy += s.busySamples;
+          for (const [l, n] of s.byLayer) byLayer.set(l, (byLayer.get(l) ?? 0) + n);
+        }
+        const group = name.endsWith("gateway") ? "gateway" : "service";
+        return { perRequest: cpuPerRequest(side, group), busy, byLayer };
+      });
+      const names = [...new Set(entries.flatMap((e) => [...e.layers.map((l) => l.name), NODE_ITSELF, GARBAGE_COLLECTION]))];
+      console.log(`\n${title} (share of the process's profiled samples × its CPU per request):\n`);
+      console.log(`| layer | ${entries.map((e) => e.name).join(" | ")} |\n|---|${entries.map(() => "---").join("|")}|`);
+      for (const layer of names) {
+        console.log(`| ${layer} | ${shares.map((s) => (s && s.busy > 0 ? ((s.perRequest * (s.byLayer.get(layer) ?? 0)) / s.busy).toFixed(0) : "—")).join(" | ")} |`);
+      }
+      console.log(`| all (CPU µs/request) | ${shares.map((s) => (s ? s.perRequest.toFixed(0) : "—")).join(" | ")} |`);
+    };
+    table("Gateway CPU by layer, µs per request", [
+      { side: chain, name: "chain-gateway", layers: GATEWAY_LAYERS },
+      { side: project, name: "gateway", layers: GATEWAY_LAYERS },
+    ]);
+    // The windows too, so the profiles can be read again (bench/lib/profileLayers.ts) with other layers.
+    writeFileSync(join(profileDir, "windows.json"), JSON.stringify({ chain: chain.profileWindows, project: project.profileWindows }));
+    console.log(`\n(profiles and the rounds' windows, in monotonic µs, kept in ${profileDir})`);
+    table("Service CPU by layer, µs per request", [
+      { side: chain, name: "chain-service", layers: SERVICE_LAYERS },
+      { side: project, name: "meetings", layers: SERVICE_LAYERS },
+    ]);
+  }
+}
+
+/** The CPU profile a process's main thread wrote into its folder (`CPU.<date>.<time>.<pid>.0.<n>.cpuprofile`), once it has. */
+function profileOf(dir: string, name: string): string | undefined {
+  try {
+    const file = readdirSync(join(dir, name)).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+    return file ? join(dir, name, file) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import { bind, MemoryBus } from "@sched/bus";
+import { hashApiKey } from "@sched/ids";
+import { createLogger } from "@sched/logging";
+import { accountsAuthenticate, keyRevoked, type Caller } from "@sched/proto";
+import { eventually } from "@sched/testing";
+import { describe, expect, it } from "vitest";
+import { Authenticator } from "../src/auth/authenticate.js";
+
+const logger = createLogger({ name: "authenticator-test", level: "silent" });
+const key = `sk_test_${"A".repeat(40)}`;
+const caller: Caller = { userId: "usr_1", email: "a@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read"], apiKeyId: "key_1" };
+
+/** Accounts on an in-memory bus, answering each look-up once `release` is called, and counting them. */
+async function accounts() {
+  const bus = new MemoryBus(logger);
+  const asked: Array<() => void> = [];
+  await bus.serve({ name: "accounts", version: "1.0.0" }, [
+    bind(accountsAuthenticate, async () => {
+      await new Promise<void>((resolve) => asked.push(resolve));
+      return { caller };
+    }),
+  ]);
+  const authenticator = new Authenticator(bus, { cacheTtlMs: 60_000, timeoutMs: 5_000 });
+  await authenticator.listen();
+  return { bus, authenticator, asked, release: () => asked.forEach((answer) => answer()) };
+}
+
+describe("the gateway's authenticator", () => {
+  it("reads and hashes a key once: a malformed one is refused without asking anyone, a known one is answered from the cache", async () => {
+    const { authenticator, asked, release } = await accounts();
+    expect(authenticator.present(undefined)).toMatchObject({ refusal: { code: "unauthorized" } });
+    expect(authenticator.present("Bearer sk_test_short")).toMatchObject({ refusal: { code: "unauthorized" } });
+    const presented = authenticator.present(`Bearer ${key}`);
+    expect(presented).toEqual({ keyHash: hashApiKey(key) });
+    const answer = authenticator.authenticate(presented);
+    await eventually(() => asked.length === 1);
+    release();
+    expect(await answer).toEqual(caller);
+    expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+  });
+
+  it("asks accounts once for requests that find the same key unknown together", async () => {
+    const { authenticator, asked, release } = await accounts();
+    const answers = Array.from({ length: 20 }, () => authenticator.authenticate(authenticator.present(`Bearer ${key}`)));
+    await eventually(() => asked.length === 1);
+    release();
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, () => caller));
+    expect(asked).toHaveLength(1);
+  });
+
+  it("keeps no answer that was on its way when the key was revoked: the next request asks again", async () => {
+    const { bus, authenticator, asked } = await accounts();
+    const before = authenticator.authenticate(authenticator.present(`Bearer ${key}`));
+    await eventually(() => asked.length === 1);
+    await bus.notify(keyRevoked, { apiKeyId: "key_1", keyHash: hashApiKey(key) });
+    const after = authenticator.authenticate(authenticator.present(`Bearer ${key}`));
+    await eventually(() => asked.length === 2);
+    asked[0]!();
+    expect(await before).toEqual(caller);
+    expect(authenticator.present(`Bearer ${key}`)).toEqual({ keyHash: hashApiKey(key) });
+    asked[1]!();
+    expect(await after).toEqual(caller);
+    expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+  });
+});
