@@ -91,15 +91,23 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
   };
 
+  // The next round is planned when one ends, never queued behind a slow one: at most one read per connection an interval.
+  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(round).catch((err: unknown) => log.warn({ err }, "Microsoft answers round failed"));
-  }, settings.everyMs);
-  timer.unref();
+  const plan = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = round()
+        .catch((err: unknown) => log.warn({ err }, "Microsoft answers round failed"))
+        .finally(plan);
+    }, settings.everyMs);
+    timer.unref();
+  };
+  plan();
   return {
     stop: async () => {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       await running;
     },
   };

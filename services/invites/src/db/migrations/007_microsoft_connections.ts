@@ -12,6 +12,7 @@ export const microsoftConnections: Migration = {
     await db.raw("alter table calendar_connections add constraint calendar_connections_provider_check check (provider in ('google', 'microsoft', 'caldav'))");
     await db.raw("alter table oauth_states add column provider varchar(20) not null default 'google'");
     await db.raw("alter table deliveries drop constraint deliveries_channel_check");
+    await db.raw("alter table deliveries alter column channel type varchar(16)");
     await db.raw("alter table deliveries add constraint deliveries_channel_check check (channel in ('google', 'microsoft', 'caldav', 'email'))");
   },
 };
