@@ -81,6 +81,8 @@ export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
     bind(connectionsAdminAttach, async ({ params, body }) => {
       const { users } = await deps.bus.request(accountsLookupUsers, { ids: [params.id] }, { timeoutMs: 1_000 });
       if (!users.some((u) => u.id === params.id)) throw notFound("user");
+      // Microsoft's busy time is asked by address (getSchedule): a grant without one would never count.
+      if (body.provider === "microsoft" && !body.accountEmail) throw new AppError("invalid_request", "Invalid accountEmail: a Microsoft grant needs the account's address.", { param: "accountEmail" });
       const tokens: ProviderTokens = { accessToken: body.accessToken, refreshToken: body.refreshToken, ...(body.expiresAt ? { expiresAt: Date.parse(body.expiresAt) } : {}) };
       const connection = await store(params.id, body.accountEmail ?? null, tokens, body.provider);
       return { status: 201, body: connectionView(connection) };
