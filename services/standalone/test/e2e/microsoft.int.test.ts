@@ -108,6 +108,14 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
     expect(rows[0]!.sealed_tokens).not.toMatch(/EwB|M\.R3_/);
     const other = await createUserWithKey(world.url, { mode: "live" });
     expectError(await call(world.url, "DELETE", `/v1/calendar-connections/${back.body.id}`, { key: other.key }), 404, "not_found");
+    // Busy time is asked by address: a Microsoft grant attached without one is refused rather than kept useless.
+    const grant = microsoft.grant("noaddress@contoso.example");
+    const bare = await call(world.url, "POST", `/admin/v1/users/${other.userId}/calendar-connections`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: { provider: "microsoft", accessToken: grant.accessToken, refreshToken: grant.refreshToken },
+    });
+    expectError(bare, 400, "invalid_request");
+    expect(bare.body.error.param).toBe("accountEmail");
   });
 
   it.runIf(available)("creates one Graph event with the participants as attendees, patches it on update, and cancels it", async () => {
