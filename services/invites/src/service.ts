@@ -6,6 +6,7 @@ import { z } from "zod";
 import { TokenCipher } from "./domain/tokenCipher.js";
 import { EmailSender } from "./delivery/email.js";
 import { GoogleCalendar } from "./delivery/google.js";
+import { pollGoogleAnswers } from "./delivery/googleAnswers.js";
 import { MicrosoftCalendar } from "./delivery/microsoft.js";
 import { pollMicrosoftAnswers } from "./delivery/microsoftAnswers.js";
 import { ConnectionVault } from "./delivery/vault.js";
@@ -51,8 +52,10 @@ const config = z.object({
   MICROSOFT_GRAPH_URL: env.url("https://graph.microsoft.com"),
   /** How often answers are read back from organizers' Microsoft calendars (one request per connection each time). */
   MICROSOFT_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
-  /** How many days ahead the answers to meetings are read back. */
-  MICROSOFT_ANSWERS_WINDOW_DAYS: env.positiveInt(366),
+  /** How often answers are read back from organizers' Google calendars (one request per connection each time). */
+  GOOGLE_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /** How many days ahead the answers to meetings are read back from Google and Microsoft calendars. */
+  PROVIDER_ANSWERS_WINDOW_DAYS: env.positiveInt(366),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
   /** How often answers are read back from organizers' CalDAV calendars (a few requests per connection each time). */
@@ -134,7 +137,8 @@ export const invitesService = defineService({
         ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
         : undefined;
     const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
-    const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, windowDays: c.MICROSOFT_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const googleAnswers = pollGoogleAnswers(db, bus, vault, logger, { everyMs: c.GOOGLE_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
     worker.start();
     return {
       stop: async () => {
@@ -143,6 +147,7 @@ export const invitesService = defineService({
         await replyMail?.stop();
         await caldavAnswers.stop();
         await microsoftAnswers.stop();
+        await googleAnswers.stop();
         await worker.stop();
         await relay.stop();
         email.close();

@@ -6,6 +6,7 @@ import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { graphDateTime, graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
 export interface MicrosoftAnswerSettings {
@@ -31,7 +32,6 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   const log = logger.child({ component: "microsoft-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
-  let stopped = false;
 
   const readCalendarView = async (connectionId: string): Promise<Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -47,7 +47,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
         .header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`)
         .get()) as { value?: Event[]; "@odata.nextLink"?: string };
       events.push(...(page.value ?? []));
-      while (page["@odata.nextLink"] && !stopped) {
+      while (page["@odata.nextLink"]) {
         page = (await session.graph.api(page["@odata.nextLink"]).header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`).get()) as typeof page;
         events.push(...(page.value ?? []));
       }
@@ -84,31 +84,14 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
   };
 
-  const round = async () => {
-    for (const { connectionId, events } of await providerEventsByConnection(db, "microsoft")) {
-      if (stopped) return;
-      await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Microsoft calendar; trying next time"));
-    }
-  };
-
-  // The next round is planned when one ends, never queued behind a slow one: at most one read per connection an interval.
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const plan = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round()
-        .catch((err: unknown) => log.warn({ err }, "Microsoft answers round failed"))
-        .finally(plan);
-    }, settings.everyMs);
-    timer.unref();
-  };
-  plan();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+  return everyInterval(
+    async (stopped) => {
+      for (const { connectionId, events } of await providerEventsByConnection(db, "microsoft")) {
+        if (stopped()) return;
+        await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Microsoft calendar; trying next time"));
+      }
     },
-  };
+    settings.everyMs,
+    log,
+  );
 }
