@@ -9,7 +9,8 @@ import type { ConnectionVault } from "./vault.js";
  * Busy time of a Microsoft connection's calendar over [from, to) through
  * getSchedule (one request), answered in UTC. Like Google's, the
  * connection's own calendar is the one there is to count ("primary");
- * a user who chose none counts nothing.
+ * a user who chose none counts nothing. Graph answers spans of up to 62
+ * days; the API asks at most 31 (the longest horizon) at a time.
  */
 export async function microsoftBusy(vault: ConnectionVault, connection: ConnectionRecord, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[]> {
   if (connection.busyCalendars && !connection.busyCalendars.includes("primary")) return [];
