@@ -198,5 +198,7 @@ export const invitesCalendarBusy = endpoint(
     complete: z.boolean(),
     /** The users whose provider did not answer; absent from replies of an earlier release (then `complete` alone tells). */
     incompleteUserIds: z.array(z.string()).optional(),
+    /** Which of their calendars did not answer, by provider; absent from replies of an earlier release. */
+    missingCalendars: z.array(z.object({ userId: z.string(), provider: CalendarProvider })).optional(),
   }),
 );

@@ -1680,6 +1680,13 @@ export interface components {
             timezone: string;
             /** @description Free and busy slots tiling that day's working hours, in order; empty on a day without working hours. */
             slots: components["schemas"]["DaySlot"][];
+            /**
+             * @description Present (false) exactly when a connected calendar of the person did not answer in time: the `free` slots may then be busy there; treat them as unknown.
+             * @enum {boolean}
+             */
+            busyComplete?: false;
+            /** @description With `busyComplete`: the providers of the calendars that did not answer (empty when the calendars could not be asked at all). */
+            missingCalendars?: ("google" | "microsoft" | "caldav")[];
         };
         DaySlot: {
             /**
@@ -5154,6 +5161,8 @@ export interface operations {
                             }[];
                             /** @description False when a connected calendar of theirs did not answer in time: `busy` may then miss some of their time; treat it as unknown, not free. */
                             busyComplete: boolean;
+                            /** @description Present exactly when `busyComplete` is false: the providers of the calendars that did not answer (empty when the calendars could not be asked at all). */
+                            missingCalendars?: ("google" | "microsoft" | "caldav")[];
                         }[];
                         /**
                          * @description E-mails of the listed people whose time the caller may not see (no account, no shared visibility, or a block): unknown, never free.

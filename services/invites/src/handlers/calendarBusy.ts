@@ -89,6 +89,7 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
           busy: byUser(connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) }))),
           complete: answers.every((a) => a !== undefined),
           incompleteUserIds: [...new Set(connections.filter((_, i) => answers[i] === undefined).map((c) => c.userId))],
+          missingCalendars: connections.filter((_, i) => answers[i] === undefined).map((c) => ({ userId: c.userId, provider: c.provider })),
         };
       } finally {
         clearTimeout(timer);

@@ -219,6 +219,7 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
     await settled(other.key, id, 1);
     const view = await call(world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
     expect(view.status).toBe(200);
+    expect(view.body.busyComplete).toBeUndefined();
     expect(view.body.slots).toEqual([
       { start: "09:00", end: "10:00", status: "free" },
       { start: "10:00", end: "11:30", status: "busy" },
@@ -235,6 +236,11 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
       expect(slow.status).toBe(200);
       expect(Date.now() - startedAt).toBeLessThan(4_000);
       expect(slow.body.slots).toEqual([{ start: "09:00", end: "17:00", status: "free" }]);
+      // The answer says which calendar it went without, rather than passing the time off as free.
+      expect(slow.body).toMatchObject({ busyComplete: false, missingCalendars: ["microsoft"] });
+      const freeBusy = await call(world.url, "POST", "/v1/availability/free-busy", { key: user.key, body: { participants: [user.email], from: weekdayIn(35), to: weekdayIn(35) } });
+      expect(freeBusy.status).toBe(200);
+      expect(freeBusy.body.people).toEqual([{ email: user.email, busy: [], busyComplete: false, missingCalendars: ["microsoft"] }]);
     } finally {
       microsoft.delayMs = 0;
     }
