@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { routeEndpoint } from "./contract.js";
 import { DateText, Email, Empty, NoBody, Timestamp, httpRequest } from "./common.js";
+import { CalendarProvider } from "./invites.js";
 import { Duration, Participants } from "./meetings.js";
 import { route, type RouteDef } from "./route.js";
 
@@ -22,6 +23,8 @@ export const DayViewBody = z.object({
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: "The day shown, `YYYY-MM-DD`.", example: "2030-03-06" }),
   timezone: z.string().meta({ description: "The IANA time zone of the user whose day it is; the slots' times are on its clock.", example: "Europe/Berlin" }),
   slots: z.array(DaySlot).meta({ description: "Free and busy slots tiling that day's working hours, in order; empty on a day without working hours." }),
+  busyComplete: z.literal(false).optional().describe("Present (false) exactly when a connected calendar of the person did not answer in time: the `free` slots may then be busy there; treat them as unknown."),
+  missingCalendars: z.array(CalendarProvider).optional().describe("With `busyComplete`: the providers of the calendars that did not answer (empty when the calendars could not be asked at all)."),
 });
 export type DayViewBody = z.infer<typeof DayViewBody>;
 
@@ -79,6 +82,7 @@ export const FreeBusyPerson = z.object({
   email: z.string().meta({ description: "The person's e-mail, as listed in `participants` (lower-cased).", example: "bo@example.com" }),
   busy: z.array(BusyPeriod).meta({ description: "Their busy time inside the range, in UTC: confirmed meetings, time off and connected calendars, merged (none overlap or touch), cut to the range, in order." }),
   busyComplete: z.boolean().meta({ description: "False when a connected calendar of theirs did not answer in time: `busy` may then miss some of their time; treat it as unknown, not free." }),
+  missingCalendars: z.array(CalendarProvider).optional().describe("Present exactly when `busyComplete` is false: the providers of the calendars that did not answer (empty when the calendars could not be asked at all)."),
 });
 
 /** POST /v1/availability/free-busy answers this. */

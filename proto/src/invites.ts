@@ -10,7 +10,7 @@ export const INVITE_STATES = ["pending", "sent", "simulated", "failed"] as const
 export const InviteState = z.enum(INVITE_STATES);
 export type InviteState = z.infer<typeof InviteState>;
 
-export const INVITE_CHANNELS = ["google", "caldav", "email"] as const;
+export const INVITE_CHANNELS = ["google", "microsoft", "caldav", "email"] as const;
 export const InviteChannel = z.enum(INVITE_CHANNELS);
 export type InviteChannel = z.infer<typeof InviteChannel>;
 
@@ -26,7 +26,7 @@ export const MeetingInvite = z.object({
   kind: InviteKind.meta({ description: "`request`: an invitation or an update; `cancel`: the meeting was cancelled or the participant removed." }),
   sequence: z.number().int().positive().meta({ description: "The meeting's change number this delivery reports (iCalendar SEQUENCE)." }),
   state: InviteState.meta({ description: "`pending`: not delivered yet (possibly retrying); `sent`: handed to the provider; `simulated`: test mode, recorded and never sent; `failed`: given up after the last try." }),
-  channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail." }),
+  channel: InviteChannel.meta({ description: "`google`: through the organizer's connected Google Calendar; `microsoft`: through the organizer's Microsoft 365 / Outlook.com calendar (Microsoft Graph), which sends it; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail." }),
   attempts: z.number().int().min(0).meta({ description: "How many times delivery was tried so far." }),
   lastError: z.string().nullable().meta({ description: "Why the last attempt failed; null when none did." }),
   updatedAt: Timestamp.meta({ description: "When the delivery last changed state." }),
@@ -67,8 +67,8 @@ export const invitesList = routeEndpoint("invites.v1.http.list", httpRequest({ p
 
 // ---- calendar connections ------------------------------------------------------
 
-export const CALENDAR_PROVIDERS = ["google", "caldav"] as const;
-export const CalendarProvider = z.enum(CALENDAR_PROVIDERS).meta({ description: "The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…)." });
+export const CALENDAR_PROVIDERS = ["google", "microsoft", "caldav"] as const;
+export const CalendarProvider = z.enum(CALENDAR_PROVIDERS).meta({ description: "The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…)." });
 export type CalendarProvider = z.infer<typeof CalendarProvider>;
 
 export const CONNECTION_STATUSES = ["active", "broken"] as const;
@@ -82,15 +82,15 @@ export const CalendarConnection = z.object({
   status: ConnectionStatus.meta({ description: "`active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again." }),
   createdAt: Timestamp.meta({ description: "When the connection was made." }),
   serverUrl: z.string().nullable().describe("The CalDAV server's address; null for other providers."),
-  default: z.boolean().describe("Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail."),
-  busyCalendars: z.array(z.string()).nullable().describe("The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google)."),
+  default: z.boolean().describe("Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail."),
+  busyCalendars: z.array(z.string()).nullable().describe("The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft)."),
 });
 export type CalendarConnection = z.infer<typeof CalendarConnection>;
 
 export const CalendarConnectionList = z.object({ data: z.array(CalendarConnection).meta({ description: "Every connection of the user, newest first." }) });
 
 export const ConnectStarted = z.object({
-  authorizationUrl: z.string().meta({ description: "Send the user's browser here to grant access; Google then redirects to the callback." }),
+  authorizationUrl: z.string().meta({ description: "Send the user's browser here to grant access; the provider then redirects to the callback." }),
   expiresAt: Timestamp.meta({ description: "The consent must be completed before this time." }),
 });
 
@@ -103,6 +103,16 @@ export const OAuthCallbackQuery = z.strictObject({
   prompt: Text.max(50).optional().meta({ description: "Set by Google; not used." }),
   hd: Text.max(253).optional().meta({ description: "Set by Google: the Workspace domain of the account; not used." }),
   iss: Text.max(200).optional().meta({ description: "Set by Google: the issuer; not used." }),
+});
+
+/** What Microsoft's identity platform puts on the redirect after consent (OAuth 2.0 authorization code flow). */
+export const MicrosoftCallbackQuery = z.strictObject({
+  state: Text.min(1).max(200).meta({ description: "The value the consent URL carried; binds the answer to the user who started it." }),
+  code: Text.min(1).max(4_000).optional().meta({ description: "The authorization code Microsoft grants on consent; missing when the user refused." }),
+  error: Text.max(200).optional().meta({ description: "Set by Microsoft when the user refused or consent failed (e.g. `access_denied`, `consent_required`)." }),
+  error_description: Text.max(2_000).optional().meta({ description: "Set by Microsoft with `error`; not used." }),
+  error_uri: Text.max(2_000).optional().meta({ description: "Set by Microsoft with `error`; not used." }),
+  session_state: Text.max(200).optional().meta({ description: "Set by Microsoft: the sign-in session; not used." }),
 });
 
 /** A CalDAV account; the password is an app password, checked with the server before it is kept (sealed). */
@@ -130,9 +140,9 @@ export const ConnectionUpdateBody = z.strictObject({
 const ConnectionIdParams = z.strictObject({ id: Text.meta({ description: "The connection id (`cal_…`).", example: "cal_7hQ2xN9sVbL4tRmP1aZcY8dK" }) });
 const UserIdParams = z.strictObject({ id: Text.meta({ description: "The user id (`usr_…`).", example: "usr_kY9pF34Qy6nB3Wwd25rq4f5z" }) });
 
-/** Tokens an operator attaches for tests and demos, as Google's token endpoint would have answered. */
+/** Tokens an operator attaches for tests and demos, as the provider's token endpoint would have answered. */
 export const AdminAttachConnectionBody = z.strictObject({
-  provider: CalendarProvider.extract(["google"]).describe("The OAuth provider whose tokens these are: `google`."),
+  provider: CalendarProvider.extract(["google", "microsoft"]).describe("The OAuth provider whose tokens these are: `google` or `microsoft`."),
   accountEmail: Email.optional().meta({ description: "The provider account's address, when known." }),
   accessToken: Text.min(1).max(4_096).meta({ description: "The OAuth access token, as the provider's token endpoint answered it; stored encrypted." }),
   refreshToken: Text.min(1).max(4_096).meta({ description: "The OAuth refresh token, used once the access token has expired; stored encrypted." }),
@@ -142,6 +152,8 @@ export const AdminAttachConnectionBody = z.strictObject({
 
 export const connectionsStartGoogle = routeEndpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 201: ConnectStarted });
 export const connectionsGoogleCallback = routeEndpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), { 200: CalendarConnection });
+export const connectionsStartMicrosoft = routeEndpoint("invites.v1.http.connections.microsoft.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 201: ConnectStarted });
+export const connectionsMicrosoftCallback = routeEndpoint("invites.v1.http.connections.microsoft.callback", httpRequest({ params: Empty, query: MicrosoftCallbackQuery, body: NoBody }), { 200: CalendarConnection });
 export const connectionsConnectCalDav = routeEndpoint("invites.v1.http.connections.caldav.connect", httpRequest({ params: Empty, query: Empty, body: CalDavConnectBody }), { 201: CalendarConnection });
 export const connectionsCalendars = routeEndpoint("invites.v1.http.connections.calendars", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), { 200: ProviderCalendarList });
 export const connectionsUpdate = routeEndpoint("invites.v1.http.connections.update", httpRequest({ params: ConnectionIdParams, query: Empty, body: ConnectionUpdateBody }), { 200: CalendarConnection });
@@ -157,6 +169,8 @@ export const invitesRoutes: RouteDef[] = [
   route({ method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, operationId: "invitesList", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: { 200: "The newest delivery to each participant (removed ones included); empty when no invite was sent" } }),
   route({ method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, operationId: "invitesConnectionsGoogleStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: { 201: "The consent URL to send the user to" } }),
   route({ method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, operationId: "invitesConnectionsGoogleCallback", auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made" } }),
+  route({ method: "POST", path: "/v1/calendar-connections/microsoft", endpoint: connectionsStartMicrosoft, operationId: "invitesConnectionsMicrosoftStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting a Microsoft 365 / Outlook.com calendar (OAuth 2.0, Microsoft Graph)", responses: { 201: "The consent URL to send the user to" } }),
+  route({ method: "GET", path: "/v1/calendar-connections/microsoft/callback", endpoint: connectionsMicrosoftCallback, operationId: "invitesConnectionsMicrosoftCallback", auth: "none", hasBody: false, summary: "Microsoft's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made" } }),
   route({ method: "POST", path: "/v1/calendar-connections/caldav", endpoint: connectionsConnectCalDav, operationId: "invitesConnectionsCaldavConnect", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Connect a CalDAV account (checked with the server first)", responses: { 201: "The connection made" }, errors: ["forbidden"] }),
   route({ method: "GET", path: "/v1/calendar-connections/:id/calendars", endpoint: connectionsCalendars, operationId: "invitesConnectionsCalendars", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The calendars of a connection, and which count as busy", responses: { 200: "Every calendar that holds events" }, errors: ["forbidden"] }),
   route({ method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, operationId: "invitesConnectionsUpdate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: { 200: "The connection after the change" }, errors: ["forbidden"] }),
@@ -184,5 +198,7 @@ export const invitesCalendarBusy = endpoint(
     complete: z.boolean(),
     /** The users whose provider did not answer; absent from replies of an earlier release (then `complete` alone tells). */
     incompleteUserIds: z.array(z.string()).optional(),
+    /** Which of their calendars did not answer, by provider; absent from replies of an earlier release. */
+    missingCalendars: z.array(z.object({ userId: z.string(), provider: CalendarProvider })).optional(),
   }),
 );

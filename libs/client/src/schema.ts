@@ -364,6 +364,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calendar-connections/microsoft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a Microsoft 365 / Outlook.com calendar (OAuth 2.0, Microsoft Graph)
+         * @description Scope `account:write`; counts against the standard bucket (100 requests a minute per key).
+         */
+        post: operations["invitesConnectionsMicrosoftStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendar-connections/microsoft/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Microsoft's redirect after consent (called by the browser, without a key)
+         * @description No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.
+         */
+        get: operations["invitesConnectionsMicrosoftCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/calendar-connections/caldav": {
         parameters: {
             query?: never;
@@ -884,10 +924,10 @@ export interface components {
              */
             state: "pending" | "sent" | "simulated" | "failed";
             /**
-             * @description `google`: through the organizer's connected Google Calendar; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail.
+             * @description `google`: through the organizer's connected Google Calendar; `microsoft`: through the organizer's Microsoft 365 / Outlook.com calendar (Microsoft Graph), which sends it; `caldav`: through the organizer's CalDAV calendar, whose server sends it; `email`: an iCalendar e-mail.
              * @enum {string}
              */
-            channel: "google" | "caldav" | "email";
+            channel: "google" | "microsoft" | "caldav" | "email";
             /** @description How many times delivery was tried so far. */
             attempts: number;
             /** @description Why the last attempt failed; null when none did. */
@@ -1640,6 +1680,13 @@ export interface components {
             timezone: string;
             /** @description Free and busy slots tiling that day's working hours, in order; empty on a day without working hours. */
             slots: components["schemas"]["DaySlot"][];
+            /**
+             * @description Present (false) exactly when a connected calendar of the person did not answer in time: the `free` slots may then be busy there; treat them as unknown.
+             * @enum {boolean}
+             */
+            busyComplete?: false;
+            /** @description With `busyComplete`: the providers of the calendars that did not answer (empty when the calendars could not be asked at all). */
+            missingCalendars?: ("google" | "microsoft" | "caldav")[];
         };
         DaySlot: {
             /**
@@ -5114,6 +5161,8 @@ export interface operations {
                             }[];
                             /** @description False when a connected calendar of theirs did not answer in time: `busy` may then miss some of their time; treat it as unknown, not free. */
                             busyComplete: boolean;
+                            /** @description Present exactly when `busyComplete` is false: the providers of the calendars that did not answer (empty when the calendars could not be asked at all). */
+                            missingCalendars?: ("google" | "microsoft" | "caldav")[];
                         }[];
                         /**
                          * @description E-mails of the listed people whose time the caller may not see (no account, no shared visibility, or a block): unknown, never free.
@@ -6813,7 +6862,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Send the user's browser here to grant access; Google then redirects to the callback. */
+                        /** @description Send the user's browser here to grant access; the provider then redirects to the callback. */
                         authorizationUrl: string;
                         /**
                          * @description The consent must be completed before this time.
@@ -7026,10 +7075,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google" | "caldav";
+                        provider: "google" | "microsoft" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -7044,9 +7093,355 @@ export interface operations {
                         createdAt: string;
                         /** @description The CalDAV server's address; null for other providers. */
                         serverUrl: string | null;
-                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
                         default: boolean;
-                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
+                        busyCalendars: string[] | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsMicrosoftStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes the POST safe to retry: the same key with the same body within 24 hours answers the first response again (status and body, with `Idempotent-Replayed: true`) and changes nothing. The same key with another body, or on another endpoint, is 422 `idempotency_key_reused`; while the first request is still running, 409 `idempotency_request_in_progress` with `Retry-After`; a request that dies mid-flight frees its key by its deadline plus one second. Keys are per API key.
+                 * @example 3f1c2b9e-0d4a-4c57-9e1b-6a8f2d7c5e10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent URL to send the user to */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=6f1c2a4e-8b3d-4e5f-9a7c-1d2e3f4a5b6c&response_type=code&redirect_uri=https%3A%2F%2Fapi.example.com%2Fv1%2Fcalendar-connections%2Fmicrosoft%2Fcallback&response_mode=query&scope=openid+email+offline_access+Calendars.ReadWrite&prompt=select_account&state=Vb7Kq2xN9sLp4tRmW1aZcY8dE3fG6hJ0uQiO5nMkXyT",
+                     *       "expiresAt": "2030-02-20T14:22:09Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send the user's browser here to grant access; the provider then redirects to the callback. */
+                        authorizationUrl: string;
+                        /**
+                         * @description The consent must be completed before this time.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `unauthorized`: the key (or admin token) is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the key lacks the scope (the message names it), or the caller may not do this to this resource. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfterIfInProgress"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyRequestInProgressError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `idempotency_key_reused`: this Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesConnectionsMicrosoftCallback: {
+        parameters: {
+            query: {
+                /** @description The value the consent URL carried; binds the answer to the user who started it. */
+                state: string;
+                /** @description The authorization code Microsoft grants on consent; missing when the user refused. */
+                code?: string;
+                /** @description Set by Microsoft when the user refused or consent failed (e.g. `access_denied`, `consent_required`). */
+                error?: string;
+                /** @description Set by Microsoft with `error`; not used. */
+                error_description?: string;
+                /** @description Set by Microsoft with `error`; not used. */
+                error_uri?: string;
+                /** @description Set by Microsoft: the sign-in session; not used. */
+                session_state?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection made */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cal_Wp4nR8sVbL2tKmQ7aZcY1dXh",
+                     *       "provider": "microsoft",
+                     *       "accountEmail": "ann@contoso.com",
+                     *       "status": "active",
+                     *       "createdAt": "2030-02-20T14:13:02Z",
+                     *       "serverUrl": null,
+                     *       "default": false,
+                     *       "busyCalendars": null
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The connection id (`cal_…`).
+                         * @example cal_7hQ2xN9sVbL4tRmP1aZcY8dK
+                         */
+                        id: string;
+                        /**
+                         * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @enum {string}
+                         */
+                        provider: "google" | "microsoft" | "caldav";
+                        /** @description The provider account's address, when the provider told it. */
+                        accountEmail: string | null;
+                        /**
+                         * @description `active`: in use; `broken`: the grant was revoked or expired; invites go by e-mail until the user connects again.
+                         * @enum {string}
+                         */
+                        status: "active" | "broken";
+                        /**
+                         * @description When the connection was made.
+                         * @example 2026-05-04T09:30:00Z
+                         */
+                        createdAt: string;
+                        /** @description The CalDAV server's address; null for other providers. */
+                        serverUrl: string | null;
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
+                        default: boolean;
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
                         busyCalendars: string[] | null;
                     };
                 };
@@ -7196,10 +7591,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google" | "caldav";
+                        provider: "google" | "microsoft" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -7214,9 +7609,9 @@ export interface operations {
                         createdAt: string;
                         /** @description The CalDAV server's address; null for other providers. */
                         serverUrl: string | null;
-                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
                         default: boolean;
-                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
                         busyCalendars: string[] | null;
                     };
                 };
@@ -7809,10 +8204,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google" | "caldav";
+                        provider: "google" | "microsoft" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -7827,9 +8222,9 @@ export interface operations {
                         createdAt: string;
                         /** @description The CalDAV server's address; null for other providers. */
                         serverUrl: string | null;
-                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
                         default: boolean;
-                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
                         busyCalendars: string[] | null;
                     };
                 };
@@ -8041,10 +8436,10 @@ export interface operations {
                              */
                             id: string;
                             /**
-                             * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                             * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                              * @enum {string}
                              */
-                            provider: "google" | "caldav";
+                            provider: "google" | "microsoft" | "caldav";
                             /** @description The provider account's address, when the provider told it. */
                             accountEmail: string | null;
                             /**
@@ -8059,9 +8454,9 @@ export interface operations {
                             createdAt: string;
                             /** @description The CalDAV server's address; null for other providers. */
                             serverUrl: string | null;
-                            /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                            /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
                             default: boolean;
-                            /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                            /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
                             busyCalendars: string[] | null;
                         }[];
                     };
@@ -8214,10 +8609,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description The OAuth provider whose tokens these are: `google`.
+                     * @description The OAuth provider whose tokens these are: `google` or `microsoft`.
                      * @enum {string}
                      */
-                    provider: "google";
+                    provider: "google" | "microsoft";
                     /**
                      * Format: email
                      * @description The provider account's address, when known.
@@ -8263,10 +8658,10 @@ export interface operations {
                          */
                         id: string;
                         /**
-                         * @description The calendar provider: `google` (Google Calendar) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
+                         * @description The calendar provider: `google` (Google Calendar), `microsoft` (Microsoft 365 or Outlook.com, through Microsoft Graph) or `caldav` (any CalDAV server: iCloud, Fastmail, Nextcloud…).
                          * @enum {string}
                          */
-                        provider: "google" | "caldav";
+                        provider: "google" | "microsoft" | "caldav";
                         /** @description The provider account's address, when the provider told it. */
                         accountEmail: string | null;
                         /**
@@ -8281,9 +8676,9 @@ export interface operations {
                         createdAt: string;
                         /** @description The CalDAV server's address; null for other providers. */
                         serverUrl: string | null;
-                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else by e-mail. */
+                        /** @description Whether invites go through this connection (`PATCH … {default: true}`); with no default, through Google when connected, else Microsoft when connected, else by e-mail. */
                         default: boolean;
-                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google). */
+                        /** @description The ids of the calendars whose events count as busy time; null: the provider's default (every calendar for CalDAV, the primary one for Google and Microsoft). */
                         busyCalendars: string[] | null;
                     };
                 };

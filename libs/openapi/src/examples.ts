@@ -259,6 +259,16 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   "GET /v1/calendar-connections/google/callback": { responses: { 200: CONNECTION } },
+  "POST /v1/calendar-connections/microsoft": {
+    responses: {
+      201: {
+        authorizationUrl:
+          "https://login.microsoftonline.com/common/oauth2/v2.0/authorize?client_id=6f1c2a4e-8b3d-4e5f-9a7c-1d2e3f4a5b6c&response_type=code&redirect_uri=https%3A%2F%2Fapi.example.com%2Fv1%2Fcalendar-connections%2Fmicrosoft%2Fcallback&response_mode=query&scope=openid+email+offline_access+Calendars.ReadWrite&prompt=select_account&state=Vb7Kq2xN9sLp4tRmW1aZcY8dE3fG6hJ0uQiO5nMkXyT",
+        expiresAt: "2030-02-20T14:22:09Z",
+      },
+    },
+  },
+  "GET /v1/calendar-connections/microsoft/callback": { responses: { 200: { ...CONNECTION, id: "cal_Wp4nR8sVbL2tKmQ7aZcY1dXh", provider: "microsoft", accountEmail: "ann@contoso.com" } } },
   "GET /v1/calendar-connections": { responses: { 200: { data: [CONNECTION] } } },
   "DELETE /v1/calendar-connections/:id": { responses: {} },
   "POST /v1/calendar-connections/caldav": {

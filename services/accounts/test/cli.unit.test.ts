@@ -101,6 +101,8 @@ describe("admin command line: requests", () => {
       body: { provider: "google", accessToken: "ya29.a", refreshToken: "1//r", expiresAt: "2030-01-01T00:00:00Z" },
     });
     expect(() => parseCliArgs(["calendar:attach", "--user", "usr_x", "--access-token", "a"])).toThrow(/missing --refresh-token/);
+    const microsoft = parseCliArgs(["calendar:attach", "--user", "usr_x", "--access-token", "EwB.a", "--refresh-token", "M.R3_r", "--account-email", "ann@contoso.com", "--provider", "microsoft"]);
+    expect(adminRequest(microsoft as Exclude<typeof microsoft, { command: "help" }>)).toMatchObject({ body: { provider: "microsoft", accountEmail: "ann@contoso.com", accessToken: "EwB.a" } });
   });
 
   it("appends the path to the base URL, keeping a path prefix", () => {

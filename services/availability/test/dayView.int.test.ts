@@ -1,4 +1,5 @@
-import { DayViewBody } from "@sched/proto";
+import { bind, type Stoppable } from "@sched/bus";
+import { DayViewBody, invitesCalendarBusy } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorld, weekdays, type World } from "./harness.js";
 
@@ -7,10 +8,16 @@ const busy = (start: string, end: string) => ({ start, end, status: "busy" });
 
 describe("GET /v1/availability (day view) with the real contacts and meetings services", () => {
   let w: World;
+  let invites: Stoppable | undefined;
   beforeAll(async () => {
     w = await startWorld();
+    // Nobody here connected a calendar: the calendar service answers so, and every day is complete.
+    invites = await w.bus.serve({ name: "invites-double", version: "0.0.0" }, [bind(invitesCalendarBusy, async () => ({ busy: [], complete: true }))]);
   });
-  afterAll(async () => w?.close());
+  afterAll(async () => {
+    await invites?.stop();
+    await w?.close();
+  });
 
   describe("the caller's own day", () => {
     it("shows meetings organized and attended, merged where they overlap or touch, and nothing else", async () => {

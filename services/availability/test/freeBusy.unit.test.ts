@@ -27,7 +27,7 @@ describe("free-busy", () => {
     expect(answer.notVisible).toEqual(["cy@example.com"]);
     expect(answer.people).toEqual([
       { email: "ann@example.com", busy: [{ start: at(0), end: at(1) }, { start: at(9), end: at(12) }, { start: at(23), end: at(24) }], busyComplete: true },
-      { email: "bo@example.com", busy: [], busyComplete: false },
+      { email: "bo@example.com", busy: [], busyComplete: false, missingCalendars: [] },
     ]);
   });
 

@@ -6,6 +6,9 @@ import { z } from "zod";
 import { TokenCipher } from "./domain/tokenCipher.js";
 import { EmailSender } from "./delivery/email.js";
 import { GoogleCalendar } from "./delivery/google.js";
+import { pollGoogleAnswers } from "./delivery/googleAnswers.js";
+import { MicrosoftCalendar } from "./delivery/microsoft.js";
+import { pollMicrosoftAnswers } from "./delivery/microsoftAnswers.js";
 import { ConnectionVault } from "./delivery/vault.js";
 import { pollCalDavAnswers } from "./delivery/caldavAnswers.js";
 import { DeliveryWorker } from "./delivery/worker.js";
@@ -13,6 +16,7 @@ import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./handlers/calendarBusy.js";
 import { connectionBindings } from "./handlers/connections.js";
 import { connectionSettingsBindings } from "./handlers/connectionSettings.js";
+import { microsoftConnectionBindings } from "./handlers/microsoftConnections.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 import { startReplyListener } from "./handlers/replyMail.js";
@@ -39,6 +43,19 @@ const config = z.object({
   GOOGLE_API_ROOT_URL: env.url("https://www.googleapis.com/"),
   GOOGLE_OAUTH_AUTH_URL: env.url("https://accounts.google.com/o/oauth2/v2/auth"),
   GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
+  /** The application (client) id and a client secret of the app registered in Microsoft Entra; unset: no Microsoft calendars. */
+  MICROSOFT_CLIENT_ID: env.optional(z.string()),
+  MICROSOFT_CLIENT_SECRET: env.optional(z.string()),
+  MICROSOFT_REDIRECT_URL: env.url("http://localhost:8080/v1/calendar-connections/microsoft/callback"),
+  /** The identity platform's authority: `common` takes work, school and personal accounts; a tenant id only that tenant's. */
+  MICROSOFT_AUTHORITY: env.url("https://login.microsoftonline.com/common"),
+  MICROSOFT_GRAPH_URL: env.url("https://graph.microsoft.com"),
+  /** How often answers are read back from organizers' Microsoft calendars (one request per connection each time). */
+  MICROSOFT_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /** How often answers are read back from organizers' Google calendars (one request per connection each time). */
+  GOOGLE_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /** How many days ahead the answers to meetings are read back from Google and Microsoft calendars. */
+  PROVIDER_ANSWERS_WINDOW_DAYS: env.positiveInt(366),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
   FREEBUSY_CACHE_MS: env.positiveInt(60_000),
   /** How often answers are read back from organizers' CalDAV calendars (a few requests per connection each time). */
@@ -63,7 +80,7 @@ export const DEV_CALENDAR_TOKEN_KEY = Buffer.from("sched-standalone-dev-only-key
 
 /**
  * Invites: turns meeting events into calendar invites through the
- * organizer's connected Google Calendar or by iCalendar e-mail, each exactly
+ * organizer's connected Google, Microsoft or CalDAV calendar or by iCalendar e-mail, each exactly
  * once; and owns the calendar connections (OAuth grants, sealed at rest).
  * Every settled delivery is an event on the INVITES stream, through the outbox.
  */
@@ -85,7 +102,15 @@ export const invitesService = defineService({
       tokenUrl: c.GOOGLE_OAUTH_TOKEN_URL,
       timeoutMs: c.INVITE_TIMEOUT_MS,
     });
-    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger, c.CALDAV_ALLOW_PRIVATE);
+    const microsoft = new MicrosoftCalendar({
+      clientId: c.MICROSOFT_CLIENT_ID,
+      clientSecret: c.MICROSOFT_CLIENT_SECRET,
+      redirectUrl: c.MICROSOFT_REDIRECT_URL,
+      authority: c.MICROSOFT_AUTHORITY,
+      graphUrl: c.MICROSOFT_GRAPH_URL,
+      timeoutMs: c.INVITE_TIMEOUT_MS,
+    });
+    const vault = new ConnectionVault(db, new TokenCipher(tokenKey), google, logger, c.CALDAV_ALLOW_PRIVATE, microsoft);
     const replies = c.INBOUND_EMAIL_DOMAIN ? new ReplyAddresses(tokenKey, c.INBOUND_EMAIL_DOMAIN) : undefined;
     const email = new EmailSender({ smtpUrl: c.SMTP_URL, from: c.INVITES_FROM, uidDomain: c.INVITES_UID_DOMAIN, timeoutMs: c.INVITE_TIMEOUT_MS, replies });
     const worker = new DeliveryWorker({
@@ -93,6 +118,7 @@ export const invitesService = defineService({
       logger,
       email,
       google,
+      microsoft,
       vault,
       settled: () => relay.wake(),
       settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
@@ -100,6 +126,7 @@ export const invitesService = defineService({
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
       ...connectionBindings({ db, bus, logger, google, vault }),
+      ...microsoftConnectionBindings({ db, logger, microsoft, vault }),
       ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
@@ -110,6 +137,8 @@ export const invitesService = defineService({
         ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
         : undefined;
     const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
+    const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const googleAnswers = pollGoogleAnswers(db, bus, vault, logger, { everyMs: c.GOOGLE_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
     worker.start();
     return {
       stop: async () => {
@@ -117,6 +146,8 @@ export const invitesService = defineService({
         await events.stop();
         await replyMail?.stop();
         await caldavAnswers.stop();
+        await microsoftAnswers.stop();
+        await googleAnswers.stop();
         await worker.stop();
         await relay.stop();
         email.close();

@@ -17,7 +17,7 @@ Commands:
   key:revoke  --key <key_…>
   key:limits  --key <key_…> [--standard <per minute>|default] [--ai <per minute>|default]
   calendar:attach --user <usr_…> --access-token <token> --refresh-token <token>
-                  [--expires-at <ISO time>] [--account-email <email>]
+                  [--expires-at <ISO time>] [--account-email <email>] [--provider google|microsoft]
               attaches a Google Calendar grant to the user (tests, demos)
   help
 
@@ -37,7 +37,7 @@ export type CliCommand =
   | { command: "key:create"; userId: string; mode: "test" | "live"; scopes?: string[]; name?: string }
   | { command: "key:revoke"; keyId: string }
   | { command: "key:limits"; keyId: string; rateLimits: { standardPerMinute?: number | null; aiPerMinute?: number | null } }
-  | { command: "calendar:attach"; userId: string; accessToken: string; refreshToken: string; expiresAt?: string; accountEmail?: string };
+  | { command: "calendar:attach"; userId: string; accessToken: string; refreshToken: string; expiresAt?: string; accountEmail?: string; provider?: string };
 
 type OptionSpec = Record<string, { type: "string" }>;
 
@@ -48,7 +48,7 @@ const OPTIONS = {
   "key:create": { user: { type: "string" }, mode: { type: "string" }, scopes: { type: "string" }, name: { type: "string" } },
   "key:revoke": { key: { type: "string" } },
   "key:limits": { key: { type: "string" }, standard: { type: "string" }, ai: { type: "string" } },
-  "calendar:attach": { user: { type: "string" }, "access-token": { type: "string" }, "refresh-token": { type: "string" }, "expires-at": { type: "string" }, "account-email": { type: "string" } },
+  "calendar:attach": { user: { type: "string" }, "access-token": { type: "string" }, "refresh-token": { type: "string" }, "expires-at": { type: "string" }, "account-email": { type: "string" }, provider: { type: "string" } },
 } satisfies Record<Exclude<CliCommand["command"], "help">, OptionSpec>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -123,6 +123,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     case "calendar:attach": {
       const expiresAt = optional("expires-at");
       const accountEmail = optional("account-email");
+      const provider = optional("provider");
       return {
         command: name,
         userId: required("user"),
@@ -130,6 +131,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
         refreshToken: required("refresh-token"),
         ...(expiresAt ? { expiresAt } : {}),
         ...(accountEmail ? { accountEmail } : {}),
+        ...(provider ? { provider } : {}),
       };
     }
   }
@@ -163,7 +165,7 @@ export function adminRequest(command: Exclude<CliCommand, { command: "help" }>):
       return { method: "PATCH", path: `/admin/v1/api-keys/${encodeURIComponent(command.keyId)}`, body: { rateLimits: command.rateLimits } };
     case "calendar:attach": {
       const { command: _, userId, ...body } = command;
-      return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(userId)}/calendar-connections`, body: { provider: "google", ...body } };
+      return { method: "POST", path: `/admin/v1/users/${encodeURIComponent(userId)}/calendar-connections`, body: { ...body, provider: body.provider ?? "google" } };
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { CalendarProvider } from "@sched/proto";
 import { clip, merge, type Interval } from "./intervals.js";
 
 export interface FreeBusyInput {
@@ -11,6 +12,8 @@ export interface FreeBusyInput {
   busy: ReadonlyMap<string, readonly Interval[]>;
   /** User ids whose busy time may miss a calendar that did not answer. */
   incomplete: ReadonlySet<string>;
+  /** The providers of those calendars, by user id, when known. */
+  missing?: ReadonlyMap<string, readonly CalendarProvider[]>;
 }
 
 interface FreeBusyPerson {
@@ -18,6 +21,8 @@ interface FreeBusyPerson {
   /** Merged and cut to the window. */
   busy: Interval[];
   busyComplete: boolean;
+  /** Present exactly when `busyComplete` is false. */
+  missingCalendars?: CalendarProvider[];
 }
 
 export interface FreeBusy {
@@ -44,7 +49,8 @@ export function freeBusy(input: FreeBusyInput): FreeBusy {
       notVisible.push(email);
       continue;
     }
-    people.push({ email, busy: clip(merge(input.busy.get(userId) ?? []), window), busyComplete: !input.incomplete.has(userId) });
+    const busyComplete = !input.incomplete.has(userId);
+    people.push({ email, busy: clip(merge(input.busy.get(userId) ?? []), window), busyComplete, ...(busyComplete ? {} : { missingCalendars: [...(input.missing?.get(userId) ?? [])] }) });
   }
   return { window, people, notVisible };
 }

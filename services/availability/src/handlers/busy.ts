@@ -1,6 +1,6 @@
 import type { Bus } from "@sched/bus";
 import type { Logger } from "@sched/logging";
-import { invitesCalendarBusy, meetingsBusy, type Mode } from "@sched/proto";
+import { invitesCalendarBusy, meetingsBusy, type CalendarProvider, type Mode } from "@sched/proto";
 import { merge, type Interval } from "../domain/intervals.js";
 import { SIBLING_TIMEOUT_MS, formatTimestamp } from "./deps.js";
 
@@ -41,6 +41,8 @@ function timestampsOf(span: Interval): { from: string; to: string } {
 export interface BusyAnswer {
   busy: Map<string, Interval[]>;
   incomplete: Set<string>;
+  /** The providers of each incomplete user's calendars that did not answer; none known when invites itself did not answer. */
+  missing?: Map<string, CalendarProvider[]>;
 }
 
 /**
@@ -56,7 +58,9 @@ async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userI
     if (!reply.complete) logger.debug("connected calendar busy time incomplete");
     for (const { userId, intervals } of reply.busy) busy.set(userId, intervals.map(([start, end]) => ({ start: start * SECOND_MS, end: end * SECOND_MS })));
     const incomplete = reply.complete ? [] : (reply.incompleteUserIds ?? userIds);
-    return { busy, incomplete: new Set(incomplete) };
+    const missing = new Map<string, CalendarProvider[]>();
+    for (const { userId, provider } of reply.missingCalendars ?? []) missing.set(userId, [...new Set([...(missing.get(userId) ?? []), provider])]);
+    return { busy, incomplete: new Set(incomplete), missing };
   } catch (err) {
     logger.warn({ err }, "connected calendar busy time unavailable; going without it");
     return { busy, incomplete: new Set(userIds) };
@@ -78,10 +82,10 @@ export async function busyWithCalendars(
 ): Promise<BusyAnswer> {
   const [meetings, calendars] = await Promise.all([
     busyOf(bus, mode, users, span),
-    users.length === 0 ? { busy: new Map<string, Interval[]>(), incomplete: new Set<string>() } : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
+    users.length === 0 ? ({ busy: new Map<string, Interval[]>(), incomplete: new Set<string>() } as BusyAnswer) : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
   ]);
   for (const [userId, intervals] of calendars.busy) {
     if (intervals.length > 0 && meetings.has(userId)) meetings.set(userId, merge([...meetings.get(userId)!, ...intervals]));
   }
-  return { busy: meetings, incomplete: calendars.incomplete };
+  return { busy: meetings, incomplete: calendars.incomplete, ...(calendars.missing ? { missing: calendars.missing } : {}) };
 }

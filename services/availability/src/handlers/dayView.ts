@@ -31,8 +31,11 @@ export function dayViewHandler(deps: AvailabilityDeps): Handler<typeof availabil
     const localDate = readDate(query.date, person.timezone, now);
     const windows = workingWindowsOn(localDate, person.timezone, person.workingHours);
     const span = windows.length === 0 ? undefined : { start: windows[0]!.start, end: windows[windows.length - 1]!.end };
-    const busy = span ? ((await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs)).busy.get(person.id) ?? []) : [];
+    const answer = span ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs) : undefined;
+    const busy = answer?.busy.get(person.id) ?? [];
     const body: DayViewBody = dayView({ localDate, zone: person.timezone, workingHours: person.workingHours, busy });
+    // A calendar that did not answer is said so: its free slots are unknown, not free.
+    if (answer?.incomplete.has(person.id)) Object.assign(body, { busyComplete: false, missingCalendars: answer.missing?.get(person.id) ?? [] });
     return { status: 200, body };
   };
 }

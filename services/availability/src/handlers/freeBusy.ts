@@ -33,14 +33,14 @@ export function freeBusyHandler(deps: AvailabilityDeps): Handler<typeof availabi
     const people: UserProfile[] = [...(others.length < body.participants.length ? [me] : []), ...(await visibleParticipants(deps, caller, me, others, users))];
     const visible = new Map(people.map((p) => [p.id === me.id ? caller.email : p.email.toLowerCase(), p.id]));
 
-    const { busy, incomplete }: BusyAnswer =
+    const { busy, incomplete, missing }: BusyAnswer =
       people.length > 0 ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, window, deps.calendarBusyTimeoutMs) : { busy: new Map(), incomplete: new Set() };
-    const answer = freeBusy({ window, listed: body.participants, visible, busy, incomplete });
+    const answer = freeBusy({ window, listed: body.participants, visible, busy, incomplete, ...(missing ? { missing } : {}) });
 
     const reply: FreeBusyAnswer = {
       from: formatTimestamp(answer.window.start),
       to: formatTimestamp(answer.window.end),
-      people: answer.people.map((p) => ({ email: p.email, busy: p.busy.map(period), busyComplete: p.busyComplete })),
+      people: answer.people.map((p) => ({ email: p.email, busy: p.busy.map(period), busyComplete: p.busyComplete, ...(p.missingCalendars ? { missingCalendars: p.missingCalendars } : {}) })),
       notVisible: answer.notVisible,
     };
     const encoded = utf8.encode(JSON.stringify(reply));

@@ -8,6 +8,7 @@ import {
   connectionsDelete,
   connectionsList,
   connectionsStartGoogle,
+  connectionsStartMicrosoft,
   connectionsUpdate,
   ProviderCalendarList,
   type CalendarProvider,
@@ -22,7 +23,10 @@ import { actingFor } from "./caller.js";
  * starts it: the connections page offers a button for each, so another
  * provider is one more line here.
  */
-export const OAUTH_PROVIDERS = [{ provider: "google", label: "Google Calendar", start: connectionsStartGoogle }] as const satisfies ReadonlyArray<{
+export const OAUTH_PROVIDERS = [
+  { provider: "google", label: "Google Calendar", start: connectionsStartGoogle },
+  { provider: "microsoft", label: "Microsoft 365 / Outlook.com", start: connectionsStartMicrosoft },
+] as const satisfies ReadonlyArray<{
   provider: CalendarProvider;
   label: string;
   start: typeof connectionsStartGoogle;

@@ -126,13 +126,13 @@ export async function deleteConnection(db: Knex, userId: string, connectionId: s
 
 // ---- consent in progress -------------------------------------------------------
 
-export async function saveOAuthState(db: Knex, stateHash: string, userId: string, expiresAt: Date): Promise<void> {
+export async function saveOAuthState(db: Knex, stateHash: string, userId: string, expiresAt: Date, provider: CalendarProvider = "google"): Promise<void> {
   await db("oauth_states").where("expires_at", "<", db.fn.now()).delete();
-  await db("oauth_states").insert({ state_hash: stateHash, user_id: userId, expires_at: expiresAt });
+  await db("oauth_states").insert({ state_hash: stateHash, user_id: userId, expires_at: expiresAt, provider });
 }
 
-/** Takes a state once: the user it was issued to, or undefined when unknown, used or expired. */
-export async function takeOAuthState(db: Knex, stateHash: string): Promise<string | undefined> {
-  const rows = (await db("oauth_states").where({ state_hash: stateHash }).andWhere("expires_at", ">", db.fn.now()).delete().returning("user_id")) as Array<{ user_id: string }>;
+/** Takes a state once: the user it was issued to, or undefined when unknown, used, expired or another provider's. */
+export async function takeOAuthState(db: Knex, stateHash: string, provider: CalendarProvider = "google"): Promise<string | undefined> {
+  const rows = (await db("oauth_states").where({ state_hash: stateHash, provider }).andWhere("expires_at", ">", db.fn.now()).delete().returning("user_id")) as Array<{ user_id: string }>;
   return rows[0]?.user_id;
 }

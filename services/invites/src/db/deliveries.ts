@@ -487,14 +487,26 @@ export async function saveProviderEvent(db: Knex, meetingId: string, connectionI
     .merge({ connection_id: connectionId, provider_event_id: providerEventId, updated_at: db.fn.now() });
 }
 
+export interface ProviderEvent {
+  meetingId: string;
+  providerEventId: string;
+  /** The organizer as the meeting's newest change names them. */
+  organizerEmail: string;
+}
+
 /** The events of meetings kept in calendars of active connections of a provider, by connection. */
-export async function providerEventsByConnection(db: Knex, provider: string): Promise<{ connectionId: string; events: { meetingId: string; providerEventId: string }[] }[]> {
+export async function providerEventsByConnection(db: Knex, provider: string): Promise<{ connectionId: string; events: ProviderEvent[] }[]> {
   const rows = (await db("provider_events as e")
     .join("calendar_connections as c", "c.id", "e.connection_id")
     .where({ "c.provider": provider, "c.status": "active" })
     .orderBy("e.connection_id")
-    .select("e.connection_id", "e.meeting_id", "e.provider_event_id")) as { connection_id: string; meeting_id: string; provider_event_id: string }[];
-  const byConnection = new Map<string, { meetingId: string; providerEventId: string }[]>();
-  for (const r of rows) byConnection.set(r.connection_id, [...(byConnection.get(r.connection_id) ?? []), { meetingId: r.meeting_id, providerEventId: r.provider_event_id }]);
+    .select("e.connection_id", "e.meeting_id", "e.provider_event_id", db.raw("(select m.organizer_email from meeting_changes m where m.meeting_id = e.meeting_id order by m.sequence desc limit 1) as organizer_email"))) as {
+    connection_id: string;
+    meeting_id: string;
+    provider_event_id: string;
+    organizer_email: string;
+  }[];
+  const byConnection = new Map<string, ProviderEvent[]>();
+  for (const r of rows) byConnection.set(r.connection_id, [...(byConnection.get(r.connection_id) ?? []), { meetingId: r.meeting_id, providerEventId: r.provider_event_id, organizerEmail: r.organizer_email }]);
   return [...byConnection].map(([connectionId, events]) => ({ connectionId, events }));
 }

@@ -1,14 +1,15 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { markBroken, updateSealedTokens, type ConnectionRecord } from "../db/connections.js";
-import type { CalDavCredentials, TokenCipher } from "../domain/tokenCipher.js";
+import type { CalDavCredentials, ProviderTokens, TokenCipher } from "../domain/tokenCipher.js";
 import { CalDavAccount } from "./caldav.js";
 import type { GoogleCalendar, GoogleSession } from "./google.js";
+import type { MicrosoftCalendar, MicrosoftSession } from "./microsoft.js";
 
 /**
  * Opens stored grants for use: unseals the tokens, and seals refreshed ones
- * back as soon as Google hands them out, so a refresh is never lost (Google
- * may rotate the refresh token too).
+ * back as soon as Google or Microsoft hands them out, so a refresh is never
+ * lost (both may rotate the refresh token too).
  */
 export class ConnectionVault {
   constructor(
@@ -18,6 +19,7 @@ export class ConnectionVault {
     private readonly logger: Logger,
     /** Whether CalDAV servers may be on loopback or private addresses (development and tests only). */
     private readonly caldavAllowPrivate = false,
+    private readonly microsoftCalendar?: MicrosoftCalendar,
   ) {}
 
   get tokenCipher(): TokenCipher {
@@ -25,11 +27,18 @@ export class ConnectionVault {
   }
 
   session(connection: ConnectionRecord): GoogleSession {
-    const tokens = this.cipher.open(connection.sealedTokens, connection.id);
-    return this.google.session(tokens, (fresh) => {
-      void updateSealedTokens(this.db, connection.id, this.cipher.seal(fresh, connection.id)).catch((err: unknown) => {
-        this.logger.warn({ err, connectionId: connection.id }, "refreshed calendar tokens could not be stored; the next use refreshes again");
-      });
+    return this.google.session(this.cipher.open(connection.sealedTokens, connection.id), (fresh) => this.storeRefreshed(connection, fresh));
+  }
+
+  /** Graph on a Microsoft connection's tokens. */
+  microsoft(connection: ConnectionRecord): MicrosoftSession {
+    if (!this.microsoftCalendar) throw new Error("Microsoft Graph is not set up in this service");
+    return this.microsoftCalendar.session(this.cipher.open(connection.sealedTokens, connection.id), (fresh) => this.storeRefreshed(connection, fresh));
+  }
+
+  private storeRefreshed(connection: ConnectionRecord, fresh: ProviderTokens): void {
+    void updateSealedTokens(this.db, connection.id, this.cipher.seal(fresh, connection.id)).catch((err: unknown) => {
+      this.logger.warn({ err, connectionId: connection.id }, "refreshed calendar tokens could not be stored; the next use refreshes again");
     });
   }
 

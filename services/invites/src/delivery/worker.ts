@@ -27,6 +27,8 @@ import type { EmailSender } from "./email.js";
 import type { GoogleCalendar } from "./google.js";
 import { deliverThroughCalDav } from "./caldavDelivery.js";
 import { deliverThroughGoogle, NOT_ON_PROVIDER } from "./googleDelivery.js";
+import type { MicrosoftCalendar } from "./microsoft.js";
+import { deliverThroughMicrosoft } from "./microsoftDelivery.js";
 import { LeaseHeartbeat } from "./leaseHeartbeat.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -50,6 +52,8 @@ export interface WorkerDeps {
   logger: Logger;
   email: EmailSender;
   google: GoogleCalendar;
+  /** Absent where Microsoft Graph is not set up: Microsoft connections are then passed over for e-mail. */
+  microsoft?: MicrosoftCalendar;
   vault: ConnectionVault;
   settings: WorkerSettings;
   /** Outcomes were recorded, and with them their events in the outbox: publish them now rather than at the relay's next poll. */
@@ -229,23 +233,27 @@ export class DeliveryWorker {
   }
 
   /**
-   * The organizer's default connection, else their Google one, when it
-   * works and the meeting did not start out by e-mail (a second copy under
-   * another UID would reach the participants).
+   * The organizer's default connection, else their Google one, else their
+   * Microsoft one, when it works and the meeting did not start out by
+   * e-mail (a second copy under another UID would reach the participants).
    */
   private async providerConnectionFor(change: ClaimedChange): Promise<ConnectionRecord | undefined> {
     const { db, google } = this.deps;
+    const microsoftConfigured = this.deps.microsoft?.configured ?? false;
     const chosen = await defaultConnection(db, change.organizer.userId);
-    const connection = chosen ?? (google.configured ? await activeConnection(db, change.organizer.userId) : undefined);
-    if (!connection || (connection.provider === "google" && !google.configured)) return undefined;
+    const connection =
+      chosen ??
+      (google.configured ? await activeConnection(db, change.organizer.userId) : undefined) ??
+      (microsoftConfigured ? await activeConnection(db, change.organizer.userId, "microsoft") : undefined);
+    if (!connection || (connection.provider === "google" && !google.configured) || (connection.provider === "microsoft" && !microsoftConfigured)) return undefined;
     return (await earlierChannel(db, change)) !== "email" ? connection : undefined;
   }
 
   private deliverThrough(connection: ConnectionRecord, change: ClaimedChange) {
     const { db, vault, settings } = this.deps;
-    return connection.provider === "caldav"
-      ? deliverThroughCalDav(db, vault, connection, change, { uidDomain: settings.uidDomain, timeoutMs: settings.providerTimeoutMs })
-      : deliverThroughGoogle(db, vault, connection, change);
+    if (connection.provider === "caldav") return deliverThroughCalDav(db, vault, connection, change, { uidDomain: settings.uidDomain, timeoutMs: settings.providerTimeoutMs });
+    if (connection.provider === "microsoft") return deliverThroughMicrosoft(db, vault, connection, change);
+    return deliverThroughGoogle(db, vault, connection, change);
   }
 
   /**

@@ -4,9 +4,11 @@ import type { Logger } from "@sched/logging";
 import { invitesCalendarBusy, type BusyInterval } from "@sched/proto";
 import { activeConnections, type ConnectionRecord } from "../db/connections.js";
 import { googleFailure } from "../delivery/google.js";
+import { microsoftBusy } from "../delivery/microsoftBusy.js";
 import type { ConnectionVault } from "../delivery/vault.js";
 import { clipToSpan, coveringHours } from "../domain/busySpan.js";
 import { ExpiringCache } from "../domain/expiringCache.js";
+import { asDeliveryFailure } from "../domain/retry.js";
 
 export interface CalendarBusySettings {
   /** How long Google may take; past it the answer is "incomplete" rather than late. */
@@ -18,8 +20,8 @@ export interface CalendarBusySettings {
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
 
 /**
- * Busy time from users' connected calendars (Google's freebusy.query, the
- * events of the chosen CalDAV calendars), cached
+ * Busy time from users' connected calendars (Google's freebusy.query,
+ * Microsoft Graph's getSchedule, the events of the chosen CalDAV calendars), cached
  * briefly and bounded by one deadline for all, so a slow or failing
  * provider costs the caller at most `timeoutMs` and never an error. Test
  * mode never calls Google.
@@ -43,6 +45,16 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
     if (cached) return cached;
     if (connection.provider === "caldav") {
       const intervals = await caldavBusy(connection, from, to, signal);
+      if (intervals) cache.set(key, intervals);
+      return intervals;
+    }
+    if (connection.provider === "microsoft") {
+      const intervals = await microsoftBusy(vault, connection, from, to, signal).catch(async (err: unknown) => {
+        const failure = asDeliveryFailure(err);
+        if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
+        else logger.warn({ userId: connection.userId, error: failure.message }, "Microsoft free/busy unavailable; going without it");
+        return undefined;
+      });
       if (intervals) cache.set(key, intervals);
       return intervals;
     }
@@ -77,6 +89,7 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
           busy: byUser(connections.map((c, i) => ({ userId: c.userId, intervals: clipToSpan(answers[i] ?? [], from, to) }))),
           complete: answers.every((a) => a !== undefined),
           incompleteUserIds: [...new Set(connections.filter((_, i) => answers[i] === undefined).map((c) => c.userId))],
+          missingCalendars: connections.filter((_, i) => answers[i] === undefined).map((c) => ({ userId: c.userId, provider: c.provider })),
         };
       } finally {
         clearTimeout(timer);

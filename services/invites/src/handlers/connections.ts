@@ -11,7 +11,10 @@ import type { GoogleCalendar } from "../delivery/google.js";
 import type { ConnectionVault } from "../delivery/vault.js";
 
 /** Long enough to read a consent screen, short enough that a leaked URL soon stops working. */
-const CONSENT_TTL_MS = 10 * 60_000;
+export const CONSENT_TTL_MS = 10 * 60_000;
+
+/** States are kept only as hashes: a database read does not hand out consents in progress. */
+export const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 
 export interface ConnectionDeps {
   db: Knex;
@@ -20,8 +23,6 @@ export interface ConnectionDeps {
   google: GoogleCalendar;
   vault: ConnectionVault;
 }
-
-const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 
 export function connectionView(c: ConnectionRecord): CalendarConnection {
   return {
@@ -39,8 +40,8 @@ export function connectionView(c: ConnectionRecord): CalendarConnection {
  */
 export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
   const { db, google, vault } = deps;
-  const store = (userId: string, accountEmail: string | null, tokens: ProviderTokens) =>
-    upsertConnection(db, { id: newId("cal"), userId, provider: "google", accountEmail }, (id) => vault.tokenCipher.seal(tokens, id));
+  const store = (userId: string, accountEmail: string | null, tokens: ProviderTokens, provider: "google" | "microsoft" = "google") =>
+    upsertConnection(db, { id: newId("cal"), userId, provider, accountEmail }, (id) => vault.tokenCipher.seal(tokens, id));
 
   return [
     bind(connectionsStartGoogle, async (_request, ctx) => {
@@ -79,8 +80,10 @@ export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
     bind(connectionsAdminAttach, async ({ params, body }) => {
       const { users } = await deps.bus.request(accountsLookupUsers, { ids: [params.id] }, { timeoutMs: 1_000 });
       if (!users.some((u) => u.id === params.id)) throw notFound("user");
+      // Microsoft's busy time is asked by address (getSchedule): a grant without one would never count.
+      if (body.provider === "microsoft" && !body.accountEmail) throw new AppError("invalid_request", "Invalid accountEmail: a Microsoft grant needs the account's address.", { param: "accountEmail" });
       const tokens: ProviderTokens = { accessToken: body.accessToken, refreshToken: body.refreshToken, ...(body.expiresAt ? { expiresAt: Date.parse(body.expiresAt) } : {}) };
-      const connection = await store(params.id, body.accountEmail ?? null, tokens);
+      const connection = await store(params.id, body.accountEmail ?? null, tokens, body.provider);
       return { status: 201, body: connectionView(connection) };
     }),
   ];

@@ -75,6 +75,14 @@ export class GoogleFake {
     for (const token of this.accessTokens.keys()) this.accessTokens.set(token, 0);
   }
 
+  /** An attendee answers: Google writes the answer into the organizer's event. */
+  respond(eventId: string, email: string, responseStatus: "accepted" | "declined" | "tentative"): void {
+    const attendees = (this.events.get(eventId)?.body.attendees ?? []) as Array<{ email: string; responseStatus?: string }>;
+    const attendee = attendees.find((a) => a.email.toLowerCase() === email.toLowerCase());
+    if (!attendee) throw new Error(`${email} is not an attendee of event ${eventId}`);
+    attendee.responseStatus = responseStatus;
+  }
+
   /** The next calendar calls answer these statuses, one each. */
   failNext(...statuses: number[]): void {
     this.faults.push(...statuses);
@@ -141,6 +149,14 @@ export class GoogleFake {
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
     if (!match) return json(res, 404, { error: { code: 404, message: "Not Found" } });
     const eventId = match[2] ? decodeURIComponent(match[2]) : undefined;
+    if (method === "GET" && !eventId) {
+      // events.list of one page: the live events overlapping [timeMin, timeMax).
+      const from = Date.parse(call.query.timeMin ?? "");
+      const to = Date.parse(call.query.timeMax ?? "");
+      const at = (e: StoredEvent, edge: "start" | "end") => Date.parse(String((e.body[edge] as { dateTime?: string } | undefined)?.dateTime));
+      const items = [...this.events.values()].filter((e) => !e.deleted && at(e, "start") < to && at(e, "end") > from).map((e) => ({ kind: "calendar#event", status: "confirmed", ...e.body }));
+      return json(res, 200, { kind: "calendar#events", items });
+    }
     if (method === "POST" && !eventId) {
       const id = String(call.body?.id ?? randomBytes(8).toString("hex"));
       if (this.events.has(id)) return json(res, 409, { error: { code: 409, message: "The requested identifier already exists." } });

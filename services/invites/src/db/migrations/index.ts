@@ -5,6 +5,7 @@ import { addLeaseOwnerAndTrace } from "./002_lease_owner_and_trace.js";
 import { settledChangesKeepKeys } from "./003_settled_changes_keep_keys.js";
 import { deliveriesBeingSent } from "./004_deliveries_being_sent.js";
 import { caldavConnections } from "./005_caldav_connections.js";
+import { microsoftConnections } from "./007_microsoft_connections.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox")];
+export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections];

@@ -1,0 +1,360 @@
+import { randomBytes } from "node:crypto";
+import { createServer, ServerResponse, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request the fake answered, as the tests inspect it. */
+export interface MicrosoftCall {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown> | undefined;
+  accessToken: string | undefined;
+}
+
+type GraphResponse = "none" | "organizer" | "tentativelyAccepted" | "accepted" | "declined" | "notResponded";
+
+interface Attendee {
+  emailAddress: { address: string; name?: string };
+  type: string;
+  status: { response: GraphResponse; time: string };
+}
+
+/** An event as the organizer's mailbox keeps it. */
+export interface GraphEvent {
+  id: string;
+  transactionId: string | undefined;
+  /** The mailbox (account address) whose calendar holds it. */
+  owner: string;
+  subject: string;
+  body: unknown;
+  start: { dateTime: string; timeZone: string };
+  end: { dateTime: string; timeZone: string };
+  attendees: Attendee[];
+  organizer: { emailAddress: { address: string } };
+  isCancelled: boolean;
+  /** Gone from the calendar (cancelled or deleted): Graph answers 404 for it. */
+  removed: boolean;
+}
+
+const NO_TIME = "0001-01-01T00:00:00Z";
+
+const json = (res: ServerResponse, status: number, body?: unknown) => {
+  res.writeHead(status, { "content-type": "application/json; odata.metadata=minimal; charset=utf-8" });
+  res.end(body === undefined ? "" : JSON.stringify(body));
+};
+
+const graphError = (res: ServerResponse, status: number, code: string, message: string) => json(res, status, { error: { code, message, innerError: { date: new Date().toISOString(), "request-id": randomBytes(8).toString("hex") } } });
+
+/** Graph's spelling of an instant in UTC: seven fractional digits, no offset. */
+const graphUtc = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$10000");
+
+/** Reads a dateTimeTimeZone the client sent; only UTC is accepted (the invites always send UTC). */
+function instantOf(value: unknown): number | undefined {
+  const v = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
+  if (typeof v?.dateTime !== "string" || v.timeZone !== "UTC") return undefined;
+  const ms = Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/.test(v.dateTime) ? v.dateTime : `${v.dateTime}Z`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The Microsoft identity platform's token endpoint and the slice of
+ * Microsoft Graph v1.0 that the invites use, on loopback, speaking the real
+ * shapes: the v2.0 token endpoint's form posts and `invalid_grant`; events
+ * created with a `transactionId` (a second create with the same one answers
+ * the event already made), patched, cancelled and deleted; getSchedule
+ * answered from the stored events (plus busy time set by the test); and
+ * calendarView with paging. Access tokens expire and are checked, refresh
+ * tokens can be revoked, attendees' answers are set by the test as Exchange
+ * would write them into the organizer's event. Faults are injected per call.
+ */
+export class FakeMicrosoft {
+  readonly calls: MicrosoftCall[] = [];
+  /** Every event ever created, by id. */
+  readonly events = new Map<string, GraphEvent>();
+  /** Busy time the fake's mailboxes have besides their events, by account address. */
+  readonly busy = new Map<string, Array<{ start: string; end: string }>>();
+  /** Delay of every Graph answer, in ms. */
+  delayMs = 0;
+  private readonly accessTokens = new Map<string, { account: string; expiresAt: number }>();
+  private readonly refreshTokens = new Map<string, { account: string; revoked: boolean }>();
+  private readonly codes = new Map<string, { account: string; redirectUri?: string }>();
+  private faults: Array<{ status: number; only: (call: MicrosoftCall) => boolean }> = [];
+  private answersToLose: Array<(call: MicrosoftCall) => boolean> = [];
+  private server!: Server;
+
+  constructor(
+    readonly clientId = "00000000-0000-4000-8000-00000000c1d0",
+    readonly clientSecret = "fake-client-secret",
+  ) {}
+
+  /** Starts listening; the root both the authority (`${url}/common`) and Graph (`url`) live under. */
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return this.url;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** A grant as if the account's user had consented: tokens the fake will honour. */
+  grant(account: string, options: { accessExpiresInMs?: number } = {}): { accessToken: string; refreshToken: string; expiresAt: number; accountEmail: string } {
+    const expiresAt = Date.now() + (options.accessExpiresInMs ?? 3_600_000);
+    const accessToken = this.issueAccess(account.toLowerCase(), expiresAt);
+    const refreshToken = this.issueRefresh(account.toLowerCase());
+    return { accessToken, refreshToken, expiresAt, accountEmail: account.toLowerCase() };
+  }
+
+  /** An authorization code the identity platform would put on the redirect after the account's consent. */
+  issueCode(account: string, redirectUri?: string): string {
+    const code = `M.C5${randomBytes(16).toString("base64url")}`;
+    this.codes.set(code, { account: account.toLowerCase(), ...(redirectUri ? { redirectUri } : {}) });
+    return code;
+  }
+
+  /** The user took the grant back: its refresh token answers invalid_grant, its access tokens 401. */
+  revoke(refreshToken: string): void {
+    const grant = this.refreshTokens.get(refreshToken);
+    if (!grant) return;
+    grant.revoked = true;
+    for (const access of this.accessTokens.values()) if (access.account === grant.account) access.expiresAt = 0;
+  }
+
+  /** The next Graph calls (those `only` picks: other work may be calling too) answer these statuses, one each. */
+  failNext(statuses: number[], only: (call: MicrosoftCall) => boolean = () => true): void {
+    this.faults.push(...statuses.map((status) => ({ status, only })));
+  }
+
+  /** The next Graph calls are carried out, but the connection drops before their answers: the client cannot tell what happened. */
+  loseNextAnswer(only: (call: MicrosoftCall) => boolean = () => true): void {
+    this.answersToLose.push(only);
+  }
+
+  /** An attendee answers: Exchange writes the answer into the organizer's event. */
+  respond(eventId: string, attendee: string, response: "accepted" | "declined" | "tentativelyAccepted", at = new Date()): void {
+    const event = this.events.get(eventId);
+    const entry = event?.attendees.find((a) => a.emailAddress.address.toLowerCase() === attendee.toLowerCase());
+    if (!event || !entry) throw new Error(`${attendee} is not an attendee of event ${eventId}`);
+    entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
+  }
+
+  /** The live (not removed) event created with this transactionId. */
+  eventOfTransaction(transactionId: string): GraphEvent | undefined {
+    return [...this.events.values()].find((e) => e.transactionId === transactionId && !e.removed);
+  }
+
+  graphCalls(): MicrosoftCall[] {
+    return this.calls.filter((c) => c.path.startsWith("/v1.0/"));
+  }
+
+  tokenCalls(): MicrosoftCall[] {
+    return this.calls.filter((c) => c.path.endsWith("/oauth2/v2.0/token"));
+  }
+
+  private issueAccess(account: string, expiresAt = Date.now() + 3_600_000): string {
+    const token = `EwB${randomBytes(18).toString("base64url")}`;
+    this.accessTokens.set(token, { account, expiresAt });
+    return token;
+  }
+
+  private issueRefresh(account: string): string {
+    const token = `M.R3_${randomBytes(18).toString("base64url")}`;
+    this.refreshTokens.set(token, { account, revoked: false });
+    return token;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const raw = await new Promise<string>((resolve) => {
+      let data = "";
+      req.on("data", (c: Buffer) => (data += c.toString("utf8")));
+      req.on("end", () => resolve(data));
+    });
+    const form = req.headers["content-type"]?.startsWith("application/x-www-form-urlencoded");
+    let body: Record<string, unknown> | undefined;
+    try {
+      body = raw ? (form ? Object.fromEntries(new URLSearchParams(raw)) : (JSON.parse(raw) as Record<string, unknown>)) : undefined;
+    } catch {
+      return graphError(res, 400, "BadRequest", "Unable to read JSON request payload.");
+    }
+    const accessToken = req.headers.authorization?.replace(/^Bearer /, "");
+    const call: MicrosoftCall = { method: req.method ?? "GET", path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, accessToken };
+    this.calls.push(call);
+    if (/^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname) && req.method === "POST") return this.token(res, (body ?? {}) as Record<string, string>);
+    if (!url.pathname.startsWith("/v1.0/")) return graphError(res, 404, "NotFound", "Resource not found.");
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (res.destroyed) return;
+    const faultAt = this.faults.findIndex((f) => f.only(call));
+    const fault = faultAt >= 0 ? this.faults.splice(faultAt, 1)[0]!.status : undefined;
+    if (fault !== undefined) return graphError(res, fault, fault === 429 ? "ApplicationThrottled" : "ServiceNotAvailable", fault === 429 ? "Application is over its MailboxConcurrency limit." : "The service is temporarily unavailable.");
+    const access = accessToken ? this.accessTokens.get(accessToken) : undefined;
+    if (!access || access.expiresAt <= Date.now()) return graphError(res, 401, "InvalidAuthenticationToken", "Lifetime validation failed, the token is expired.");
+    const losing = this.answersToLose.findIndex((only) => only(call));
+    if (losing >= 0) {
+      this.answersToLose.splice(losing, 1);
+      this.graph(req.method ?? "GET", url, call, access.account, new ServerResponse(req));
+      res.socket?.destroy();
+      return;
+    }
+    return this.graph(req.method ?? "GET", url, call, access.account, res);
+  }
+
+  private token(res: ServerResponse, form: Record<string, string>): void {
+    if (form.client_id !== this.clientId || form.client_secret !== this.clientSecret) {
+      return json(res, 401, { error: "invalid_client", error_description: "AADSTS7000215: Invalid client secret provided." });
+    }
+    const scope = "openid email offline_access https://graph.microsoft.com/Calendars.ReadWrite";
+    if (form.grant_type === "authorization_code") {
+      const code = this.codes.get(form.code ?? "");
+      if (!code) return json(res, 400, { error: "invalid_grant", error_description: "AADSTS70000: The provided value for the 'code' parameter is not valid." });
+      if (code.redirectUri && code.redirectUri !== form.redirect_uri) return json(res, 400, { error: "invalid_grant", error_description: "AADSTS50148: The redirect_uri does not match." });
+      this.codes.delete(form.code!);
+      const claims = Buffer.from(JSON.stringify({ iss: "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0", email: code.account, preferred_username: code.account })).toString("base64url");
+      return json(res, 200, { token_type: "Bearer", scope, expires_in: 3599, ext_expires_in: 3599, access_token: this.issueAccess(code.account), refresh_token: this.issueRefresh(code.account), id_token: `eyJhbGciOiJub25lIn0.${claims}.` });
+    }
+    if (form.grant_type === "refresh_token") {
+      const grant = this.refreshTokens.get(form.refresh_token ?? "");
+      if (!grant || grant.revoked) return json(res, 400, { error: "invalid_grant", error_description: "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity." });
+      // The identity platform rotates refresh tokens; the old one stays usable until it expires.
+      return json(res, 200, { token_type: "Bearer", scope, expires_in: 3599, ext_expires_in: 3599, access_token: this.issueAccess(grant.account), refresh_token: this.issueRefresh(grant.account) });
+    }
+    return json(res, 400, { error: "unsupported_grant_type", error_description: "AADSTS70003: The app requested an unsupported grant type." });
+  }
+
+  private view(e: GraphEvent): Record<string, unknown> {
+    const { owner: _owner, removed: _removed, ...rest } = e;
+    return rest;
+  }
+
+  private graph(method: string, url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const path = url.pathname.slice("/v1.0".length);
+    if (method === "POST" && path === "/me/calendar/getSchedule") return this.getSchedule(call, account, res);
+    if (method === "GET" && path === "/me/calendarView") return this.calendarView(url, call, account, res);
+    if (method === "POST" && (path === "/me/events" || path === "/me/calendar/events")) return this.create(call, account, res);
+    const match = /^\/me\/events\/([^/]+)(\/cancel)?$/.exec(path);
+    const event = match ? this.events.get(decodeURIComponent(match[1]!)) : undefined;
+    if (!match) return graphError(res, 400, "BadRequest", `Resource not found for the segment '${path}'.`);
+    if (!event || event.owner !== account || event.removed) return graphError(res, 404, "ErrorItemNotFound", "The specified object was not found in the store.");
+    if (match[2]) {
+      if (method !== "POST") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+      event.isCancelled = true;
+      event.removed = true;
+      res.writeHead(202).end();
+      return;
+    }
+    if (method === "PATCH") {
+      const patch = call.body ?? {};
+      if ("transactionId" in patch) return graphError(res, 400, "ErrorInvalidRequest", "transactionId cannot be changed.");
+      if (patch.start !== undefined && instantOf(patch.start) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid start.");
+      if (patch.end !== undefined && instantOf(patch.end) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid end.");
+      if (typeof patch.subject === "string") event.subject = patch.subject;
+      if (patch.body !== undefined) event.body = patch.body;
+      if (patch.start) event.start = patch.start as GraphEvent["start"];
+      if (patch.end) event.end = patch.end as GraphEvent["end"];
+      if (Array.isArray(patch.attendees)) event.attendees = this.attendeesOf(patch.attendees, event.attendees);
+      return json(res, 200, this.view(event));
+    }
+    if (method === "DELETE") {
+      event.removed = true;
+      res.writeHead(204).end();
+      return;
+    }
+    if (method === "GET") return json(res, 200, this.view(event));
+    return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+  }
+
+  /** Attendees as given, each keeping the answer it had (an attendee kept on is not asked again). */
+  private attendeesOf(given: unknown[], before: Attendee[] = []): Attendee[] {
+    return given.map((a) => {
+      const address = String((a as { emailAddress?: { address?: unknown } }).emailAddress?.address ?? "").toLowerCase();
+      const kept = before.find((b) => b.emailAddress.address.toLowerCase() === address);
+      return { emailAddress: { address }, type: String((a as { type?: unknown }).type ?? "required"), status: kept?.status ?? { response: "none", time: NO_TIME } };
+    });
+  }
+
+  private create(call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const body = call.body ?? {};
+    const transactionId = typeof body.transactionId === "string" ? body.transactionId : undefined;
+    const existing = transactionId ? [...this.events.values()].find((e) => e.owner === account && e.transactionId === transactionId && !e.removed) : undefined;
+    // A retried create (same transactionId) answers the event the first one made rather than making another.
+    if (existing) return json(res, 201, this.view(existing));
+    if (typeof body.subject !== "string" || instantOf(body.start) === undefined || instantOf(body.end) === undefined) {
+      return graphError(res, 400, "ErrorInvalidRequest", "An event needs a subject, and start and end in UTC.");
+    }
+    const id = `AAMkAG${randomBytes(24).toString("base64url")}=`;
+    const event: GraphEvent = {
+      id,
+      transactionId,
+      owner: account,
+      subject: body.subject,
+      body: body.body,
+      start: body.start as GraphEvent["start"],
+      end: body.end as GraphEvent["end"],
+      attendees: this.attendeesOf(Array.isArray(body.attendees) ? body.attendees : []),
+      organizer: { emailAddress: { address: account } },
+      isCancelled: false,
+      removed: false,
+    };
+    this.events.set(id, event);
+    return json(res, 201, this.view(event));
+  }
+
+  /** Busy spans of a mailbox over a window: its live events and the busy time set for it. */
+  private busySpans(account: string, from: number, to: number): Array<[number, number]> {
+    const spans: Array<[number, number]> = [];
+    for (const e of this.events.values()) {
+      if (e.owner !== account || e.removed) continue;
+      const start = instantOf(e.start)!;
+      const end = instantOf(e.end)!;
+      if (start < to && end > from) spans.push([start, end]);
+    }
+    for (const b of this.busy.get(account) ?? []) {
+      const start = Date.parse(b.start);
+      const end = Date.parse(b.end);
+      if (start < to && end > from) spans.push([start, end]);
+    }
+    return spans.sort((a, b) => a[0] - b[0]);
+  }
+
+  private getSchedule(call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const body = call.body ?? {};
+    const from = instantOf(body.startTime);
+    const to = instantOf(body.endTime);
+    const schedules = Array.isArray(body.schedules) ? body.schedules.map((s) => String(s).toLowerCase()) : [];
+    if (from === undefined || to === undefined || schedules.length === 0) return graphError(res, 400, "ErrorInvalidRequest", "schedules, startTime and endTime are required.");
+    if (!String(call.headers.prefer ?? "").includes('outlook.timezone="UTC"')) return graphError(res, 400, "ErrorInvalidRequest", "This fake answers in UTC only (Prefer: outlook.timezone=\"UTC\").");
+    const value = schedules.map((scheduleId) => {
+      // A mailbox answers for itself only: others' schedules would need their sharing, which this fake does not keep.
+      if (scheduleId !== account) return { scheduleId, error: { message: "The specified object was not found in the store.", responseCode: "ErrorMailRecipientNotFound" } };
+      return {
+        scheduleId,
+        availabilityView: "",
+        scheduleItems: this.busySpans(account, from, to).map(([s, e]) => ({ isPrivate: false, status: "busy", start: { dateTime: graphUtc(s), timeZone: "UTC" }, end: { dateTime: graphUtc(e), timeZone: "UTC" } })),
+        workingHours: { startTime: "08:00:00.0000000", endTime: "17:00:00.0000000", timeZone: { name: "UTC" } },
+      };
+    });
+    return json(res, 200, { value });
+  }
+
+  /** Events overlapping the window, in start order, a page at a time (Prefer: odata.maxpagesize, else $top, else 10). */
+  private calendarView(url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const from = Date.parse(url.searchParams.get("startDateTime") ?? "");
+    const to = Date.parse(url.searchParams.get("endDateTime") ?? "");
+    if (Number.isNaN(from) || Number.isNaN(to)) return graphError(res, 400, "ErrorInvalidParameter", "startDateTime and endDateTime are required.");
+    const pageSize = Number(/odata\.maxpagesize=(\d+)/.exec(String(call.headers.prefer ?? ""))?.[1] ?? url.searchParams.get("$top") ?? 10);
+    const skip = Number(url.searchParams.get("$skip") ?? 0);
+    const live = [...this.events.values()].filter((e) => e.owner === account && !e.removed && instantOf(e.start)! < to && instantOf(e.end)! > from).sort((a, b) => instantOf(a.start)! - instantOf(b.start)!);
+    const page = live.slice(skip, skip + pageSize);
+    const next = skip + pageSize < live.length ? new URL(url) : undefined;
+    next?.searchParams.set("$skip", String(skip + pageSize));
+    next?.searchParams.set("$top", String(pageSize));
+    return json(res, 200, { value: page.map((e) => this.view(e)), ...(next ? { "@odata.nextLink": `${this.url}${next.pathname}${next.search}` } : {}) });
+  }
+}

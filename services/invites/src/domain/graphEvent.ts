@@ -1,0 +1,79 @@
+import type { Event, ResponseType, ScheduleInformation } from "@microsoft/microsoft-graph-types";
+import type { BusyInterval, GivenResponse, Meeting } from "@sched/proto";
+import { createHash } from "node:crypto";
+import { meetingEndMs } from "./meetingTimes.js";
+
+/**
+ * Graph's idempotency key of the event of a meeting: the same on every
+ * try, so a create whose answer was lost returns the event it made rather
+ * than a second one. Hashed with a product prefix so it names nothing
+ * outside this service and stays short.
+ */
+export function graphTransactionId(meetingId: string): string {
+  return `sched-${createHash("sha256").update(meetingId).digest("hex").slice(0, 40)}`;
+}
+
+/** An instant as Graph's dateTimeTimeZone spells it: local time without offset, the zone beside it. */
+export function graphDateTime(epochMs: number): { dateTime: string; timeZone: string } {
+  return { dateTime: new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, ""), timeZone: "UTC" };
+}
+
+/** Reads a dateTimeTimeZone that Graph answered in UTC (the `outlook.timezone` preference) as epoch ms. */
+export function epochMsOfGraphDateTime(value: { dateTime?: string | null } | null | undefined): number | undefined {
+  if (!value?.dateTime) return undefined;
+  const ms = Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/.test(value.dateTime) ? value.dateTime : `${value.dateTime}Z`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The event in the organizer's calendar: the meeting, its participants as
+ * required attendees (the organizer is the event's owner, not an attendee).
+ * Graph mails the invitations, updates and cancellations itself.
+ */
+export function graphEventBody(meeting: Meeting, organizerEmail: string): Event {
+  return {
+    subject: meeting.title,
+    body: { contentType: "text", content: meeting.description },
+    start: graphDateTime(Date.parse(meeting.startTime)),
+    end: graphDateTime(meetingEndMs(meeting)),
+    attendees: meeting.participants.filter((p) => p !== organizerEmail).map((address) => ({ emailAddress: { address }, type: "required" })),
+    isReminderOn: true,
+    responseRequested: true,
+  };
+}
+
+/** An attendee's answer as the meetings service records it; undefined while they have not answered. */
+export function responseOfGraph(response: ResponseType | null | undefined): GivenResponse | undefined {
+  switch (response) {
+    case "accepted":
+      return "accepted";
+    case "declined":
+      return "declined";
+    case "tentativelyAccepted":
+      return "tentative";
+    default:
+      return undefined;
+  }
+}
+
+/** Graph's "no time" (0001-01-01) means the attendee never answered; a real time is when they did. */
+export function graphResponseTime(time: string | null | undefined): string | undefined {
+  if (!time || time.startsWith("0001-")) return undefined;
+  const ms = Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/.test(time) ? time : `${time}Z`);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** The statuses of getSchedule items that keep the person from another meeting. */
+const BUSY_STATUSES = new Set(["busy", "oof", "tentative"]);
+
+/** Busy intervals (epoch seconds) of one getSchedule answer, in start order. */
+export function busyOfSchedule(schedule: ScheduleInformation | undefined): BusyInterval[] {
+  const intervals: BusyInterval[] = [];
+  for (const item of schedule?.scheduleItems ?? []) {
+    if (!item.status || !BUSY_STATUSES.has(item.status)) continue;
+    const start = epochMsOfGraphDateTime(item.start);
+    const end = epochMsOfGraphDateTime(item.end);
+    if (start !== undefined && end !== undefined && end > start) intervals.push([Math.floor(start / 1_000), Math.ceil(end / 1_000)]);
+  }
+  return intervals.sort((a, b) => a[0] - b[0]);
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import type { Meeting } from "@sched/proto";
+import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphTransactionId, responseOfGraph } from "../src/domain/graphEvent.js";
+
+const meeting: Meeting = {
+  id: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
+  title: "Design review",
+  description: "Bring sketches",
+  startTime: "2031-05-06T07:15:00Z",
+  duration: "45 mins",
+  participants: ["org@example.com", "ann@example.com", "bob@example.com"],
+  status: "confirmed",
+  organizer: "org@example.com",
+  createdAt: "2031-05-01T00:00:00Z",
+  attendees: [],
+};
+
+describe("Graph events of meetings", () => {
+  it("derives one transactionId per meeting, the same on every try and different between meetings", () => {
+    expect(graphTransactionId(meeting.id)).toBe(graphTransactionId(meeting.id));
+    expect(graphTransactionId(meeting.id)).not.toBe(graphTransactionId("mtg_4kQ9sVnB2xR7tLmP0aZcY8dF"));
+    expect(graphTransactionId(meeting.id)).toMatch(/^sched-[0-9a-f]{40}$/);
+  });
+
+  it("puts the participants but the organizer as required attendees, times in UTC without offset", () => {
+    expect(graphEventBody(meeting, "org@example.com")).toMatchObject({
+      subject: "Design review",
+      body: { contentType: "text", content: "Bring sketches" },
+      start: { dateTime: "2031-05-06T07:15:00", timeZone: "UTC" },
+      end: { dateTime: "2031-05-06T08:00:00", timeZone: "UTC" },
+      attendees: [
+        { emailAddress: { address: "ann@example.com" }, type: "required" },
+        { emailAddress: { address: "bob@example.com" }, type: "required" },
+      ],
+    });
+  });
+
+  it("reads Graph's UTC date-times with and without an offset", () => {
+    expect(epochMsOfGraphDateTime({ dateTime: "2031-05-06T07:15:00.0000000" })).toBe(Date.parse("2031-05-06T07:15:00Z"));
+    expect(epochMsOfGraphDateTime({ dateTime: "2031-05-06T07:15:00Z" })).toBe(Date.parse("2031-05-06T07:15:00Z"));
+    expect(epochMsOfGraphDateTime({ dateTime: "nonsense" })).toBeUndefined();
+    expect(epochMsOfGraphDateTime(graphDateTime(Date.parse("2031-01-02T03:04:05Z")))).toBe(Date.parse("2031-01-02T03:04:05Z"));
+  });
+
+  it("maps attendees' answers, and leaves unanswered ones out", () => {
+    expect(responseOfGraph("accepted")).toBe("accepted");
+    expect(responseOfGraph("declined")).toBe("declined");
+    expect(responseOfGraph("tentativelyAccepted")).toBe("tentative");
+    for (const none of ["none", "notResponded", "organizer", undefined, null] as const) expect(responseOfGraph(none)).toBeUndefined();
+    expect(graphResponseTime("0001-01-01T00:00:00Z")).toBeUndefined();
+    expect(graphResponseTime("2031-05-01T10:00:00.0000000")).toBe("2031-05-01T10:00:00Z");
+    expect(graphResponseTime("2031-05-01T10:00:00Z")).toBe("2031-05-01T10:00:00Z");
+  });
+
+  it("counts busy, out-of-office and tentative schedule items as busy, in start order", () => {
+    const at = (t: string) => ({ dateTime: `2031-05-06T${t}:00.0000000`, timeZone: "UTC" });
+    const busy = busyOfSchedule({
+      scheduleItems: [
+        { status: "tentative", start: at("14:00"), end: at("15:00") },
+        { status: "busy", start: at("09:00"), end: at("10:30") },
+        { status: "free", start: at("11:00"), end: at("12:00") },
+        { status: "workingElsewhere", start: at("12:00"), end: at("13:00") },
+        { status: "oof", start: at("16:00"), end: at("17:00") },
+      ],
+    });
+    const s = (t: string) => Date.parse(`2031-05-06T${t}:00Z`) / 1_000;
+    expect(busy).toEqual([
+      [s("09:00"), s("10:30")],
+      [s("14:00"), s("15:00")],
+      [s("16:00"), s("17:00")],
+    ]);
+    expect(busyOfSchedule(undefined)).toEqual([]);
+  });
+});
