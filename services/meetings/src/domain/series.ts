@@ -58,7 +58,9 @@ export function ruleOf(series: SeriesRecord): SeriesRule {
 export function occurrenceOf(series: SeriesRecord, originalStart: Date, exception: ExceptionRecord | undefined): Occurrence {
   const id = occurrenceId(series.id, originalStart);
   if (exception) {
-    const { title, description, startTime, duration, participants, status, sequence } = exception;
+    const { title, description, startTime, duration, participants, sequence } = exception;
+    // Cancelling the series cancels its changed occurrences too.
+    const status = series.status === "cancelled" ? "cancelled" : exception.status;
     return { id, seriesId: series.id, originalStart, title, description, startTime, duration, participants, status, sequence, exception: true };
   }
   const { title, description, duration, participants, status, sequence } = series;
