@@ -850,6 +850,21 @@ export interface components {
                  */
                 respondedAt: string | null;
             }[];
+            /**
+             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+             */
+            recurrence: string | null;
+            /**
+             * @description An occurrence of a recurring meeting: the series' id. Null for a single meeting and for the series itself.
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
+            seriesId: string | null;
+            /**
+             * @description An occurrence: its start as the rule gives it, in UTC (iCalendar's RECURRENCE-ID), which names it even after it is moved. Null for a single meeting and for the series.
+             * @example 2026-05-04T09:30:00Z
+             */
+            originalStartTime: string | null;
         };
         /**
          * @description How long the meeting lasts; its end is `startTime` plus this.
@@ -1626,6 +1641,21 @@ export interface components {
              * @example ann@example.com
              */
             organizer: string;
+            /**
+             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+             */
+            recurrence: string | null;
+            /**
+             * @description An occurrence of a recurring meeting: the series' id. Null for a single meeting and for the series itself.
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
+            seriesId: string | null;
+            /**
+             * @description An occurrence: its start as the rule gives it, in UTC (iCalendar's RECURRENCE-ID), which names it even after it is moved. Null for a single meeting and for the series.
+             * @example 2026-05-04T09:30:00Z
+             */
+            originalStartTime: string | null;
         };
         DayView: {
             /**
@@ -3761,7 +3791,10 @@ export interface operations {
                      *             "cy@example.org"
                      *           ],
                      *           "status": "confirmed",
-                     *           "organizer": "ann@example.com"
+                     *           "organizer": "ann@example.com",
+                     *           "recurrence": null,
+                     *           "seriesId": null,
+                     *           "originalStartTime": null
                      *         },
                      *         {
                      *           "id": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ",
@@ -3772,7 +3805,10 @@ export interface operations {
                      *             "bo@example.com"
                      *           ],
                      *           "status": "confirmed",
-                     *           "organizer": "ann@example.com"
+                     *           "organizer": "ann@example.com",
+                     *           "recurrence": null,
+                     *           "seriesId": null,
+                     *           "originalStartTime": null
                      *         }
                      *       ],
                      *       "hasMore": true
@@ -3965,6 +4001,11 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "confirmed";
+                    /**
+                     * @description An RFC 5545 recurrence rule, with or without `RRULE:`: `FREQ` DAILY, WEEKLY, MONTHLY or YEARLY; `INTERVAL`, `COUNT` or `UNTIL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`; at most 730 occurrences and 5 years. The series starts at `startTime` and keeps its local wall-clock time in the organizer's time zone across daylight-saving changes; an occurrence in a skipped hour moves forward by the gap.
+                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                     */
+                    recurrence?: string;
                 };
             };
         };
@@ -4005,7 +4046,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -4193,7 +4237,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4235,7 +4279,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -4386,7 +4433,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4546,7 +4593,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4593,6 +4640,11 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "confirmed" | "cancelled";
+                    /**
+                     * @description A series only: the new rule for its occurrences not yet ended (same syntax as on creation). Refused on a single meeting and on an occurrence.
+                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                     */
+                    recurrence?: string;
                 };
             };
         };
@@ -4626,7 +4678,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -6576,7 +6631,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -8467,7 +8522,10 @@ export interface operations {
                      *                   "response": "needsAction",
                      *                   "respondedAt": null
                      *                 }
-                     *               ]
+                     *               ],
+                     *               "recurrence": null,
+                     *               "seriesId": null,
+                     *               "originalStartTime": null
                      *             },
                      *             "previous": {
                      *               "startTime": "2030-03-03T09:00:00Z"
@@ -8535,6 +8593,11 @@ export interface operations {
                                          */
                                         respondedAt: string | null;
                                     }[];
+                                    /**
+                                     * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                                     */
+                                    recurrence?: string | null;
                                 };
                             };
                         }[];
@@ -8720,7 +8783,10 @@ export interface operations {
                      *               "response": "needsAction",
                      *               "respondedAt": null
                      *             }
-                     *           ]
+                     *           ],
+                     *           "recurrence": null,
+                     *           "seriesId": null,
+                     *           "originalStartTime": null
                      *         },
                      *         "previous": {
                      *           "startTime": "2030-03-03T09:00:00Z"
@@ -8783,6 +8849,11 @@ export interface operations {
                                      */
                                     respondedAt: string | null;
                                 }[];
+                                /**
+                                 * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                                 * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                                 */
+                                recurrence?: string | null;
                             };
                         };
                     };
@@ -11003,6 +11074,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11088,6 +11164,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11173,6 +11254,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11258,6 +11344,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11343,6 +11434,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };

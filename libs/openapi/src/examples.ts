@@ -51,6 +51,9 @@ const MEETING = {
     { email: "bo@example.com", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
     { email: "cy@example.org", response: "needsAction", respondedAt: null },
   ],
+  recurrence: null,
+  seriesId: null,
+  originalStartTime: null,
 };
 
 const CONTACT = {
