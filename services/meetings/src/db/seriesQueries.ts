@@ -126,7 +126,7 @@ export async function deleteSeries(trx: Knex.Transaction, id: string): Promise<v
  * `from` and the first starts before `to`. Each side is an index range on
  * (mode, organizer_id | email, last_end).
  */
-export async function seriesInCalendar(db: Knex, q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): Promise<SeriesRecord[]> {
+export function seriesInCalendarSql(q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
   const to = q.to ? iso(q.to) : "infinity";
   const sql = `select s.* from meeting_series s
@@ -134,7 +134,12 @@ export async function seriesInCalendar(db: Knex, q: { mode: Mode; userId: string
                                union all
                                select series_id from series_participants where mode = ? and email = ? and last_end > ?::timestamptz)
                   and s.start_time < ?::timestamptz`;
-  const { rows } = (await db.raw(sql, [q.mode, q.userId, from, q.mode, q.email, from, to]).options({ name: preparedName("series_in_calendar", sql) })) as { rows: SeriesRow[] };
+  return { sql, bindings: [q.mode, q.userId, from, q.mode, q.email, from, to] };
+}
+
+export async function seriesInCalendar(db: Knex, q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): Promise<SeriesRecord[]> {
+  const { sql, bindings } = seriesInCalendarSql(q);
+  const { rows } = (await db.raw(sql, bindings as Knex.RawBinding[]).options({ name: preparedName("series_in_calendar", sql) })) as { rows: SeriesRow[] };
   return rows.map(toSeries);
 }
 
@@ -155,13 +160,18 @@ export async function seriesOfUsers(db: Knex, mode: Mode, users: { userId: strin
  * occurrence that would: original or actual start within the window widened
  * by the longest meeting.
  */
-export async function exceptionsNear(db: Knex, seriesIds: string[], from: Date | undefined, to: Date | undefined): Promise<ExceptionRecord[]> {
-  if (seriesIds.length === 0) return [];
+export function exceptionsNearSql(seriesIds: string[], from: Date | undefined, to: Date | undefined): { sql: string; bindings: unknown[] } {
   const lo = from ? iso(new Date(from.getTime() - LONGEST_MEETING_MS)) : "-infinity";
   const hi = to ? iso(to) : "infinity";
   const sql = `select * from meeting_exceptions where series_id = any(?::text[])
                  and ((start_time > ?::timestamptz and start_time < ?::timestamptz) or (original_start > ?::timestamptz and original_start < ?::timestamptz))`;
-  const { rows } = (await db.raw(sql, [seriesIds, lo, hi, lo, hi])) as { rows: ExceptionRow[] };
+  return { sql, bindings: [seriesIds, lo, hi, lo, hi] };
+}
+
+export async function exceptionsNear(db: Knex, seriesIds: string[], from: Date | undefined, to: Date | undefined): Promise<ExceptionRecord[]> {
+  if (seriesIds.length === 0) return [];
+  const { sql, bindings } = exceptionsNearSql(seriesIds, from, to);
+  const { rows } = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: ExceptionRow[] };
   return rows.map(toException);
 }
 
