@@ -129,11 +129,12 @@ export async function deleteSeries(trx: Knex.Transaction, id: string): Promise<v
 export function seriesInCalendarSql(q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
   const to = q.to ? iso(q.to) : "infinity";
-  const sql = `select s.* from meeting_series s
-                where s.id in (select id from meeting_series where mode = ? and organizer_id = ? and last_end > ?::timestamptz
-                               union all
-                               select series_id from series_participants where mode = ? and email = ? and last_end > ?::timestamptz)
-                  and s.start_time < ?::timestamptz`;
+  // Each id is looked up by its primary key: a lateral join (its `limit 1` keeps Postgres from turning it into a
+  // hash join, which read the whole table).
+  const sql = `select s.* from (select id from meeting_series where mode = ? and organizer_id = ? and last_end > ?::timestamptz
+                                union
+                                select series_id from series_participants where mode = ? and email = ? and last_end > ?::timestamptz) ids
+                 cross join lateral (select * from meeting_series where id = ids.id and start_time < ?::timestamptz limit 1) s`;
   return { sql, bindings: [q.mode, q.userId, from, q.mode, q.email, from, to] };
 }
 
@@ -146,11 +147,10 @@ export async function seriesInCalendar(db: Knex, q: { mode: Mode; userId: string
 /** Every series of these users (organized or attended) that may overlap [from, to), with the users it concerns. */
 export async function seriesOfUsers(db: Knex, mode: Mode, users: { userId: string; email: string }[], from: Date, to: Date): Promise<SeriesRecord[]> {
   if (users.length === 0) return [];
-  const sql = `select s.* from meeting_series s
-                where s.id in (select id from meeting_series where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz
-                               union all
-                               select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz)
-                  and s.start_time < ?::timestamptz and s.status = 'confirmed'`;
+  const sql = `select s.* from (select id from meeting_series where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz
+                                union
+                                select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) ids
+                 cross join lateral (select * from meeting_series where id = ids.id and start_time < ?::timestamptz and status = 'confirmed' limit 1) s`;
   const { rows } = (await db.raw(sql, [mode, users.map((u) => u.userId), iso(from), mode, users.map((u) => u.email), iso(from), iso(to)])) as { rows: SeriesRow[] };
   return rows.map(toSeries);
 }
