@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
-import { checkRule, occurrenceStarts, type SeriesRule } from "../src/domain/recurrence.js";
+import { checkRule, instantOfWallClock, occurrenceStarts, type SeriesRule } from "../src/domain/recurrence.js";
 
 /** Zones with daylight-saving changes, half-hour and 45-minute offsets, a half-hour change, and none. */
 const ZONES = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/St_Johns", "Pacific/Chatham", "Asia/Kolkata", "Asia/Tehran", "America/Santiago", "UTC"];
@@ -74,5 +74,43 @@ describe("recurrence across daylight-saving changes (properties)", () => {
       }),
       { numRuns: 80 },
     );
+  }, 300_000);
+
+  it("a wall clock is placed as luxon's zone data says: the first of a repeated time, a skipped time moved forward by the gap", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.integer({ min: 0, max: 2 * 366 * 96 }), (zone, quarter) => {
+        const floating = Date.UTC(2026, 0, 1) + quarter * 15 * 60_000;
+        const f = new Date(floating);
+        const wall = DateTime.fromObject(
+          { year: f.getUTCFullYear(), month: f.getUTCMonth() + 1, day: f.getUTCDate(), hour: f.getUTCHours(), minute: f.getUTCMinutes() },
+          { zone },
+        );
+        const possible = wall.getPossibleOffsets().map((d) => d.toMillis());
+        // Luxon moves a skipped time forward by the gap; of a repeated one, the first instant is RFC 5545's.
+        const expected = possible.length > 0 ? Math.min(...possible) : wall.toMillis();
+        expect(instantOfWallClock(floating, zone).getTime()).toBe(expected);
+      }),
+      { numRuns: 3_000 },
+    );
+  }, 300_000);
+
+  it("every quarter hour of every day a zone changes its offset in 2026–2027 is placed as luxon's zone data says", () => {
+    for (const zone of ZONES) {
+      for (let day = DateTime.fromObject({ year: 2026 }, { zone: "utc" }); day.year < 2028; day = day.plus({ days: 1 })) {
+        const offsetOf = (d: DateTime) => d.setZone(zone).offset;
+        if (offsetOf(day) === offsetOf(day.plus({ days: 1 }))) continue;
+        // The change lies within this UTC day: every local quarter hour of the local days around it.
+        for (let q = -96; q < 3 * 96; q++) {
+          const floating = day.toMillis() + q * 15 * 60_000;
+          const f = new Date(floating);
+          const wall = DateTime.fromObject(
+            { year: f.getUTCFullYear(), month: f.getUTCMonth() + 1, day: f.getUTCDate(), hour: f.getUTCHours(), minute: f.getUTCMinutes() },
+            { zone },
+          );
+          const possible = wall.getPossibleOffsets().map((d) => d.toMillis());
+          expect(instantOfWallClock(floating, zone).getTime()).toBe(possible.length > 0 ? Math.min(...possible) : wall.toMillis());
+        }
+      }
+    }
   }, 300_000);
 });

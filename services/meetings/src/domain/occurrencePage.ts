@@ -1,6 +1,6 @@
 import type { MeetingListItem } from "@sched/proto";
 import { compareForList, matchesPlan, type ListPlan } from "./filters.js";
-import { occurrenceListItem, occurrencesIn, type ExceptionRecord, type SeriesRecord } from "./series.js";
+import { occurrenceListItem, occurrencesIn, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
 import { LONGEST_MEETING_MS } from "./timing.js";
 
 const DAY_MS = 86_400_000;
@@ -49,7 +49,7 @@ export async function occurrencesForPage(input: {
     if (plan.direction === "asc") hi = Math.min(hi, input.bound.getTime() + 1);
     else lo = Math.max(lo, input.bound.getTime());
   }
-  const found: (MeetingListItem & { at: number })[] = [];
+  const found: { series: SeriesRecord; occurrence: Occurrence }[] = [];
   let span = FIRST_SPAN_MS;
   let done = lo >= hi;
   while (!done) {
@@ -62,7 +62,7 @@ export async function occurrencesForPage(input: {
         if (start < from || start >= to) continue; // another window's
         if (!matchesPlan(plan, o)) continue;
         if (after && compareForList(plan.direction, o, after) <= 0) continue;
-        found.push({ ...occurrenceListItem(s, o), at: start });
+        found.push({ series: s, occurrence: o });
       }
     }
     if (plan.direction === "asc") lo = to;
@@ -71,8 +71,10 @@ export async function occurrencesForPage(input: {
     if (found.length >= input.wanted) break;
     span *= 4;
   }
-  found.sort((a, b) => compareForList(plan.direction, { startTime: new Date(a.at), id: a.id }, { startTime: new Date(b.at), id: b.id }));
-  return { items: found, exhausted: done };
+  found.sort((a, b) => compareForList(plan.direction, a.occurrence, b.occurrence));
+  // Only the occurrences the page can hold become list items.
+  const items = found.slice(0, input.wanted).map(({ series: s, occurrence: o }) => ({ ...occurrenceListItem(s, o), at: o.startTime.getTime() }));
+  return { items, exhausted: done && found.length <= input.wanted };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface SeriesRule {
   timeZone: string;
   /** The first occurrence's start (DTSTART). */
   start: Date;
+  /** When known, the last occurrence's end: no block past it is expanded. */
+  lastEnd?: Date;
 }
 
 export type RuleResult = { ok: true; rule: string; occurrences: number; lastStart: Date } | { ok: false; problem: string };
@@ -125,20 +127,49 @@ function floatingOf(instant: Date, zone: string): number {
   return Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
 }
 
+/** Offsets by zone and quarter hour: every change of offset in the zone database since 1970 falls on a quarter hour. */
+const offsets = new Map<string, Map<number, number>>();
+const QUARTER_MS = 15 * 60_000;
+const MOST_OFFSETS = 200_000;
+let offsetCount = 0;
+
+/** The zone's UTC offset in minutes at an instant (luxon's zone data, kept by quarter hour). */
+function offsetAt(zone: string, instant: number): number {
+  let byQuarter = offsets.get(zone);
+  if (byQuarter === undefined) offsets.set(zone, (byQuarter = new Map()));
+  const quarter = Math.floor(instant / QUARTER_MS);
+  let offset = byQuarter.get(quarter);
+  if (offset === undefined) {
+    if (offsetCount >= MOST_OFFSETS) {
+      offsets.clear();
+      offsetCount = 0;
+      offsets.set(zone, byQuarter);
+    }
+    offset = IANAZone.create(zone).offset(quarter * QUARTER_MS);
+    byQuarter.set(quarter, offset);
+    offsetCount++;
+  }
+  return offset;
+}
+
 /**
- * The instant of a wall-clock time in a zone: a time skipped by a
- * daylight-saving change moves forward by the gap (luxon's reading); a time
- * that happens twice is its first instant (RFC 5545 3.3.5).
+ * The instant of a wall-clock time in a zone, as RFC 5545 3.3.5 reads it
+ * (and Temporal's "compatible" disambiguation): a time that happens twice is
+ * its first instant; a time skipped by a daylight-saving change is read with
+ * the offset before the gap, which moves it forward by the gap. The offsets
+ * are luxon's; only the choice between the two around the time is made here.
  */
 export function instantOfWallClock(floating: number, zone: string): Date {
-  const f = new Date(floating);
-  const local = DateTime.fromObject(
-    { year: f.getUTCFullYear(), month: f.getUTCMonth() + 1, day: f.getUTCDate(), hour: f.getUTCHours(), minute: f.getUTCMinutes(), second: f.getUTCSeconds() },
-    { zone },
-  );
-  const candidates = local.getPossibleOffsets();
-  const first = candidates.length > 0 ? Math.min(...candidates.map((c) => c.toMillis())) : local.toMillis();
-  return new Date(first);
+  const before = offsetAt(zone, floating - 86_400_000);
+  const after = offsetAt(zone, floating + 86_400_000);
+  const withBefore = floating - before * 60_000;
+  const withAfter = floating - after * 60_000;
+  const beforeHolds = offsetAt(zone, withBefore) === before;
+  const afterHolds = offsetAt(zone, withAfter) === after;
+  if (beforeHolds && afterHolds) return new Date(Math.min(withBefore, withAfter));
+  if (beforeHolds) return new Date(withBefore);
+  if (afterHolds) return new Date(withAfter);
+  return new Date(withBefore);
 }
 
 const YEAR_MS = 366 * 24 * 3_600_000;
@@ -206,20 +237,44 @@ export function checkRule(text: string, start: Date, zone: string): RuleResult {
 /** Most a zone's offset differs from UTC (UTC−12 to UTC+14), as a margin around a floating window. */
 const WIDEST_OFFSET_MS = 14 * 3_600_000;
 
+/** Series are expanded in blocks of four weeks, each kept once expanded: a window reads the blocks it touches. */
+const BLOCK_MS = 28 * 86_400_000;
+const blocks = new Map<string, readonly number[]>();
+const MOST_BLOCKS = 100_000;
+
+/** The original starts (epoch ms) of the occurrences starting within one block. */
+function blockStarts(series: SeriesRule, block: number): readonly number[] {
+  const key = `${series.rule}|${series.start.getTime()}|${series.timeZone}|${block}`;
+  let starts = blocks.get(key);
+  if (starts === undefined) {
+    const from = block * BLOCK_MS;
+    const to = from + BLOCK_MS;
+    const r = floatingRule(series.rule, series.start, series.timeZone);
+    const lo = new Date(from - WIDEST_OFFSET_MS - 3_600_000);
+    const hi = new Date(to + WIDEST_OFFSET_MS + 3_600_000);
+    starts = r
+      .between(lo, hi, true)
+      .map((z) => instantOfWallClock(z.epochMilliseconds, series.timeZone).getTime())
+      .filter((t) => t >= from && t < to);
+    if (blocks.size >= MOST_BLOCKS) blocks.delete(blocks.keys().next().value!);
+    blocks.set(key, starts);
+  }
+  return starts;
+}
+
 /**
  * The original starts of a series' occurrences that start in [from, to),
- * in order. Only the window is expanded (rrule-temporal's `between`), never
- * the whole series.
+ * in order. Only the four-week blocks the window touches are expanded
+ * (rrule-temporal's `between`), never the whole series.
  */
 export function occurrenceStarts(series: SeriesRule, from: Date, to: Date): Date[] {
   if (to.getTime() <= from.getTime()) return [];
-  const r = floatingRule(series.rule, series.start, series.timeZone);
-  const lo = new Date(from.getTime() - WIDEST_OFFSET_MS - 3_600_000);
-  const hi = new Date(to.getTime() + WIDEST_OFFSET_MS + 3_600_000);
+  const lo = Math.max(from.getTime(), series.start.getTime());
+  const hi = Math.min(to.getTime(), series.lastEnd?.getTime() ?? Infinity);
+  if (lo >= hi) return [];
   const out: Date[] = [];
-  for (const z of r.between(lo, hi, true)) {
-    const start = instantOfWallClock(z.epochMilliseconds, series.timeZone);
-    if (start.getTime() >= from.getTime() && start.getTime() < to.getTime()) out.push(start);
+  for (let block = Math.floor(lo / BLOCK_MS); block * BLOCK_MS < hi; block++) {
+    for (const t of blockStarts(series, block)) if (t >= lo && t < hi) out.push(new Date(t));
   }
   return out;
 }

@@ -51,7 +51,7 @@ export interface Occurrence extends MeetingState {
 }
 
 export function ruleOf(series: SeriesRecord): SeriesRule {
-  return { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime };
+  return { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd };
 }
 
 /** The occurrence at an original start, from the series or its exception. */
@@ -127,9 +127,20 @@ export function occurrenceToMeeting(series: SeriesRecord, o: Occurrence): Meetin
   };
 }
 
+/** The occurrence as a list item: the fields of occurrenceToMeeting but description, createdAt and attendees, in the same order. */
 export function occurrenceListItem(series: SeriesRecord, o: Occurrence): MeetingListItem {
-  const { description: _d, createdAt: _c, attendees: _a, ...item } = occurrenceToMeeting(series, o);
-  return item;
+  return {
+    id: o.id,
+    title: o.title,
+    startTime: formatTimestamp(o.startTime),
+    duration: o.duration,
+    participants: o.participants,
+    status: o.status,
+    organizer: series.organizerEmail,
+    recurrence: null,
+    seriesId: series.id,
+    originalStartTime: formatTimestamp(o.originalStart),
+  };
 }
 
 /** Who sees a series: its organizer and its participants (by account e-mail), in its mode. */
