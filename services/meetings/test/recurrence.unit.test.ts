@@ -56,6 +56,7 @@ describe("occurrence ids", () => {
     expect(readOccurrenceId(id)).toEqual({ seriesId: "mtg_abc", originalStart: at("2026-03-29T07:00:00Z") });
     expect(readOccurrenceId("mtg_abc")).toBeUndefined();
     expect(readOccurrenceId("mtg_abc_20260230T070000Z")).toBeUndefined();
+    expect(readOccurrenceId("mtg_abc_00000101T000000Z")).toBeUndefined();
   });
 });
 

@@ -158,7 +158,15 @@ describe("recurring meetings (meetings service)", () => {
 
   it("an id that is neither a meeting nor an occurrence answers 404", async () => {
     const ann = newCaller();
-    for (const id of ["mtg_x_20310101T000000Z", "nonsense", "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_20311301T000000Z"]) expect((await client(h.bus).get(ann, id)).status).toBe(404);
+    for (const id of ["mtg_x_20310101T000000Z", "nonsense", "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_20311301T000000Z", "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_00000101T000000Z"]) {
+      expect((await client(h.bus).get(ann, id)).status).toBe(404);
+    }
+    const own = await created(h.bus, ann, { startTime: "2031-01-06T10:00:00Z", recurrence: "FREQ=DAILY;COUNT=3" });
+    for (const at of ["00010101T000000Z", "99991231T235959Z", "20310106T100001Z"]) {
+      expect((await client(h.bus).get(ann, `${own.id}_${at}`)).status).toBe(404);
+      expect((await client(h.bus).update(ann, `${own.id}_${at}`, { title: "x" })).status).toBe(404);
+      expect((await client(h.bus).list(ann, { startingAfter: `${own.id}_${at}` })).status).toBe(400);
+    }
     const m: Meeting = await created(h.bus, ann, { startTime: "2031-01-01T10:00:00Z" });
     expect(m).toMatchObject({ recurrence: null, seriesId: null, originalStartTime: null });
     expect((await client(h.bus).update(ann, m.id, { recurrence: "FREQ=DAILY;COUNT=2" })).body.error).toMatchObject({ param: "recurrence" });

@@ -116,7 +116,8 @@ export function icsUtc(instant: Date): string {
 /** Reads `YYYYMMDDTHHMMSSZ` back; undefined when it is not that. */
 export function readIcsUtc(text: string): Date | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text);
-  if (!m) return undefined;
+  // Years before 1900 name no occurrence (and some, such as 0000, no date Postgres keeps).
+  if (!m || Number(m[1]) < 1900) return undefined;
   const date = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
   return Number.isNaN(date.getTime()) || icsUtc(date) !== text ? undefined : date;
 }
