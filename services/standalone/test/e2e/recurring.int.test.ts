@@ -54,6 +54,18 @@ describe.each(WIRINGS)("recurring meetings end to end (%s)", async (wiring) => {
     expect(await busyOn("2031-03-10")).toEqual([{ start: "10:00", end: "11:00", status: "busy" }]);
     expect(await busyOn("2031-03-31")).toEqual([{ start: "09:00", end: "10:00", status: "busy" }]);
 
+    // Free-busy and recommended times count occurrences as meetings.
+    const freeBusy = await call(suite.url, "POST", "/v1/availability/free-busy", { key: org.key, body: { participants: [org.email], from: "2031-03-10T00:00:00Z", to: "2031-03-11T00:00:00Z" } });
+    expect(freeBusy.body.people).toEqual([{ email: org.email, busy: [{ start: "2031-03-10T14:00:00Z", end: "2031-03-10T15:00:00Z" }], busyComplete: true }]);
+    expect((await call(suite.url, "POST", "/v1/contacts", { key: guest.key, body: { email: org.email } })).status).toBe(201);
+    const recommended = await call(suite.url, "POST", "/v1/availability/recommended", {
+      key: org.key,
+      body: { participants: [guest.email], duration: "1 hour", from: "2031-03-10T13:00:00Z", to: "2031-03-10T16:00:00Z", limit: 50 },
+    });
+    expect(recommended.status).toBe(200);
+    expect(recommended.body.slots.length).toBeGreaterThan(0);
+    for (const slot of recommended.body.slots) expect(slot.end <= "2031-03-10T14:00:00Z" || slot.start >= "2031-03-10T15:00:00Z").toBe(true);
+
     // An exception: the 17 March occurrence moves to Tuesday 16:00 Berlin.
     const moved = await call(suite.url, "PATCH", `/v1/meetings/${occurrence("20310317T140000Z")}`, { key: org.key, body: { startTime: "2031-03-18T16:00", title: "Moved" } });
     expect(moved.status).toBe(200);
