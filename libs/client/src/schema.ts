@@ -3797,7 +3797,7 @@ export interface operations {
                      *           "originalStartTime": null
                      *         },
                      *         {
-                     *           "id": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ",
+                     *           "id": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ_20300305T133000Z",
                      *           "title": "1:1 Bo / Ann",
                      *           "startTime": "2030-03-05T13:30:00Z",
                      *           "duration": "30 mins",
@@ -3807,8 +3807,8 @@ export interface operations {
                      *           "status": "confirmed",
                      *           "organizer": "ann@example.com",
                      *           "recurrence": null,
-                     *           "seriesId": null,
-                     *           "originalStartTime": null
+                     *           "seriesId": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ",
+                     *           "originalStartTime": "2030-03-05T13:30:00Z"
                      *         }
                      *       ],
                      *       "hasMore": true
