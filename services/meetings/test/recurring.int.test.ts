@@ -130,6 +130,26 @@ describe("recurring meetings (meetings service)", () => {
     expect(titles).toEqual(["Sync", "Sync", "Sync", "Renamed", "Renamed", "Renamed"]);
   });
 
+  it("a new rule or time for the series: checked like a new one, its occurrences replace the old ones, changes of single occurrences not yet ended dropped", async () => {
+    const ann = newCaller({ timezone: "America/New_York" });
+    const api = client(h.bus);
+    const series = await created(h.bus, ann, { startTime: "2031-06-02T09:00", recurrence: "FREQ=WEEKLY;COUNT=4" });
+    await api.update(ann, `${series.id}_20310609T130000Z`, { title: "Changed" });
+    const bad = await api.update(ann, series.id, { recurrence: "FREQ=WEEKLY;BYDAY=TU;COUNT=2" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ param: "recurrence" });
+    const retimed = await api.update(ann, series.id, { recurrence: "FREQ=DAILY;COUNT=3", startTime: "2031-06-03T08:00" });
+    expect(retimed.body).toMatchObject({ recurrence: "FREQ=DAILY;COUNT=3", startTime: "2031-06-03T12:00:00Z" });
+    const listed = (await api.list(ann, { filter: "all", from: "2031-06-01", to: "2031-07-01" })).body as { data: MeetingListItem[] };
+    expect(listed.data.map((i) => [i.startTime, i.title]).reverse()).toEqual([
+      ["2031-06-03T12:00:00Z", "Sync"],
+      ["2031-06-04T12:00:00Z", "Sync"],
+      ["2031-06-05T12:00:00Z", "Sync"],
+    ]);
+    await eventually(() => eventsOf(series.id).length === 3);
+    expect(eventsOf(series.id)[2]).toMatchObject({ changedFields: ["startTime", "recurrence"], sequence: 3, series: { rule: "FREQ=DAILY;COUNT=3", timeZone: "America/New_York" } });
+  });
+
   it("lists walk occurrences and single meetings without gaps or repeats, in every filter and page size (property)", async () => {
     const ann = newCaller({ timezone: "Australia/Lord_Howe" });
     const api = client(h.bus);
