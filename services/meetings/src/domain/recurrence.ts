@@ -128,7 +128,11 @@ function floatingOf(instant: Date, zone: string): number {
   return Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
 }
 
-/** Offsets by zone and quarter hour: every change of offset in the zone database since 1970 falls on a quarter hour. */
+/**
+ * Offsets by zone and quarter hour: the zones' rules in use change offsets only
+ * on quarter hours (a historical change at an odd minute would be placed up to
+ * 15 minutes off).
+ */
 const offsets = new Map<string, Map<number, number>>();
 const QUARTER_MS = 15 * 60_000;
 const MOST_OFFSETS = 200_000;
