@@ -4,7 +4,8 @@
  * One user with 100,000 meetings (90% organized, 10% attended; 90% confirmed,
  * the rest drafts and cancelled ones, spread over two years back and one
  * ahead), then through the gateway: the list and one meeting at a fixed
- * 200 requests/s, and creates at 500/s and flat out.
+ * 200 requests/s; then 200 weekly series beside them (the upcoming list
+ * and the day view); then creates at 500/s and flat out.
  */
 import { DURATIONS, type MeetingStatus } from "@sched/proto";
 import { uniqueSuffix } from "@sched/testing";
@@ -67,6 +68,28 @@ function creates(count: number): LoadRequest[] {
   }));
 }
 
+const SERIES = 200;
+
+/** `count` weekly series in Europe/Berlin's wall clock, begun up to a year ago, two years long, on every weekday and working hour. */
+function weeklySeries(count: number): Record<string, unknown>[] {
+  const next = random(11);
+  return Array.from({ length: count }, (_, i) => {
+    const start = new Date(Math.floor((Date.now() - next() * 365 * DAY_MS) / DAY_MS) * DAY_MS + (8 + (i % 9)) * 3_600_000);
+    return {
+      title: `Weekly ${i}`,
+      duration: "30 mins",
+      startTime: start.toISOString().replace(".000Z", "Z"),
+      participants: ["one@example.com"],
+      recurrence: "FREQ=WEEKLY;COUNT=104",
+    };
+  });
+}
+
+/** A date `days` ahead, as the day view takes it. */
+function dayAhead(days: number): string {
+  return new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
+}
+
 async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row[]> {
   const { url } = bench;
   const user = await createUser(url, bench.adminToken, { email: `bench-${uniqueSuffix()}@example.com`, name: "Bench", timezone: "UTC" });
@@ -93,11 +116,21 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   await load("GET /healthz (HTTP floor, no bus)", "", 200, 200 * seconds, 8, () => ({ method: "GET", path: "/healthz" }));
   await load("GET /v1/meetings?limit=100", "median < 5, p99 < 20", 200, 200 * seconds, 8, () => ({ method: "GET", path: "/v1/meetings?limit=100" }));
   await load("GET /v1/meetings/:id", "median < 5, p99 < 20", 200, 200 * seconds, 8, () => ({ method: "GET", path: `/v1/meetings/${ids[Math.floor(next() * ids.length)]}` }));
+  // Recurring meetings: 200 weekly series beside the single meetings, each expanded over the stretch a request needs.
+  const seriesMade = performance.now();
+  for (const body of weeklySeries(SERIES)) {
+    const res = await callApi(url, "POST", "/v1/meetings", { token: user.key, body });
+    if (res.status !== 201) throw new Error(`a series answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  console.log(`[${bench.kind}] created ${SERIES} weekly series in ${((performance.now() - seriesMade) / 1_000).toFixed(1)} s`);
+  await load(`GET /v1/meetings?filter=upcoming&limit=100 (+${SERIES} weekly series)`, "median < 5", 200, 200 * seconds, 8, () => ({ method: "GET", path: "/v1/meetings?filter=upcoming&limit=100" }));
+  await load(`GET /v1/availability?date=… (day view, +${SERIES} weekly series)`, "median < 5", 200, 200 * seconds, 8, (i) => ({ method: "GET", path: `/v1/availability?date=${dayAhead(i % 7)}` }));
   const createSeconds = options.quick ? 4 : 10;
   const bodies = creates(500 * createSeconds + 400);
   await load("POST /v1/meetings at 500/s", "≥ 500/s", 500, 500 * createSeconds, 64, (i) => bodies[i]!);
   const flatOut = creates(options.quick ? 3_000 : 10_000);
   await load("POST /v1/meetings flat out (32 at a time)", "≥ 500/s", 5_000, flatOut.length, 32, (i) => flatOut[i]!);
+
   return rows;
 }
 

@@ -66,7 +66,10 @@ export const Meeting = z.object({
   organizer: z.string().meta({ description: "The e-mail of the user who created the meeting; only they may change or remove it.", example: "ann@example.com" }),
   createdAt: Timestamp.meta({ description: "When the meeting was created." }),
   attendees: z.array(Attendee).describe("Each participant's answer to the invitation, in the order of `participants`."),
-}).meta({ description: "A meeting, as `GET /v1/meetings/:id` answers it." });
+  recurrence: z.string().nullable().meta({ description: "A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.", example: "FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10" }),
+  seriesId: z.string().nullable().meta({ description: "An occurrence of a recurring meeting: the series' id. Null for a single meeting and for the series itself.", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
+  originalStartTime: Timestamp.nullable().meta({ description: "An occurrence: its start as the rule gives it, in UTC (iCalendar's RECURRENCE-ID), which names it even after it is moved. Null for a single meeting and for the series." }),
+}).meta({ description: "A meeting, as `GET /v1/meetings/:id` answers it. A recurring meeting is a series (`recurrence` set); each of its occurrences has the id `<series id>_<original start as YYYYMMDDTHHMMSSZ>` and `seriesId`." });
 export type Meeting = z.infer<typeof Meeting>;
 
 /** List items leave out the long and rarely needed fields. */
@@ -107,6 +110,19 @@ export const Participants = z
   .transform((emails) => [...new Set(emails)])
   .meta({ description: "1–100 e-mail addresses; stored lower-cased, duplicates dropped in first-seen order.", example: ["bo@example.com", "cy@example.com"] });
 
+/** The most occurrences a series may have, and the longest it may run. */
+export const MAX_OCCURRENCES = 730;
+export const MAX_SERIES_YEARS = 5;
+
+/**
+ * The rule's syntax is checked by the meetings service (it parses it with
+ * the recurrence library and counts occurrences in the organizer's zone).
+ */
+export const RecurrenceInput = Text.min(1).max(500).meta({
+  description: `An RFC 5545 recurrence rule, with or without \`RRULE:\`: \`FREQ\` DAILY, WEEKLY, MONTHLY or YEARLY; \`INTERVAL\`, \`COUNT\` or \`UNTIL\`, \`BYDAY\`, \`BYMONTHDAY\`, \`BYMONTH\`, \`BYSETPOS\`; at most ${MAX_OCCURRENCES} occurrences and ${MAX_SERIES_YEARS} years. The series starts at \`startTime\` and keeps its local wall-clock time in the organizer's time zone across daylight-saving changes; an occurrence in a skipped hour moves forward by the gap.`,
+  example: "FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10",
+});
+
 export const MeetingCreateBody = z.strictObject({
   title: MeetingTitle,
   description: MeetingDescription.optional(),
@@ -117,6 +133,7 @@ export const MeetingCreateBody = z.strictObject({
   sendInvites: z.boolean().optional().meta({ description: "Whether participants of a confirmed meeting are sent an invitation.", default: true }),
   /** Default `confirmed`; a meeting is never created cancelled. */
   status: z.enum(["draft", "confirmed"]).optional().meta({ description: "`draft` announces nothing until confirmed; a meeting is never created cancelled.", default: "confirmed" }),
+  recurrence: RecurrenceInput.optional(),
 });
 export type MeetingCreateBody = z.output<typeof MeetingCreateBody>;
 
@@ -129,6 +146,7 @@ export const MeetingUpdateBody = z.strictObject({
   /** Default true. */
   sendInvites: z.boolean().optional().meta({ description: "Whether participants hear about the change (an update, or a cancellation to removed ones); drafts announce nothing.", default: true }),
   status: MeetingStatus.optional().meta({ description: "The new status: `draft` → `confirmed`, or `draft`/`confirmed` → `cancelled`; the current one again changes nothing." }),
+  recurrence: RecurrenceInput.optional().meta({ description: "A series only: the new rule for its occurrences not yet ended (same syntax as on creation). Refused on a single meeting and on an occurrence." }),
 });
 export type MeetingUpdateBody = z.output<typeof MeetingUpdateBody>;
 
@@ -156,7 +174,7 @@ export const MeetingListQuery = z.strictObject({
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
 
-export const MeetingIdParams = z.strictObject({ id: Text.meta({ description: "The meeting id (`mtg_…`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
+export const MeetingIdParams = z.strictObject({ id: Text.meta({ description: "The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
 export const MeetingDeleteQuery = z.strictObject({
   sendInvites: z
@@ -236,19 +254,52 @@ export const meetingsBusy = endpoint(
 
 export const MEETINGS_STREAM: StreamDef = { name: "MEETINGS", subjectPrefix: "meetings.v1.events" };
 
-/** Fields whose change an update event reports. */
-export const MEETING_FIELDS = ["title", "description", "startTime", "duration", "participants", "status"] as const;
+/** Fields whose change an update event reports (`recurrence`: a series' rule). */
+export const MEETING_FIELDS = ["title", "description", "startTime", "duration", "participants", "status", "recurrence"] as const;
 export const MeetingField = z.enum(MEETING_FIELDS);
 export type MeetingField = z.infer<typeof MeetingField>;
 
+/**
+ * What a consumer needs to write a series as one recurring event: the rule
+ * (RRULE), the zone it is expanded in (DTSTART's TZID) and the original starts
+ * of cancelled occurrences (EXDATE), in UTC, in order.
+ */
+export const SeriesOfEvent = z.object({
+  rule: z.string(),
+  timeZone: z.string(),
+  cancelledStarts: z.array(Timestamp),
+});
+export type SeriesOfEvent = z.infer<typeof SeriesOfEvent>;
+
 const MeetingEventBase = {
   eventId: z.string(),
+  /** The series' id for a series, the occurrence's id for an exception. */
   meetingId: z.string(),
   mode: Mode,
   organizer: z.object({ userId: z.string(), email: z.string() }),
-  /** The meeting as it is after the change; events stored before responses existed carry no attendees. */
-  meeting: Meeting.extend({ attendees: Meeting.shape.attendees.default([]) }),
-  /** Per meeting, 1 at creation and one more on every change: later wins (as iCalendar SEQUENCE). */
+  /**
+   * The meeting as it is after the change; events stored before responses
+   * existed carry no attendees, before recurrence no series fields. An
+   * exception (one occurrence changed or cancelled) is an event whose meeting
+   * is the occurrence: `id` the occurrence id, `seriesId` and `originalStartTime` set.
+   */
+  meeting: Meeting.extend({
+    attendees: Meeting.shape.attendees.default([]),
+    recurrence: Meeting.shape.recurrence.default(null),
+    seriesId: Meeting.shape.seriesId.default(null),
+    originalStartTime: Meeting.shape.originalStartTime.default(null),
+  }),
+  /**
+   * Present on every event about a series or one of its occurrences: the
+   * series as it is after the change. Absent for single meetings.
+   */
+  series: SeriesOfEvent.optional(),
+  /**
+   * Per meeting, 1 at creation and one more on every change: later wins (as
+   * iCalendar SEQUENCE). A series and its exceptions share one counter: an
+   * exception's sequence is greater than the series' at the time, and a later
+   * change of the series is greater again.
+   */
   sequence: z.number().int().positive(),
   /**
    * Whether participants should hear about this change: the request's
@@ -271,6 +322,7 @@ export const meetingUpdated = eventDef(
     previousParticipants: z.array(z.string()),
   }),
 );
+/** Cancelled by PATCH status (for a series: the whole series; for an occurrence id: that occurrence, an exception). */
 export const meetingCancelled = eventDef(
   MEETINGS_STREAM,
   "meeting.cancelled",
@@ -283,7 +335,7 @@ export const meetingCancelled = eventDef(
 );
 
 /**
- * A meeting removed by its organizer. `meeting` is its last state marked
+ * A meeting removed by its organizer (for a series: the whole series). `meeting` is its last state marked
  * `cancelled`, so a consumer that keeps meetings stops counting it, and
  * `sendInvites` says whether participants get a cancellation.
  */

@@ -15,7 +15,7 @@ export const EventType = z.enum(EVENT_TYPES).meta({
 export type EventType = z.infer<typeof EventType>;
 
 /** The earlier values of the fields an update changed. */
-export const MeetingPrevious = Meeting.pick({ title: true, description: true, startTime: true, duration: true, participants: true, status: true, attendees: true })
+export const MeetingPrevious = Meeting.pick({ title: true, description: true, startTime: true, duration: true, participants: true, status: true, attendees: true, recurrence: true })
   .partial()
   .meta({ description: "The earlier values of exactly the fields the change touched; for `meeting.response_updated`, `attendees` holds only the participant who answered, with their earlier answer." });
 export type MeetingPrevious = z.infer<typeof MeetingPrevious>;

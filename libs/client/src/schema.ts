@@ -890,6 +890,21 @@ export interface components {
                  */
                 respondedAt: string | null;
             }[];
+            /**
+             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+             */
+            recurrence: string | null;
+            /**
+             * @description An occurrence of a recurring meeting: the series' id. Null for a single meeting and for the series itself.
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
+            seriesId: string | null;
+            /**
+             * @description An occurrence: its start as the rule gives it, in UTC (iCalendar's RECURRENCE-ID), which names it even after it is moved. Null for a single meeting and for the series.
+             * @example 2026-05-04T09:30:00Z
+             */
+            originalStartTime: string | null;
         };
         /**
          * @description How long the meeting lasts; its end is `startTime` plus this.
@@ -1666,6 +1681,21 @@ export interface components {
              * @example ann@example.com
              */
             organizer: string;
+            /**
+             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+             */
+            recurrence: string | null;
+            /**
+             * @description An occurrence of a recurring meeting: the series' id. Null for a single meeting and for the series itself.
+             * @example mtg_4kQ9sVnB2xR7tLmP0aZcY8dE
+             */
+            seriesId: string | null;
+            /**
+             * @description An occurrence: its start as the rule gives it, in UTC (iCalendar's RECURRENCE-ID), which names it even after it is moved. Null for a single meeting and for the series.
+             * @example 2026-05-04T09:30:00Z
+             */
+            originalStartTime: string | null;
         };
         DayView: {
             /**
@@ -3808,10 +3838,13 @@ export interface operations {
                      *             "cy@example.org"
                      *           ],
                      *           "status": "confirmed",
-                     *           "organizer": "ann@example.com"
+                     *           "organizer": "ann@example.com",
+                     *           "recurrence": null,
+                     *           "seriesId": null,
+                     *           "originalStartTime": null
                      *         },
                      *         {
-                     *           "id": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ",
+                     *           "id": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ_20300305T133000Z",
                      *           "title": "1:1 Bo / Ann",
                      *           "startTime": "2030-03-05T13:30:00Z",
                      *           "duration": "30 mins",
@@ -3819,7 +3852,10 @@ export interface operations {
                      *             "bo@example.com"
                      *           ],
                      *           "status": "confirmed",
-                     *           "organizer": "ann@example.com"
+                     *           "organizer": "ann@example.com",
+                     *           "recurrence": null,
+                     *           "seriesId": "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ",
+                     *           "originalStartTime": "2030-03-05T13:30:00Z"
                      *         }
                      *       ],
                      *       "hasMore": true
@@ -4012,6 +4048,11 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "confirmed";
+                    /**
+                     * @description An RFC 5545 recurrence rule, with or without `RRULE:`: `FREQ` DAILY, WEEKLY, MONTHLY or YEARLY; `INTERVAL`, `COUNT` or `UNTIL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`; at most 730 occurrences and 5 years. The series starts at `startTime` and keeps its local wall-clock time in the organizer's time zone across daylight-saving changes; an occurrence in a skipped hour moves forward by the gap.
+                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                     */
+                    recurrence?: string;
                 };
             };
         };
@@ -4052,7 +4093,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -4240,7 +4284,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4282,7 +4326,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -4433,7 +4480,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4593,7 +4640,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -4640,6 +4687,11 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "confirmed" | "cancelled";
+                    /**
+                     * @description A series only: the new rule for its occurrences not yet ended (same syntax as on creation). Refused on a single meeting and on an occurrence.
+                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                     */
+                    recurrence?: string;
                 };
             };
         };
@@ -4673,7 +4725,10 @@ export interface operations {
                      *           "response": "needsAction",
                      *           "respondedAt": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "recurrence": null,
+                     *       "seriesId": null,
+                     *       "originalStartTime": null
                      *     }
                      */
                     "application/json": components["schemas"]["Meeting"] & unknown;
@@ -6625,7 +6680,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The meeting id (`mtg_…`). */
+                /** @description The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`). */
                 id: string;
             };
             cookie?: never;
@@ -8862,7 +8917,10 @@ export interface operations {
                      *                   "response": "needsAction",
                      *                   "respondedAt": null
                      *                 }
-                     *               ]
+                     *               ],
+                     *               "recurrence": null,
+                     *               "seriesId": null,
+                     *               "originalStartTime": null
                      *             },
                      *             "previous": {
                      *               "startTime": "2030-03-03T09:00:00Z"
@@ -8930,6 +8988,11 @@ export interface operations {
                                          */
                                         respondedAt: string | null;
                                     }[];
+                                    /**
+                                     * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                                     * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                                     */
+                                    recurrence?: string | null;
                                 };
                             };
                         }[];
@@ -9115,7 +9178,10 @@ export interface operations {
                      *               "response": "needsAction",
                      *               "respondedAt": null
                      *             }
-                     *           ]
+                     *           ],
+                     *           "recurrence": null,
+                     *           "seriesId": null,
+                     *           "originalStartTime": null
                      *         },
                      *         "previous": {
                      *           "startTime": "2030-03-03T09:00:00Z"
@@ -9178,6 +9244,11 @@ export interface operations {
                                      */
                                     respondedAt: string | null;
                                 }[];
+                                /**
+                                 * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                                 * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                                 */
+                                recurrence?: string | null;
                             };
                         };
                     };
@@ -11398,6 +11469,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11483,6 +11559,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11568,6 +11649,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11653,6 +11739,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };
@@ -11738,6 +11829,11 @@ export interface operations {
                                  */
                                 respondedAt: string | null;
                             }[];
+                            /**
+                             * @description A recurring meeting (a series): its RFC 5545 rule, normalized, without `RRULE:`; expanded in the organizer's time zone. Null for a single meeting and for one occurrence of a series.
+                             * @example FREQ=WEEKLY;BYDAY=TU,TH;COUNT=10
+                             */
+                            recurrence?: string | null;
                         };
                     };
                 };

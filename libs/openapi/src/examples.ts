@@ -51,6 +51,9 @@ const MEETING = {
     { email: "bo@example.com", response: "accepted", respondedAt: "2030-02-20T15:02:41Z" },
     { email: "cy@example.org", response: "needsAction", respondedAt: null },
   ],
+  recurrence: null,
+  seriesId: null,
+  originalStartTime: null,
 };
 
 const CONTACT = {
@@ -120,7 +123,12 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       200: {
         data: [
           listItem(MEETING),
-          { ...listItem(MEETING), id: "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ", title: "1:1 Bo / Ann", startTime: "2030-03-05T13:30:00Z", duration: "30 mins", participants: ["bo@example.com"] },
+          // An occurrence of a weekly series.
+          {
+            ...listItem(MEETING),
+            ...{ id: "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ_20300305T133000Z", title: "1:1 Bo / Ann", startTime: "2030-03-05T13:30:00Z", duration: "30 mins", participants: ["bo@example.com"] },
+            ...{ seriesId: "mtg_siC47wqaMl9Xvq2ZG4MzAOUQ", originalStartTime: "2030-03-05T13:30:00Z" },
+          },
         ],
         hasMore: true,
       },

@@ -97,6 +97,7 @@ export class AiRankingHarness {
         organizer: organizer.email,
         createdAt: iso(start - 3 * 86_400_000),
         attendees: [],
+        recurrence: null, seriesId: null, originalStartTime: null,
       },
       sequence: this.sequence.get(meetingId) ?? 1,
       sendInvites: false,

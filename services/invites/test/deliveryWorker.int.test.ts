@@ -35,7 +35,7 @@ describe("the delivery worker (Postgres, SMTP)", () => {
   /** A live meeting of one participant, recorded as the event consumer records it. */
   const owe = async (guest: string) => {
     const meetingId = `mtg_${uniqueSuffix().replace(/[^a-z0-9]/gi, "").padEnd(20, "0").slice(0, 20)}`;
-    const meeting: Meeting = { id: meetingId, title: "Once", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: [guest], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z", attendees: [] };
+    const meeting: Meeting = { id: meetingId, title: "Once", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: [guest], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null };
     await recordChanges(db, [{ change: { meetingId, sequence: 1, mode: "live", organizer: { userId: "usr_1", email: "o@example.com" }, meeting }, planned: [{ email: guest, kind: "request" }], traceContext: null }]);
     return meetingId;
   };

@@ -13,6 +13,9 @@ const meeting: Meeting = {
   organizer: "org@example.com",
   createdAt: "2031-05-01T00:00:00Z",
   attendees: [],
+  recurrence: null,
+  seriesId: null,
+  originalStartTime: null,
 };
 
 describe("Graph events of meetings", () => {

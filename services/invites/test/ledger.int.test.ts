@@ -22,7 +22,7 @@ import { invitesService } from "../src/index.js";
 
 let seq = 0;
 function change(sequence: number, meetingId = `mtg_ledger${String(++seq).padStart(16, "0")}`, mode: "test" | "live" = "live"): MeetingChange {
-  const meeting: Meeting = { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z", attendees: [] };
+  const meeting: Meeting = { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2030-01-01T00:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null };
   return { meetingId, sequence, mode, organizer: { userId: "usr_1", email: "o@example.com" }, meeting };
 }
 

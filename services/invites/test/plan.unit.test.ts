@@ -13,6 +13,7 @@ const meeting = (participants: string[], status: Meeting["status"] = "confirmed"
   organizer: "org@example.com",
   createdAt: "2030-12-01T10:00:00Z",
   attendees: [],
+  recurrence: null, seriesId: null, originalStartTime: null,
 });
 
 const base = { eventId: "e", meetingId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", mode: "live" as const, organizer: { userId: "usr_1", email: "org@example.com" }, occurredAt: "2030-12-01T10:00:00Z" };

@@ -48,7 +48,7 @@ describe("reply addresses", () => {
 
   it("are the organizer's SENT-BY in the invite", () => {
     const address = addresses.addressFor(MEETING_ID, "ann@example.com");
-    const meeting = { id: MEETING_ID, title: "T", description: "", startTime: "2031-05-05T09:00:00Z", duration: "30 mins" as const, participants: ["ann@example.com"], status: "confirmed" as const, organizer: "org@example.com", createdAt: "2031-05-01T00:00:00Z", attendees: [] };
+    const meeting = { id: MEETING_ID, title: "T", description: "", startTime: "2031-05-05T09:00:00Z", duration: "30 mins" as const, participants: ["ann@example.com"], status: "confirmed" as const, organizer: "org@example.com", createdAt: "2031-05-01T00:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null };
     const ics = buildIcs({ meeting, sequence: 1, kind: "request", recipient: "ann@example.com", organizer: { email: "org@example.com" }, uidDomain: "sched.invalid", replyAddress: address });
     expect(ics.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${address}"`);
   });

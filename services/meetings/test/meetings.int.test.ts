@@ -37,7 +37,7 @@ describe("POST /v1/meetings", () => {
     });
     expect(meeting.createdAt).toMatch(TIMESTAMP);
     expect(Math.abs(Date.parse(meeting.createdAt) - Date.now())).toBeLessThan(60_000);
-    expect(Object.keys(meeting).sort()).toEqual(["attendees", "createdAt", "description", "duration", "id", "organizer", "participants", "startTime", "status", "title"]);
+    expect(Object.keys(meeting).sort()).toEqual(["attendees", "createdAt", "description", "duration", "id", "organizer", "originalStartTime", "participants", "recurrence", "seriesId", "startTime", "status", "title"]);
     expect(meeting.attendees).toEqual([
       { email: "bob@example.com", response: "needsAction", respondedAt: null },
       { email: "carol@example.com", response: "needsAction", respondedAt: null },

@@ -3,7 +3,7 @@ import { createTestDatabase } from "@sched/testing";
 import { expect, it } from "vitest";
 import { migrations } from "../src/db/migrations/index.js";
 
-it("meetings stored before list items were kept gain theirs, and the column is then always filled", async () => {
+it("meetings stored before list items were kept gain theirs (with the series fields, null), and the column is then always filled", async () => {
   const database = await createTestDatabase();
   try {
     const before = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations.filter((m) => m.name < "006"));
@@ -25,6 +25,9 @@ it("meetings stored before list items were kept gain theirs, and the column is t
         participants: ["a@example.com", "b@example.com"],
         status: "draft",
         organizer: "org@example.com",
+        recurrence: null,
+        seriesId: null,
+        originalStartTime: null,
       });
       await db("meetings").where({ id: "mtg_old" }).update({ status: "confirmed", list_item: "stale" });
       expect(JSON.parse(await item())).toMatchObject({ id: "mtg_old", status: "confirmed" });

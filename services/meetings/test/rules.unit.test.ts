@@ -202,6 +202,9 @@ describe("meeting representation", () => {
         { email: "a@example.com", response: "needsAction", respondedAt: null },
         { email: "b@example.com", response: "declined", respondedAt: "2026-05-02T10:11:12Z" },
       ],
+      recurrence: null,
+      seriesId: null,
+      originalStartTime: null,
     });
   });
 });

@@ -13,6 +13,7 @@ const meeting: Meeting = {
   organizer: "ann@example.com",
   createdAt: "2031-05-01T10:00:00Z",
   attendees: [{ email: "b@example.com", response: "accepted", respondedAt: "2031-05-02T08:00:00Z" }],
+  recurrence: null, seriesId: null, originalStartTime: null,
 };
 const before: Meeting = {
   ...meeting,

@@ -14,7 +14,7 @@ const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Dat
   type,
   createdAt,
   mode: "test",
-  data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }] } },
+  data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }], recurrence: null, seriesId: null, originalStartTime: null } },
 });
 
 const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e }, () => id("whd"));

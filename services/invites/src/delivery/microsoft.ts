@@ -18,7 +18,7 @@ export interface MicrosoftSettings {
  * cancel, read answers, free/busy), a refresh token to keep doing so, and
  * who the account is.
  */
-export const MICROSOFT_SCOPES = ["openid", "email", "offline_access", "Calendars.ReadWrite"];
+const MICROSOFT_SCOPES = ["openid", "email", "offline_access", "Calendars.ReadWrite"];
 
 /** A user's grant in use: Graph on their tokens, refreshed as they expire. */
 export interface MicrosoftSession {
@@ -176,7 +176,7 @@ function tokensOf(answer: TokenAnswer & { access_token: string }, refreshToken: 
 }
 
 /** A Graph client error as the worker acts on it. */
-export function microsoftFailure(err: unknown): DeliveryFailure {
+function microsoftFailure(err: unknown): DeliveryFailure {
   if (err instanceof DeliveryFailure) return err;
   if (err instanceof GraphError) {
     // The client reports a request it never got an answer to (a timeout, a refused connection) as status -1.

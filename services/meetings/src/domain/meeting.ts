@@ -56,5 +56,8 @@ export function toMeeting(record: MeetingRecord): Meeting {
       const answer = record.responses[email];
       return { email, response: answer?.response ?? "needsAction", respondedAt: answer ? formatTimestamp(answer.respondedAt) : null };
     }),
+    recurrence: null,
+    seriesId: null,
+    originalStartTime: null,
   };
 }

@@ -1,10 +1,13 @@
 import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
-import { isId } from "@sched/ids";
-import { JsonText, type meetingsList } from "@sched/proto";
+import { JsonText, type Caller, type MeetingListItem, type meetingsList, type Mode } from "@sched/proto";
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
+import { mergePage, occurrencesForPage, type Position } from "../domain/occurrencePage.js";
+import { seriesAccess } from "../domain/series.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
+import { exceptionsNear, findSeries, seriesInCalendar } from "../db/seriesQueries.js";
+import { findOccurrence, readMeetingRef } from "./series.js";
 import type { MeetingsDeps } from "./deps.js";
 
 const DEFAULT_PAGE_SIZE = 20;
@@ -12,7 +15,9 @@ const DEFAULT_PAGE_SIZE = 20;
 /**
  * GET /v1/meetings: one page of the caller's calendar under a filter,
  * limited to the meetings overlapping [from, to) when given, continuing
- * after `startingAfter`. The page stops short of `limit` (with
+ * after `startingAfter` (a meeting's or an occurrence's id). Recurring
+ * meetings are listed as their occurrences, expanded over the page's
+ * stretch of time only (domain/occurrencePage.ts). The page stops short of `limit` (with
  * hasMore) where more items would not fit one bus message.
  */
 export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
@@ -21,16 +26,44 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const window = readWindow(query, caller.timezone);
     const whose = { mode: caller.mode, userId: caller.userId, email: caller.email };
-    let after: { startTime: Date; id: string } | undefined;
+    let after: Position | undefined;
     if (query.startingAfter !== undefined) {
-      const id = query.startingAfter;
-      after = isId("mtg", id) ? await findCalendarPosition(deps.db, { ...whose, id }) : undefined;
+      after = await positionOf(deps, whose, caller, query.startingAfter);
       if (!after) throw new AppError("invalid_request", "Invalid startingAfter: no meeting with this id in your calendar.", { param: "startingAfter" });
     }
     const plan = withWindow(planList(query.filter ?? "upcoming", deps.now()), window);
-    const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes: replyBodyBudget(deps.maxMessageBytes()) });
+    const itemBytes = replyBodyBudget(deps.maxMessageBytes());
+    const series = await seriesInCalendar(deps.db, { ...whose, from: plan.endAfter ?? plan.startAfter, to: plan.startBefore ?? plan.startAtOrBefore });
+    if (series.length === 0) {
+      // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
+      const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes });
+      return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
+    }
+    const singles = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes });
+    const singleItems = JSON.parse(singles.itemsJson) as MeetingListItem[];
+    const last = singleItems[singleItems.length - 1];
+    const occurrences = await occurrencesForPage({
+      plan,
+      series,
+      after,
+      bound: singles.hasMore && last ? new Date(last.startTime) : undefined,
+      wanted: limit + 1,
+      exceptionsOf: (from, to) => exceptionsNear(deps.db, series.map((s) => s.id), from, to),
+    });
+    const page = mergePage({ direction: plan.direction, singles: singleItems, singlesHaveMore: singles.hasMore, occurrences: occurrences.items, occurrencesExhausted: occurrences.exhausted, limit, itemBytes });
     return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
   };
+}
+
+/** Where the item a cursor names sits in list order: a single meeting or an occurrence of the caller's calendar. */
+async function positionOf(deps: MeetingsDeps, whose: { mode: Mode; userId: string; email: string }, caller: Caller, id: string): Promise<Position | undefined> {
+  const ref = readMeetingRef(id);
+  if (ref.kind === "meeting") return findCalendarPosition(deps.db, { ...whose, id });
+  if (ref.kind === "none") return undefined;
+  const series = await findSeries(deps.db, ref.seriesId, caller.mode);
+  if (!series || seriesAccess(series, caller) === "none") return undefined;
+  const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
+  return occurrence && { startTime: occurrence.startTime, id: occurrence.id };
 }
 
 /** `from` and `to` as instants (readBound: dates on the caller's clock); `to` must come after `from`. */

@@ -41,7 +41,7 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
   const text = body === undefined ? "" : JSON.stringify(body);
   return { status, headers: { "x-request-id": "req_1", "content-type": "application/json; charset=utf-8", ...RATE, ...headers }, body, text };
 }
-const meeting = (id: string) => ({ id, title: "t", description: "", startTime: "2030-01-01T10:00:00Z", duration: "30 mins", participants: ["c@example.com"], status: "confirmed", organizer: "a@example.com", createdAt: "2026-01-01T10:00:00Z", attendees: [{ email: "c@example.com", response: "needsAction", respondedAt: null }] });
+const meeting = (id: string) => ({ id, title: "t", description: "", startTime: "2030-01-01T10:00:00Z", duration: "30 mins", participants: ["c@example.com"], status: "confirmed", organizer: "a@example.com", createdAt: "2026-01-01T10:00:00Z", attendees: [{ email: "c@example.com", response: "needsAction", respondedAt: null }], recurrence: null, seriesId: null, originalStartTime: null });
 /** An error envelope as the gateway writes it, relative docUrl and all (the judge's system has no public base URL). */
 const envelope = (code: ErrorCode, message: string, requestId = "req_1") => ({ error: { code, message, requestId, docUrl: errorDocUrl(code) } });
 const kinds = (req: FuzzRequest, ans: RawAnswer | Error, caller: Principal | undefined = aTest) => judge(req, ans, { document, validator, world: world(), caller }).map((p) => p.kind);

@@ -7,6 +7,7 @@ import { storeListItems } from "./006_store_list_items.js";
 import { claimsExpireWithRequests } from "./007_claims_expire_with_requests.js";
 import { createTimeOff } from "./008_create_time_off.js";
 import { participantResponses } from "./009_participant_responses.js";
+import { recurringSeries } from "./010_recurring_series.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   claimsExpireWithRequests,
   createTimeOff,
   participantResponses,
+  recurringSeries,
 ];

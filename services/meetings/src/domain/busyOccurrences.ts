@@ -1,0 +1,40 @@
+import type { BusyInterval } from "@sched/proto";
+import { occurrencesIn, type ExceptionRecord, type SeriesRecord } from "./series.js";
+import { endTimeOf } from "./timing.js";
+
+/**
+ * A user's busy time from recurring meetings over [from, to): the confirmed
+ * occurrences of the series they organize, or attend where the occurrence
+ * still lists them, as `[start, end)` in epoch seconds.
+ */
+export function occurrenceBusy(
+  series: readonly SeriesRecord[],
+  exceptions: readonly ExceptionRecord[],
+  user: { userId: string; email: string },
+  from: Date,
+  to: Date,
+): BusyInterval[] {
+  const email = user.email.toLowerCase();
+  const out: BusyInterval[] = [];
+  for (const s of series) {
+    const organizes = s.organizerId === user.userId;
+    if (!organizes && !s.participants.includes(email) && !exceptions.some((e) => e.seriesId === s.id && e.participants.includes(email))) continue;
+    for (const o of occurrencesIn(s, exceptions, from, to)) {
+      if (o.status !== "confirmed" || (!organizes && !o.participants.includes(email))) continue;
+      out.push([Math.floor(o.startTime.getTime() / 1_000), Math.ceil(endTimeOf(o.startTime, o.duration).getTime() / 1_000)]);
+    }
+  }
+  return out;
+}
+
+/** Intervals merged where they overlap or touch, in start order. */
+export function mergeIntervals(intervals: readonly BusyInterval[]): BusyInterval[] {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: BusyInterval[] = [];
+  for (const [start, end] of sorted) {
+    const last = out[out.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}

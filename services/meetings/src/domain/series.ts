@@ -1,0 +1,160 @@
+import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, Mode, SeriesOfEvent } from "@sched/proto";
+import type { MeetingState } from "./changes.js";
+import { occurrenceId, occurrenceStarts, type SeriesRule } from "./recurrence.js";
+import { endTimeOf, formatTimestamp, LONGEST_MEETING_MS } from "./timing.js";
+
+/** A recurring meeting as the service holds it: the meeting fields every occurrence takes unless changed, and the rule. */
+export interface SeriesRecord {
+  id: string;
+  mode: Mode;
+  organizerId: string;
+  organizerEmail: string;
+  title: string;
+  description: string;
+  /** The first occurrence's start (DTSTART). */
+  startTime: Date;
+  duration: Duration;
+  participants: string[];
+  status: MeetingStatus;
+  /** Shared with its exceptions: each change of either takes the next number. */
+  sequence: number;
+  createdAt: Date;
+  recurrence: string;
+  timeZone: string;
+  /** The end of the last occurrence the rule gives. */
+  lastEnd: Date;
+  /** Occurrences of the rule ending by then are not generated (kept as exceptions); null: all are. */
+  activeFrom: Date | null;
+}
+
+/** One occurrence stored because it differs from its series: changed, cancelled, or kept as it was. */
+export interface ExceptionRecord {
+  seriesId: string;
+  originalStart: Date;
+  title: string;
+  description: string;
+  startTime: Date;
+  duration: Duration;
+  participants: string[];
+  status: MeetingStatus;
+  sequence: number;
+}
+
+/** An occurrence as lists, busy time and GET see it. */
+export interface Occurrence extends MeetingState {
+  id: string;
+  seriesId: string;
+  originalStart: Date;
+  sequence: number;
+  /** Whether it is stored as an exception. */
+  exception: boolean;
+}
+
+export function ruleOf(series: SeriesRecord): SeriesRule {
+  return { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd };
+}
+
+/** The occurrence at an original start, from the series or its exception. */
+export function occurrenceOf(series: SeriesRecord, originalStart: Date, exception: ExceptionRecord | undefined): Occurrence {
+  const id = occurrenceId(series.id, originalStart);
+  if (exception) {
+    const { title, description, startTime, duration, participants, sequence } = exception;
+    // Cancelling the series cancels its changed occurrences too.
+    const status = series.status === "cancelled" ? "cancelled" : exception.status;
+    return { id, seriesId: series.id, originalStart, title, description, startTime, duration, participants, status, sequence, exception: true };
+  }
+  const { title, description, duration, participants, status, sequence } = series;
+  return { id, seriesId: series.id, originalStart, title, description, startTime: originalStart, duration, participants, status, sequence, exception: false };
+}
+
+/**
+ * The occurrences of a series overlapping [from, to), in start order: the
+ * rule's, expanded over the window only, each replaced by its exception
+ * where it has one, and the exceptions moved into the window from elsewhere.
+ * `exceptions` must hold at least the series' exceptions whose original
+ * start or actual start lies within LONGEST_MEETING_MS of the window.
+ */
+export function occurrencesIn(series: SeriesRecord, exceptions: readonly ExceptionRecord[], from: Date, to: Date): Occurrence[] {
+  const byOriginal = new Map(exceptions.filter((e) => e.seriesId === series.id).map((e) => [e.originalStart.getTime(), e]));
+  const out: Occurrence[] = [];
+  const overlaps = (o: { startTime: Date; duration: Duration }) => o.startTime.getTime() < to.getTime() && endTimeOf(o.startTime, o.duration).getTime() > from.getTime();
+  const activeFrom = series.activeFrom?.getTime() ?? -Infinity;
+  for (const start of occurrenceStarts(ruleOf(series), new Date(from.getTime() - LONGEST_MEETING_MS), to)) {
+    if (byOriginal.has(start.getTime())) continue;
+    const occurrence = occurrenceOf(series, start, undefined);
+    if (endTimeOf(start, series.duration).getTime() <= activeFrom) continue;
+    if (overlaps(occurrence)) out.push(occurrence);
+  }
+  for (const exception of byOriginal.values()) {
+    const occurrence = occurrenceOf(series, exception.originalStart, exception);
+    if (overlaps(occurrence)) out.push(occurrence);
+  }
+  return out.sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export function seriesToMeeting(series: SeriesRecord): Meeting {
+  return {
+    id: series.id,
+    title: series.title,
+    description: series.description,
+    startTime: formatTimestamp(series.startTime),
+    duration: series.duration,
+    participants: series.participants,
+    status: series.status,
+    organizer: series.organizerEmail,
+    createdAt: formatTimestamp(series.createdAt),
+    attendees: series.participants.map((email) => ({ email, response: "needsAction", respondedAt: null })),
+    recurrence: series.recurrence,
+    seriesId: null,
+    originalStartTime: null,
+  };
+}
+
+export function occurrenceToMeeting(series: SeriesRecord, o: Occurrence): Meeting {
+  return {
+    ...seriesToMeeting(series),
+    id: o.id,
+    title: o.title,
+    description: o.description,
+    startTime: formatTimestamp(o.startTime),
+    duration: o.duration,
+    participants: o.participants,
+    status: o.status,
+    attendees: o.participants.map((email) => ({ email, response: "needsAction", respondedAt: null })),
+    recurrence: null,
+    seriesId: series.id,
+    originalStartTime: formatTimestamp(o.originalStart),
+  };
+}
+
+/** The occurrence as a list item: the fields of occurrenceToMeeting but description, createdAt and attendees, in the same order. */
+export function occurrenceListItem(series: SeriesRecord, o: Occurrence): MeetingListItem {
+  return {
+    id: o.id,
+    title: o.title,
+    startTime: formatTimestamp(o.startTime),
+    duration: o.duration,
+    participants: o.participants,
+    status: o.status,
+    organizer: series.organizerEmail,
+    recurrence: null,
+    seriesId: series.id,
+    originalStartTime: formatTimestamp(o.originalStart),
+  };
+}
+
+/** Who sees a series: its organizer and its participants (by account e-mail), in its mode. */
+export function seriesAccess(series: Pick<SeriesRecord, "mode" | "organizerId" | "participants">, caller: Pick<Caller, "userId" | "email" | "mode">): "organizer" | "participant" | "none" {
+  if (series.mode !== caller.mode) return "none";
+  if (series.organizerId === caller.userId) return "organizer";
+  return series.participants.includes(caller.email.toLowerCase()) ? "participant" : "none";
+}
+
+/** What events about a series carry for calendars: the rule, its zone, and the cancelled occurrences (EXDATE). */
+export function seriesOfEvent(series: SeriesRecord, exceptions: readonly ExceptionRecord[]): SeriesOfEvent {
+  const cancelled = exceptions
+    .filter((e) => e.seriesId === series.id && e.status === "cancelled")
+    .map((e) => e.originalStart.getTime())
+    .sort((a, b) => a - b);
+  return { rule: series.recurrence, timeZone: series.timeZone, cancelledStarts: cancelled.map((t) => formatTimestamp(new Date(t))) };
+}

@@ -1,0 +1,166 @@
+import { AppError, notFound } from "@sched/errors";
+import { isId } from "@sched/ids";
+import { enqueueEvent } from "@sched/outbox";
+import { DURATION_MINUTES, meetingDeleted, type Caller, type Meeting, type MeetingField } from "@sched/proto";
+import { applyPatch, changedFields, invitesOnUpdate, type MeetingPatch } from "../domain/changes.js";
+import { eventMsgId, newEventId } from "../domain/events.js";
+import { cancelsOnDelete, checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
+import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recurrence.js";
+import { occurrenceOf, occurrenceToMeeting, ruleOf, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
+import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
+import { endTimeOf } from "../domain/timing.js";
+import { cancelledExceptions, deleteSeries, exceptionStartsBefore, findException, findSeries, saveExceptions, updateSeries } from "../db/seriesQueries.js";
+import type { Knex } from "@sched/db";
+import type { MeetingsDeps } from "./deps.js";
+
+/** What an id names: a single meeting or a series (`mtg_…`), an occurrence, or nothing. */
+export type MeetingRef = { kind: "meeting"; id: string } | { kind: "occurrence"; seriesId: string; originalStart: Date } | { kind: "none" };
+
+export function readMeetingRef(id: string): MeetingRef {
+  if (isId("mtg", id)) return { kind: "meeting", id };
+  const occurrence = readOccurrenceId(id);
+  return occurrence && isId("mtg", occurrence.seriesId) ? { kind: "occurrence", ...occurrence } : { kind: "none" };
+}
+
+/** A visible series' occurrence at an original start, or undefined when the rule gives none there. */
+export async function findOccurrence(db: Knex, series: SeriesRecord, originalStart: Date): Promise<Occurrence | undefined> {
+  const exception = await findException(db, series.id, originalStart);
+  if (exception) return occurrenceOf(series, originalStart, exception);
+  if (!isOccurrence(ruleOf(series), originalStart)) return undefined;
+  if (series.activeFrom && endTimeOf(originalStart, series.duration).getTime() <= series.activeFrom.getTime()) return undefined;
+  return occurrenceOf(series, originalStart, undefined);
+}
+
+/** GET of a series id (after the single meetings missed) or an occurrence id; undefined: 404. */
+export async function getSeriesOrOccurrence(deps: MeetingsDeps, ref: MeetingRef, caller: Caller): Promise<Meeting | undefined> {
+  if (ref.kind === "none") return undefined;
+  const series = await findSeries(deps.db, ref.kind === "meeting" ? ref.id : ref.seriesId, caller.mode);
+  if (!series || seriesAccess(series, caller) === "none") return undefined;
+  if (ref.kind === "meeting") return seriesToMeeting(series);
+  const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
+  return occurrence && occurrenceToMeeting(series, occurrence);
+}
+
+async function lockedSeries(trx: Knex.Transaction, id: string, caller: Caller, verb: string): Promise<SeriesRecord> {
+  const series = await findSeries(trx, id, caller.mode, true);
+  const access = series ? seriesAccess(series, caller) : "none";
+  if (!series || access === "none") throw notFound("meeting");
+  if (access !== "organizer") throw new AppError("forbidden", `Only the organizer of a meeting may ${verb} it.`);
+  return series;
+}
+
+/**
+ * Changes one occurrence: it becomes (or stays) an exception with the
+ * series' next sequence number, and its event is about the occurrence.
+ */
+export async function updateOccurrence(
+  trx: Knex.Transaction,
+  ref: { seriesId: string; originalStart: Date },
+  caller: Caller,
+  patch: MeetingPatch & { recurrence?: string | undefined },
+  sendInvites: boolean,
+  now: Date,
+): Promise<{ meeting: Meeting; changed: boolean }> {
+  const series = await lockedSeries(trx, ref.seriesId, caller, "update");
+  const before = await findOccurrence(trx, series, ref.originalStart);
+  if (!before) throw notFound("meeting");
+  if (patch.recurrence !== undefined) throw new AppError("invalid_request", "Invalid recurrence: one occurrence has no rule of its own; change the series instead.", { param: "recurrence" });
+  checkUpdatable(before, now);
+  if (patch.status !== undefined) checkStatusMove(before.status, patch.status);
+  const state = applyPatch(before, patch);
+  const changed = changedFields(before, state);
+  if (changed.length === 0) return { meeting: occurrenceToMeeting(series, before), changed: false };
+  const sequence = series.sequence + 1;
+  const after: Occurrence = { ...before, ...state, sequence, exception: true };
+  await writeException(trx, { ...series, sequence }, after, now);
+  const cancelled = await cancelledExceptions(trx, series.id);
+  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
+  return { meeting: occurrenceToMeeting(series, after), changed: true };
+}
+
+async function writeException(trx: Knex.Transaction, series: SeriesRecord, o: Occurrence, now: Date): Promise<void> {
+  const { title, description, startTime, duration, participants, status, sequence } = o;
+  await saveExceptions(trx, [{ seriesId: series.id, originalStart: o.originalStart, title, description, startTime, duration, participants, status, sequence }]);
+  await updateSeries(trx, series, now);
+}
+
+/**
+ * Changes a whole series: every occurrence not yet ended. The occurrences
+ * that have ended are kept as they were (stored as exceptions, at most the
+ * series' 730) and the rule stops generating them (`activeFrom`). A new
+ * time or rule drops the exceptions of occurrences not yet ended: they were
+ * changes of occurrences the new rule may not have.
+ */
+export async function updateWholeSeries(
+  trx: Knex.Transaction,
+  id: string,
+  caller: Caller,
+  patch: MeetingPatch & { recurrence?: string | undefined },
+  sendInvites: boolean,
+  now: Date,
+): Promise<{ meeting: Meeting; changed: boolean }> {
+  const series = await lockedSeries(trx, id, caller, "update");
+  checkSeriesUpdatable(series, now);
+  if (patch.status !== undefined) checkStatusMove(series.status, patch.status);
+  const state = applyPatch(series, patch);
+  const changed: MeetingField[] = changedFields(series, state);
+  let rule = series.recurrence;
+  const lastStart = new Date(series.lastEnd.getTime() - DURATION_MINUTES[series.duration] * 60_000);
+  let lastEnd = endTimeOf(lastStart, state.duration);
+  const retimed = patch.recurrence !== undefined || changed.includes("startTime") || changed.includes("duration");
+  if (patch.recurrence !== undefined || changed.includes("startTime")) {
+    const read = readRule(patch.recurrence ?? series.recurrence, state.startTime, series.timeZone);
+    if (read.rule !== series.recurrence) changed.push("recurrence");
+    rule = read.rule;
+    lastEnd = endTimeOf(read.lastStart, state.duration);
+  }
+  if (changed.length === 0) return { meeting: seriesToMeeting(series), changed: false };
+
+  const sequence = series.sequence + 1;
+  let activeFrom = series.activeFrom;
+  if (series.startTime.getTime() < now.getTime()) {
+    // Keep the occurrences that have ended as they were: the window is the series' past only.
+    const kept = new Set((await exceptionStartsBefore(trx, series.id, now)).map((d) => d.getTime()));
+    const from = series.activeFrom ?? series.startTime;
+    const ended: ExceptionRecord[] = occurrenceStarts(ruleOf(series), from, now)
+      .filter((start) => endTimeOf(start, series.duration).getTime() <= now.getTime() && !kept.has(start.getTime()))
+      .map((start) => {
+        const o = occurrenceOf(series, start, undefined);
+        return { seriesId: series.id, originalStart: start, title: o.title, description: o.description, startTime: o.startTime, duration: o.duration, participants: o.participants, status: o.status, sequence: series.sequence };
+      });
+    await saveExceptions(trx, ended);
+    activeFrom = now;
+  }
+  if (retimed) await trx("meeting_exceptions").where({ series_id: series.id }).andWhere("end_time", ">", now.toISOString()).delete();
+  const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence };
+  await updateSeries(trx, after, now);
+  const cancelled = await cancelledExceptions(trx, series.id);
+  const event = seriesChangeEvent(series, after, cancelled, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
+  await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
+  return { meeting: seriesToMeeting(after), changed: true };
+}
+
+/** DELETE of one occurrence: it is cancelled (an exception), and its participants hear of it as of a cancelled meeting. */
+export async function cancelOccurrence(trx: Knex.Transaction, ref: { seriesId: string; originalStart: Date }, caller: Caller, sendInvites: boolean, now: Date): Promise<void> {
+  const series = await lockedSeries(trx, ref.seriesId, caller, "remove");
+  const before = await findOccurrence(trx, series, ref.originalStart);
+  if (!before) throw notFound("meeting");
+  if (before.status === "cancelled") return;
+  const sequence = series.sequence + 1;
+  const after: Occurrence = { ...before, status: "cancelled", sequence, exception: true };
+  await writeException(trx, { ...series, sequence }, after, now);
+  const cancelled = await cancelledExceptions(trx, series.id);
+  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
+  await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
+}
+
+/** DELETE of a series id: the whole series goes. */
+export async function deleteWholeSeries(trx: Knex.Transaction, id: string, caller: Caller, sendInvites: boolean, now: Date): Promise<void> {
+  const series = await lockedSeries(trx, id, caller, "remove");
+  const cancelled = await cancelledExceptions(trx, series.id);
+  await deleteSeries(trx, series.id);
+  const owed = sendInvites && series.status === "confirmed" && series.lastEnd.getTime() > now.getTime();
+  const payload = seriesDeletedEvent(series, cancelled, owed, newEventId(), now);
+  await enqueueEvent(trx, meetingDeleted, payload, eventMsgId(series.id, payload.sequence));
+}
