@@ -366,4 +366,40 @@ describe("the delivery ledger (Postgres)", () => {
     for (const x of await claimDueChanges(db, "w", 100, 60_000)) await finishChange(db, x, "w", "done");
     expect(await nextDueAt(db)).toBeUndefined();
   });
+
+  it("orders a series and its occurrences' changes as one meeting (one counter), and keeps their deliveries apart", async () => {
+    await settleEverything();
+    const series = { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "Europe/Berlin", cancelledStarts: [] };
+    const created = { ...change(1), series };
+    const seriesMeeting = { ...created.meeting, recurrence: series.rule, seriesId: null, originalStartTime: null };
+    const occurrenceId = `${created.meetingId}_20310101T100000Z`;
+    const occurrenceOf = (sequence: number): MeetingChange => ({
+      ...created,
+      meetingId: occurrenceId,
+      sequence,
+      meeting: { ...seriesMeeting, id: occurrenceId, recurrence: null, seriesId: created.meetingId, originalStartTime: "2031-01-01T10:00:00Z", startTime: "2031-01-01T11:00:00Z" },
+    });
+    const planned: PlannedDelivery[] = [{ email: "a@example.com", kind: "request" }];
+    // The exception is recorded first (another replica), before the series' invitation it changes.
+    await recordChange(db, occurrenceOf(2), planned);
+    const ours = async () => (await claimDueChanges(db, "w", 100, 60_000)).filter((x) => x.meetingId === occurrenceId || x.meetingId === created.meetingId);
+    expect(await ours()).toEqual([]);
+    await recordChange(db, { ...created, meeting: seriesMeeting }, planned);
+    const [first, ...others] = await ours();
+    expect([first?.meetingId, first?.sequence, others]).toEqual([created.meetingId, 1, []]);
+    expect(first!.series).toEqual(series);
+    await finishChange(db, first!, "w", "done");
+    await db("deliveries").where({ meeting_id: created.meetingId }).update({ state: "sent" });
+    const [exception] = await ours();
+    expect([exception?.meetingId, exception?.sequence, exception?.meeting.seriesId]).toEqual([occurrenceId, 2, created.meetingId]);
+    await settleDeliveries(db, exception!, await pendingDeliveries(db, exception!), { state: "sent", channel: "email", attempts: 1 });
+    await finishChange(db, exception!, "w", "done");
+    // The occurrence's update replaces nothing of the series': each keeps what its participant was last sent.
+    expect(await ledgerOf(created.meetingId)).toEqual([[1, "a@example.com", "request", "sent"]]);
+    expect(await ledgerOf(occurrenceId)).toEqual([[2, "a@example.com", "request", "sent"]]);
+    expect(await db("meeting_changes").whereIn("meeting_id", [created.meetingId, occurrenceId]).orderBy("sequence").select("series_id", "series")).toEqual([
+      { series_id: created.meetingId, series: null },
+      { series_id: created.meetingId, series: null },
+    ]);
+  });
 });

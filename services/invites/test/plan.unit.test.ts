@@ -1,6 +1,6 @@
 import type { Meeting } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { plannedDeliveries, type MeetingEvent } from "../src/domain/plan.js";
+import { changeOf, orderingIdOf, plannedDeliveries, type MeetingEvent } from "../src/domain/plan.js";
 
 const meeting = (participants: string[], status: Meeting["status"] = "confirmed"): Meeting => ({
   id: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa",
@@ -63,5 +63,51 @@ describe("plannedDeliveries", () => {
     const removed: MeetingEvent = { ...base, meeting: meeting(["a@example.com", "org@example.com"], "cancelled"), sequence: 3, sendInvites: true, previousStatus: "confirmed", previousParticipants: ["a@example.com", "org@example.com"] };
     expect(plannedDeliveries(removed)).toEqual([{ email: "a@example.com", kind: "cancel" }]);
     expect(plannedDeliveries({ ...removed, sendInvites: false })).toEqual([]);
+  });
+});
+
+describe("a series and its exceptions", () => {
+  const SERIES = "mtg_aaaaaaaaaaaaaaaaaaaaaaaa";
+  const series = { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "Europe/Berlin", cancelledStarts: [] };
+  const seriesCreated: MeetingEvent = { ...created(["a@example.com", "b@example.com"]), meeting: { ...meeting(["a@example.com", "b@example.com"]), recurrence: series.rule, seriesId: null, originalStartTime: null }, series };
+  const occurrence = (participants: string[], status: Meeting["status"]) => ({
+    ...meeting(participants, status),
+    id: `${SERIES}_20310101T100000Z`,
+    recurrence: null,
+    seriesId: SERIES,
+    originalStartTime: "2031-01-01T10:00:00Z",
+  });
+  const exception = (participants: string[], previousParticipants: string[], status: Meeting["status"] = "confirmed"): MeetingEvent => ({
+    ...updated(participants, previousParticipants, "confirmed", status),
+    meetingId: `${SERIES}_20310101T100000Z`,
+    meeting: occurrence(participants, status),
+    sequence: 4,
+    series,
+  });
+
+  it("invites each participant of a series once, to the whole series", () => {
+    expect(plannedDeliveries(seriesCreated)).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "request" },
+    ]);
+  });
+
+  it("tells the participants of one changed occurrence of that occurrence, and cancels it for one removed from it only", () => {
+    expect(plannedDeliveries(exception(["a@example.com"], ["a@example.com", "b@example.com"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "cancel" },
+    ]);
+    expect(plannedDeliveries(exception(["a@example.com", "b@example.com"], ["a@example.com", "b@example.com"], "cancelled"))).toEqual([
+      { email: "a@example.com", kind: "cancel" },
+      { email: "b@example.com", kind: "cancel" },
+    ]);
+  });
+
+  it("keeps an exception's change under the occurrence, ordered among the series' changes", () => {
+    const change = changeOf(exception(["a@example.com"], ["a@example.com"]));
+    expect([change.meetingId, change.sequence, change.series]).toEqual([`${SERIES}_20310101T100000Z`, 4, series]);
+    expect(orderingIdOf(change)).toBe(SERIES);
+    expect(orderingIdOf(changeOf(seriesCreated))).toBe(SERIES);
+    expect(orderingIdOf(changeOf(created(["a@example.com"])))).toBeNull();
   });
 });

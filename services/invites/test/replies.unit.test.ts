@@ -1,7 +1,7 @@
 import ical, { ICalAttendeeStatus, ICalCalendarMethod } from "ical-generator";
 import { describe, expect, it } from "vitest";
 import { buildIcs } from "../src/domain/ics.js";
-import { parseItipReply } from "../src/domain/itipReply.js";
+import { parseItipReply, parseStoredEvent } from "../src/domain/itipReply.js";
 import { ReplyAddresses } from "../src/domain/replyAddress.js";
 import { proveAnswer } from "../src/domain/replyJudge.js";
 
@@ -77,9 +77,20 @@ describe("what a reply proves", () => {
     expect(parseItipReply(replyIcs({ method: ICalCalendarMethod.REQUEST }))).toMatchObject({ ok: false, problem: "METHOD is REQUEST, not REPLY" });
     expect(parseItipReply("hello")).toMatchObject({ ok: false });
     expect(parseItipReply("BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n")).toMatchObject({ ok: false, problem: "0 VEVENTs, not one" });
+    // An answer for one occurrence of a series would otherwise answer the whole series.
+    const occurrenceReply = replyIcs().replace("BEGIN:VEVENT\r\n", "BEGIN:VEVENT\r\nRECURRENCE-ID:20310512T090000Z\r\n");
+    expect(parseItipReply(occurrenceReply)).toMatchObject({ ok: false, problem: "an answer for one occurrence (RECURRENCE-ID), not for the meeting" });
   });
 
   it("leaves the organizer as the reply names it, for meetings to compare", () => {
     expect(prove(replyIcs({ organizer: "Mallory@Example.com" }))).toMatchObject({ ok: true, value: { organizerEmail: "mallory@example.com" } });
   });
+});
+
+it("a stored series with a changed occurrence answers with the series' own event", () => {
+  const calendar = ical();
+  const common = { id: `${MEETING_ID}@sched.invalid`, stamp: new Date("2031-05-02T10:00:00Z"), summary: "Planning", organizer: { name: "Org", email: "org@example.com" } };
+  calendar.createEvent({ ...common, start: new Date("2031-05-12T10:00:00Z"), end: new Date("2031-05-12T10:30:00Z"), recurrenceId: new Date("2031-05-12T09:00:00Z"), attendees: [{ email: "ann@example.com", status: ICalAttendeeStatus.DECLINED }] });
+  calendar.createEvent({ ...common, start: new Date("2031-05-05T09:00:00Z"), end: new Date("2031-05-05T09:30:00Z"), repeating: "FREQ=WEEKLY;COUNT=3", attendees: [{ email: "ann@example.com", status: ICalAttendeeStatus.ACCEPTED }] });
+  expect(parseStoredEvent(calendar.toString())).toMatchObject({ ok: true, value: { uid: `${MEETING_ID}@sched.invalid`, attendees: [{ email: "ann@example.com", partstat: "ACCEPTED" }] } });
 });

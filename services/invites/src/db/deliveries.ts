@@ -1,9 +1,10 @@
 import { preparedName, type Knex } from "@sched/db";
 import { enqueueEvent } from "@sched/outbox";
-import { inviteSent, type InviteChannel, type InviteKind, type InviteState, type Meeting, type Mode } from "@sched/proto";
+import { inviteSent, type InviteChannel, type InviteKind, type InviteState, type Meeting, type Mode, type SeriesOfEvent } from "@sched/proto";
 import type { TraceCarrier } from "@sched/telemetry";
 import { inviteEventOf, type SettlingChange } from "../domain/inviteEvents.js";
-import type { MeetingChange, PlannedDelivery } from "../domain/plan.js";
+import { orderingIdOf, type MeetingChange, type PlannedDelivery } from "../domain/plan.js";
+import { calendarMeetingId } from "../domain/series.js";
 
 /** A delivery row as the worker and the invites route read it. */
 export interface DeliveryRecord {
@@ -44,6 +45,7 @@ interface ChangeRow {
   organizer_email: string;
   /** Kept while the change is pending: a claimed change always has it. */
   meeting: Meeting | string;
+  series: SeriesOfEvent | string | null;
   attempts: number;
   trace_context: TraceCarrier | string | null;
 }
@@ -66,6 +68,7 @@ const toChange = (row: ChangeRow): ClaimedChange => ({
   mode: row.mode,
   organizer: { userId: row.organizer_user_id, email: row.organizer_email },
   meeting: typeof row.meeting === "string" ? (JSON.parse(row.meeting) as Meeting) : row.meeting,
+  series: typeof row.series === "string" ? (JSON.parse(row.series) as SeriesOfEvent) : row.series,
   attempts: row.attempts,
   traceContext: typeof row.trace_context === "string" ? (JSON.parse(row.trace_context) as TraceCarrier) : row.trace_context,
 });
@@ -122,13 +125,15 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
     organizer_user_id: change.organizer.userId,
     organizer_email: change.organizer.email.toLowerCase(),
     meeting: change.meeting,
+    series_id: orderingIdOf(change),
+    series: change.series,
     trace_context: traceContext,
     planned,
   }));
   const sql = `with given as (
        select distinct on (meeting_id, sequence) *
          from jsonb_to_recordset(?::jsonb) as g(position integer, meeting_id text, sequence integer, mode text, organizer_user_id text,
-           organizer_email text, meeting jsonb, trace_context jsonb, planned jsonb)
+           organizer_email text, meeting jsonb, series_id text, series jsonb, trace_context jsonb, planned jsonb)
         order by meeting_id, sequence, position
      ),
      routed as (
@@ -138,8 +143,8 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
          from given g
      ),
      change as (
-       insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, state, trace_context)
-       select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end,
+       insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, series_id, series, state, trace_context)
+       select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end, series_id, case when owed then series end,
               case when owed then 'pending' else 'done' end, case when owed then trace_context end
          from routed
        on conflict (meeting_id, sequence) do nothing
@@ -190,13 +195,20 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
  */
 export const PREDECESSOR_GRACE_SECONDS = 120;
 
+/**
+ * The meeting a change is ordered among (orderingIdOf): its own, or for a
+ * series and its occurrences, which share one sequence counter, the series.
+ */
+const orderedAmong = (c: string) => `coalesce(${c}.series_id, ${c}.meeting_id)`;
+
 /** The meeting's previous change, when there is one, has not been recorded (and the grace is not over). */
 const awaitsPredecessor = (c: string) =>
   `(${c}.sequence > 1 and ${c}.created_at > clock_timestamp() - interval '${PREDECESSOR_GRACE_SECONDS} seconds'
-    and not exists (select 1 from meeting_changes p where p.meeting_id = ${c}.meeting_id and p.sequence = ${c}.sequence - 1))`;
+    and not exists (select 1 from meeting_changes p where ${orderedAmong("p")} = ${orderedAmong(c)} and p.sequence = ${c}.sequence - 1))`;
 
-/** An earlier change of the same meeting is still to be delivered. */
-const followsPending = (c: string) => `exists (select 1 from meeting_changes e where e.meeting_id = ${c}.meeting_id and e.sequence < ${c}.sequence and e.state = 'pending')`;
+/** An earlier change of the same meeting (or series) is still to be delivered. */
+const followsPending = (c: string) =>
+  `exists (select 1 from meeting_changes e where ${orderedAmong("e")} = ${orderedAmong(c)} and e.sequence < ${c}.sequence and e.state = 'pending')`;
 
 /**
  * Leases up to `limit` due changes to this worker. A meeting's changes go
@@ -218,7 +230,7 @@ export async function claimDueChanges(db: Knex, owner: string, limit: number, le
          order by d.next_attempt_at
          limit ?
          for update skip locked)
-      returning c.meeting_id, c.sequence, c.mode, c.organizer_user_id, c.organizer_email, c.meeting, c.attempts, c.trace_context`,
+      returning c.meeting_id, c.sequence, c.mode, c.organizer_user_id, c.organizer_email, c.meeting, c.series, c.attempts, c.trace_context`,
     [owner, leaseMs, limit],
   );
   return (result.rows as ChangeRow[]).map(toChange);
@@ -436,7 +448,7 @@ export async function awaitSendInFlight(db: Knex, change: Pick<MeetingChange, "m
  */
 export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">, owner: string, state: "done" | "failed", error?: string): Promise<boolean> {
   const sql = `with finished as (
-       update meeting_changes set state = ?, lease_until = null, last_error = ?, meeting = null, trace_context = null
+       update meeting_changes set state = ?, lease_until = null, last_error = ?, meeting = null, series = null, trace_context = null
         where meeting_id = ? and sequence = ? and lease_owner = ?
        returning meeting_id, sequence, state
      ),
@@ -454,10 +466,11 @@ export async function scheduleRetry(db: Knex, change: Pick<MeetingChange, "meeti
   return updated > 0;
 }
 
-/** The channel that carried an earlier change of the meeting, if any did: a meeting keeps its channel. */
-export async function earlierChannel(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence">): Promise<InviteChannel | undefined> {
+/** The channel that carried an earlier change of the meeting (or of its series), if any did: a meeting keeps its channel. */
+export async function earlierChannel(db: Knex, change: Pick<MeetingChange, "meetingId" | "sequence" | "meeting">): Promise<InviteChannel | undefined> {
   const row = (await db("deliveries")
-    .where({ meeting_id: change.meetingId, state: "sent" })
+    .whereIn("meeting_id", [...new Set([change.meetingId, calendarMeetingId(change.meeting)])])
+    .andWhere({ state: "sent" })
     .andWhere("sequence", "<", change.sequence)
     .orderBy("sequence", "desc")
     .first("channel")) as { channel: InviteChannel } | undefined;

@@ -1,12 +1,14 @@
-import type { InviteKind, Meeting } from "@sched/proto";
+import type { InviteKind, Meeting, SeriesOfEvent } from "@sched/proto";
 import { createHash } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { buildIcs } from "../domain/ics.js";
 import type { ReplyAddresses } from "../domain/replyAddress.js";
+import { calendarMeetingId, occurrenceStart } from "../domain/series.js";
 import { DeliveryFailure } from "../domain/retry.js";
 
 export interface EmailInvite {
   meeting: Meeting;
+  series?: SeriesOfEvent | null | undefined;
   sequence: number;
   kind: InviteKind;
   recipient: string;
@@ -44,9 +46,10 @@ export class EmailSender {
   async send(invite: EmailInvite): Promise<void> {
     if (!this.transport) throw new DeliveryFailure("permanent", "No SMTP server is configured (SMTP_URL).");
     const { meeting, kind } = invite;
-    const replyAddress = this.settings.replies?.addressFor(meeting.id, invite.recipient);
+    // Replies name the calendar object's UID, the series' for an occurrence: its address is the series'.
+    const replyAddress = this.settings.replies?.addressFor(calendarMeetingId(meeting), invite.recipient);
     const ics = buildIcs({
-      ...{ meeting, sequence: invite.sequence, kind, recipient: invite.recipient, organizer: { email: invite.organizerEmail }, uidDomain: this.settings.uidDomain },
+      ...{ meeting, series: invite.series ?? undefined, sequence: invite.sequence, kind, recipient: invite.recipient, organizer: { email: invite.organizerEmail }, uidDomain: this.settings.uidDomain },
       ...(replyAddress ? { replyAddress } : {}),
     });
     const subject = kind === "request" ? (invite.sequence > 1 ? `Updated invitation: ${meeting.title}` : `Invitation: ${meeting.title}`) : `Cancelled: ${meeting.title}`;
@@ -73,7 +76,9 @@ export class EmailSender {
 
 function describe(invite: EmailInvite): string {
   const { meeting } = invite;
-  const when = `${meeting.startTime} (${meeting.duration})`;
+  const original = occurrenceStart(meeting);
+  const repeats = !original && invite.series ? `, repeating ${invite.series.rule} in ${invite.series.timeZone}` : "";
+  const when = `${meeting.startTime} (${meeting.duration}${repeats})${original && original !== meeting.startTime ? `, instead of ${original}` : ""}`;
   if (invite.kind === "cancel") return `${invite.organizerEmail} cancelled "${meeting.title}" at ${when} for you.`;
   return `${invite.organizerEmail} invites you to "${meeting.title}" at ${when}.${meeting.description ? `\n\n${meeting.description}` : ""}`;
 }

@@ -1,8 +1,9 @@
-import { formatTimestamp } from "@sched/proto";
-import type { Meeting } from "@sched/proto";
+import { formatTimestamp, type Meeting, type SeriesOfEvent } from "@sched/proto";
 // The calendar API alone: the whole `googleapis` index loads every Google API (seconds and ~100 MB at start-up).
 import { auth as googleAuth, calendar as googleCalendar, type calendar_v3 } from "googleapis/build/src/apis/calendar/index.js";
 import { meetingEndMs } from "../domain/meetingTimes.js";
+import { occurrenceStart, recurrenceLines } from "../domain/series.js";
+import { inZone } from "../domain/seriesZone.js";
 import { DeliveryFailure, failureKindOfStatus } from "../domain/retry.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 
@@ -84,13 +85,22 @@ export function googleEventId(meetingId: string): string {
   return Buffer.from(meetingId, "utf8").toString("hex");
 }
 
-/** The event as Google stores it: the meeting, its participants as attendees, times in UTC. */
-export function googleEventBody(meeting: Meeting, sequence: number, organizerEmail: string): calendar_v3.Schema$Event {
+/**
+ * The event as Google stores it: the meeting, its participants as attendees,
+ * times in UTC. A series is one recurring event: its rule and cancelled
+ * occurrences as `recurrence` lines, its times in its zone (Google expands
+ * the rule in the start's `timeZone`, so 09:00 Berlin stays 09:00 Berlin); an
+ * occurrence changed on its own is the body of that instance, without a rule.
+ */
+export function googleEventBody(meeting: Meeting, sequence: number, organizerEmail: string, series?: SeriesOfEvent | null): calendar_v3.Schema$Event {
+  const zone = series && series.timeZone !== "UTC" ? series.timeZone : undefined;
+  const time = (instant: string) => (zone ? { dateTime: inZone(instant, zone).toISO({ suppressMilliseconds: true }), timeZone: zone } : { dateTime: instant, timeZone: "UTC" });
   return {
     summary: meeting.title,
     description: meeting.description,
-    start: { dateTime: meeting.startTime, timeZone: "UTC" },
-    end: { dateTime: formatTimestamp(meetingEndMs(meeting)), timeZone: "UTC" },
+    start: time(meeting.startTime),
+    end: time(formatTimestamp(meetingEndMs(meeting))),
+    ...(series && !occurrenceStart(meeting) ? { recurrence: recurrenceLines(series, zone) } : {}),
     attendees: meeting.participants.filter((p) => p !== organizerEmail).map((email) => ({ email })),
     status: meeting.status === "cancelled" ? "cancelled" : "confirmed",
     sequence,

@@ -1,7 +1,9 @@
 import type { Knex } from "@sched/db";
 import type { ConnectionRecord } from "../db/connections.js";
 import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
-import { googleEventBody, googleEventId, googleFailure, statusOf } from "./google.js";
+import { DeliveryFailure } from "../domain/retry.js";
+import { calendarMeetingId, occurrenceStart } from "../domain/series.js";
+import { googleEventBody, googleEventId, googleFailure, statusOf, type GoogleSession } from "./google.js";
 import type { ConnectionVault } from "./vault.js";
 
 /** Google could not carry this change (it never had the meeting): the participants are told by e-mail instead. */
@@ -15,12 +17,16 @@ export const NOT_ON_PROVIDER = "not-on-provider";
  * the meeting, so an insert that succeeded before a crash answers 409 and
  * becomes a patch. An event it inserted comes back as `inserted`, for the
  * caller to store with the outcome (after Google took it, a failing
- * database must not look like a failed delivery).
+ * database must not look like a failed delivery). A series is one
+ * recurring event; a change of one of its occurrences goes to that instance
+ * of it (deliverOccurrence).
  */
 export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, connection: ConnectionRecord, change: ClaimedChange): Promise<"sent" | { inserted: string } | typeof NOT_ON_PROVIDER> {
   const { calendar } = vault.session(connection);
-  const known = await findProviderEvent(db, change.meetingId);
-  const body = googleEventBody(change.meeting, change.sequence, change.organizer.email);
+  const known = await findProviderEvent(db, calendarMeetingId(change.meeting));
+  const original = occurrenceStart(change.meeting);
+  if (original) return known ? deliverOccurrence(calendar, known.providerEventId, original, change) : NOT_ON_PROVIDER;
+  const body = googleEventBody(change.meeting, change.sequence, change.organizer.email, change.series);
   try {
     if (change.meeting.status === "cancelled") {
       if (!known) return NOT_ON_PROVIDER;
@@ -35,6 +41,30 @@ export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, con
     const inserted = await calendar.events.insert({ calendarId: "primary", sendUpdates: "all", requestBody: { ...body, id: eventId } }).catch(ignoreStatus(409));
     if (!inserted) await calendar.events.patch({ calendarId: "primary", eventId, sendUpdates: "all", requestBody: body });
     return { inserted: eventId };
+  } catch (err) {
+    throw googleFailure(err);
+  }
+}
+
+/**
+ * One occurrence of the organizer's recurring event changed or cancelled on
+ * its own: Google's instance of it (found by its original start, whatever
+ * became of it since) is patched or deleted, and Google tells the attendees
+ * about that occurrence only. An instance that is gone (already cancelled)
+ * needs no cancelling; one the rule does not have cannot be changed.
+ */
+async function deliverOccurrence(calendar: GoogleSession["calendar"], recurringEventId: string, originalStart: string, change: ClaimedChange): Promise<"sent"> {
+  const cancelled = change.meeting.status === "cancelled";
+  try {
+    const found = await calendar.events.instances({ calendarId: "primary", eventId: recurringEventId, originalStart, maxResults: 1 }).catch(ignoreStatus(404, 410));
+    const instanceId = found?.data.items?.[0]?.id;
+    if (!instanceId) {
+      if (cancelled) return "sent";
+      throw new DeliveryFailure("permanent", `Google: the recurring event has no occurrence starting ${originalStart}`);
+    }
+    if (cancelled) await calendar.events.delete({ calendarId: "primary", eventId: instanceId, sendUpdates: "all" }).catch(ignoreStatus(404, 410));
+    else await calendar.events.patch({ calendarId: "primary", eventId: instanceId, sendUpdates: "all", requestBody: googleEventBody(change.meeting, change.sequence, change.organizer.email, change.series) });
+    return "sent";
   } catch (err) {
     throw googleFailure(err);
   }

@@ -304,7 +304,7 @@ export class DeliveryWorker {
       if (marked === 0) continue;
       let failure: DeliveryFailure | undefined;
       try {
-        await email.send({ meeting: change.meeting, sequence: change.sequence, kind: row.kind, recipient: row.email, organizerEmail: change.organizer.email });
+        await email.send({ meeting: change.meeting, series: change.series, sequence: change.sequence, kind: row.kind, recipient: row.email, organizerEmail: change.organizer.email });
       } catch (err) {
         failure = asDeliveryFailure(err);
       }

@@ -1,10 +1,14 @@
 import { isId } from "@sched/ids";
-import type { AttendeeResponse, InviteKind, Meeting } from "@sched/proto";
-import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
+import type { AttendeeResponse, InviteKind, Meeting, SeriesOfEvent } from "@sched/proto";
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, type ICalCalendar } from "ical-generator";
 import { meetingEndMs } from "./meetingTimes.js";
+import { calendarMeetingId, occurrenceStart, recurrenceLines } from "./series.js";
+import { inZone, vtimezoneOf, writtenZone } from "./seriesZone.js";
 
 export interface IcsInput {
   meeting: Meeting;
+  /** The series the meeting is or belongs to, as its event gave it; absent for a single meeting. */
+  series?: SeriesOfEvent | undefined;
   sequence: number;
   kind: InviteKind;
   /** The participant this message goes to. */
@@ -17,7 +21,7 @@ export interface IcsInput {
 }
 
 /** The iCalendar UID of a meeting: stable across every change of it. */
-function meetingUid(meetingId: string, uidDomain: string): string {
+export function meetingUid(meetingId: string, uidDomain: string): string {
   return `${meetingId}@${uidDomain}`;
 }
 
@@ -38,32 +42,61 @@ const PARTSTAT: Readonly<Record<AttendeeResponse, ICalAttendeeStatus>> = {
 
 const PRODUCT_ID = { company: "sched", product: "invites", language: "EN" };
 
-/** What every copy of a meeting says of it: one UID forever, the change number, the times in UTC, the text. */
-function meetingEventFields(meeting: Meeting, sequence: number, uidDomain: string) {
+/**
+ * What every copy of a meeting says of it: one UID forever (a series' for
+ * each of its occurrences), the change number, the times, the text. A series
+ * carries its rule and cancelled occurrences (RRULE, EXDATE) with its times
+ * in its zone (DTSTART;TZID, and the calendar gets the VTIMEZONE), so clients
+ * expand it there; an occurrence changed on its own names the one it replaces
+ * (RECURRENCE-ID, in the same form as the series' DTSTART). A single meeting's
+ * times are UTC.
+ */
+function meetingEventFields(meeting: Meeting, series: SeriesOfEvent | undefined, sequence: number, uidDomain: string) {
+  const original = occurrenceStart(meeting);
+  const rule = original ? undefined : (series?.rule ?? meeting.recurrence ?? undefined);
+  const zone = original || rule ? writtenZone(series?.timeZone) : undefined;
+  const at = (instant: string | number) => (zone ? inZone(instant, zone) : new Date(instant));
   return {
-    id: meetingUid(meeting.id, uidDomain),
+    id: meetingUid(calendarMeetingId(meeting), uidDomain),
     sequence,
-    start: new Date(meeting.startTime),
-    end: new Date(meetingEndMs(meeting)),
+    start: at(meeting.startTime),
+    end: at(meetingEndMs(meeting)),
+    timezone: zone ?? null,
+    recurrenceId: original ? at(original) : null,
+    repeating: rule ? recurrenceLines({ rule, cancelledStarts: series?.cancelledStarts ?? [] }, zone).join("\n") : null,
     stamp: new Date(),
     summary: meeting.title,
     description: meeting.description || null,
   };
 }
 
+/** A calendar whose events are written in `zone` carries that zone's VTIMEZONE. */
+function withZone(calendar: ICalCalendar, fields: { timezone: string | null }): ICalCalendar {
+  if (fields.timezone) calendar.timezone({ name: fields.timezone, generator: (zone) => vtimezoneOf(zone) ?? null });
+  return calendar;
+}
+
 /**
  * The iTIP message (RFC 5546) for one participant: METHOD:REQUEST carries the
  * whole meeting with every attendee; METHOD:CANCEL of a cancelled meeting
  * lists everyone and says CANCELLED, while one telling a removed participant
- * lists only them, so the others' copies are not touched. Times are UTC.
+ * lists only them, so the others' copies are not touched. Times are UTC,
+ * a series' in its zone. An occurrence changed or cancelled on its own is
+ * a message about that occurrence only (RFC 5546 3.2.2.1 and 3.2.5: the
+ * series' UID and the occurrence's RECURRENCE-ID): a cancellation of one
+ * occurrence is a CANCEL naming it, not the series sent again with a new
+ * EXDATE, which would be a new version of the whole series (every
+ * attendee's client would ask for their answer again). A series cancelled
+ * cancels every occurrence: a CANCEL without RECURRENCE-ID.
  */
 export function buildIcs(input: IcsInput): string {
   const { meeting, kind, recipient } = input;
   const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
   const attendees = kind === "request" || wholeMeetingCancelled ? meeting.participants.filter((p) => p !== input.organizer.email) : [recipient];
   const calendar = ical({ prodId: PRODUCT_ID, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
-  calendar.createEvent({
-    ...meetingEventFields(meeting, input.sequence, input.uidDomain),
+  const fields = meetingEventFields(meeting, input.series, input.sequence, input.uidDomain);
+  withZone(calendar, fields).createEvent({
+    ...fields,
     organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) },
     status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
     attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
@@ -77,11 +110,12 @@ export function buildIcs(input: IcsInput): string {
  * schedules (RFC 6638) sends them the invitation, the updates and, when the
  * event is deleted, the cancellation, and writes their answers back as PARTSTAT.
  */
-export function calendarObject(input: { meeting: Meeting; sequence: number; organizerEmail: string; uidDomain: string }): string {
+export function calendarObject(input: { meeting: Meeting; series?: SeriesOfEvent | undefined; sequence: number; organizerEmail: string; uidDomain: string }): string {
   const { meeting } = input;
-  const calendar = ical({ prodId: PRODUCT_ID });
+  const fields = meetingEventFields(meeting, input.series, input.sequence, input.uidDomain);
+  const calendar = withZone(ical({ prodId: PRODUCT_ID }), fields);
   calendar.createEvent({
-    ...meetingEventFields(meeting, input.sequence, input.uidDomain),
+    ...fields,
     organizer: { name: input.organizerEmail, email: input.organizerEmail },
     status: ICalEventStatus.CONFIRMED,
     // The answers known so far stay: replacing the event must not make the server forget them.

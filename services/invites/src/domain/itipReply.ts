@@ -29,22 +29,30 @@ export function parseItipReply(ics: string): Parsed<ItipReply> {
   if (calendar.name !== "vcalendar") return { ok: false, problem: "not a VCALENDAR" };
   const method = String(calendar.getFirstPropertyValue("method") ?? "").toUpperCase();
   if (method !== "REPLY") return { ok: false, problem: `METHOD is ${method || "missing"}, not REPLY` };
-  return readEvent(calendar);
+  const events = calendar.getAllSubcomponents("vevent");
+  if (events.length !== 1) return { ok: false, problem: `${events.length} VEVENTs, not one` };
+  // An answer for one occurrence of a series is not the answer to the series: it would mark every occurrence.
+  if (events[0]!.hasProperty("recurrence-id")) return { ok: false, problem: "an answer for one occurrence (RECURRENCE-ID), not for the meeting" };
+  return readEvent(events[0]!);
 }
 
-/** Reads a stored event (no METHOD) the way a reply is read: its UID, ORGANIZER and each ATTENDEE's PARTSTAT. */
+/**
+ * Reads a stored event (no METHOD) the way a reply is read: its UID,
+ * ORGANIZER and each ATTENDEE's PARTSTAT. A series' object holds the series
+ * and its changed occurrences (RECURRENCE-ID): the series' own event answers.
+ */
 export function parseStoredEvent(ics: string): Parsed<ItipReply> {
   try {
-    return readEvent(new ICAL.Component(ICAL.parse(ics)));
+    const events = new ICAL.Component(ICAL.parse(ics)).getAllSubcomponents("vevent");
+    const masters = events.filter((e) => !e.hasProperty("recurrence-id"));
+    if (masters.length !== 1) return { ok: false, problem: `${masters.length} VEVENTs without RECURRENCE-ID, not one` };
+    return readEvent(masters[0]!);
   } catch (err) {
     return { ok: false, problem: `not iCalendar: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
-function readEvent(calendar: ICAL.Component): Parsed<ItipReply> {
-  const events = calendar.getAllSubcomponents("vevent");
-  if (events.length !== 1) return { ok: false, problem: `${events.length} VEVENTs, not one` };
-  const event = events[0]!;
+function readEvent(event: ICAL.Component): Parsed<ItipReply> {
   const uid = String(event.getFirstPropertyValue("uid") ?? "");
   if (!uid) return { ok: false, problem: "no UID" };
   const organizer = mailbox(event.getFirstPropertyValue("organizer"));

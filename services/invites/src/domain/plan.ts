@@ -1,6 +1,10 @@
-import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingDeleted, meetingUpdated, Mode, PayloadOf } from "@sched/proto";
+import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingDeleted, meetingUpdated, Mode, PayloadOf, SeriesOfEvent } from "@sched/proto";
+import { calendarMeetingId } from "./series.js";
 
-/** A removed meeting comes marked cancelled: it is planned as a cancellation. */
+/**
+ * A removed meeting comes marked cancelled: it is planned as a cancellation.
+ * An event about a series or one of its occurrences carries the series.
+ */
 export type MeetingEvent = PayloadOf<typeof meetingCreated> | PayloadOf<typeof meetingUpdated> | PayloadOf<typeof meetingCancelled> | PayloadOf<typeof meetingDeleted>;
 
 /** One message owed to one participant for one change of a meeting. */
@@ -15,7 +19,10 @@ export interface MeetingChange {
   sequence: number;
   mode: Mode;
   organizer: { userId: string; email: string };
+  /** For an exception, the occurrence: its id is `meetingId`, its `seriesId` the series'. */
   meeting: Meeting;
+  /** The series the meeting is or belongs to, as the event gave it; absent or null for a single meeting. */
+  series?: SeriesOfEvent | null | undefined;
 }
 
 /**
@@ -23,7 +30,10 @@ export interface MeetingChange {
  * already folded `sendInvites`, drafts and the kind of change into the event's
  * `sendInvites`; what is left is the split between current participants (an
  * invitation or update) and those who lost the meeting (a cancellation). The
- * organizer is never sent their own invitation.
+ * organizer is never sent their own invitation. A series and each of its
+ * occurrences changed on their own are meetings of their own here: the
+ * series' participants hear of the series, an occurrence's of that
+ * occurrence (its update or cancellation names it), each once.
  */
 export function plannedDeliveries(event: MeetingEvent): PlannedDelivery[] {
   if (!event.sendInvites) return [];
@@ -40,5 +50,14 @@ export function plannedDeliveries(event: MeetingEvent): PlannedDelivery[] {
 }
 
 export function changeOf(event: MeetingEvent): MeetingChange {
-  return { meetingId: event.meetingId, sequence: event.sequence, mode: event.mode, organizer: event.organizer, meeting: event.meeting };
+  return { meetingId: event.meetingId, sequence: event.sequence, mode: event.mode, organizer: event.organizer, meeting: event.meeting, series: event.series ?? null };
+}
+
+/**
+ * The meeting whose changes a change is ordered among: a series and its
+ * occurrences share one sequence counter, so an occurrence's update follows
+ * the series' invitation it changes; a single meeting is its own.
+ */
+export function orderingIdOf(change: Pick<MeetingChange, "meeting" | "series">): string | null {
+  return change.series ? calendarMeetingId(change.meeting) : null;
 }

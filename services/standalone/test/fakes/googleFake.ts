@@ -1,3 +1,5 @@
+import ICAL from "ical.js";
+import { DateTime } from "luxon";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -27,7 +29,12 @@ const json = (res: ServerResponse, status: number, body?: unknown) => {
  * invites use, on loopback, speaking the real endpoints' shapes: the token
  * endpoint's form posts and `invalid_grant`, events insert/patch/delete with
  * `sendUpdates`, freeBusy. Access tokens expire and are checked; faults are
- * injected per call.
+ * injected per call. A recurring event (`recurrence` lines) has instances as
+ * Google has them: its RRULE expanded at the start's wall clock in the
+ * start's `timeZone`, less its EXDATEs, each with the id
+ * `<event id>_<original start in UTC, basic form>`, listed by
+ * `events/{id}/instances` (filtered by `originalStart`), and patched or
+ * deleted by that id, which makes the instance an exception of its own.
  */
 export class GoogleFake {
   readonly calls: GoogleCall[] = [];
@@ -146,6 +153,8 @@ export class GoogleFake {
       const items = ((call.body?.items as Array<{ id: string }>) ?? []).map((i) => i.id);
       return json(res, 200, { kind: "calendar#freeBusy", timeMin: call.body?.timeMin, timeMax: call.body?.timeMax, calendars: Object.fromEntries(items.map((id) => [id, { busy: this.busy }])) });
     }
+    const instancesOf = /^\/calendar\/v3\/calendars\/[^/]+\/events\/([^/]+)\/instances$/.exec(url.pathname);
+    if (method === "GET" && instancesOf) return this.instances(decodeURIComponent(instancesOf[1]!), url, res);
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
     if (!match) return json(res, 404, { error: { code: 404, message: "Not Found" } });
     const eventId = match[2] ? decodeURIComponent(match[2]) : undefined;
@@ -163,7 +172,7 @@ export class GoogleFake {
       this.events.set(id, { id, body: { ...call.body, id }, deleted: false });
       return json(res, 200, { kind: "calendar#event", ...call.body, id, status: call.body?.status ?? "confirmed" });
     }
-    const stored = eventId ? this.events.get(eventId) : undefined;
+    const stored = eventId ? (this.events.get(eventId) ?? this.instanceOf(eventId)) : undefined;
     if (!stored) return json(res, 404, { error: { code: 404, message: "Not Found" } });
     if (stored.deleted) return json(res, 410, { error: { code: 410, message: "Resource has been deleted" } });
     if (method === "PATCH") {
@@ -176,5 +185,78 @@ export class GoogleFake {
       return;
     }
     return json(res, 405, { error: { code: 405, message: "Method Not Allowed" } });
+  }
+
+  /** The original starts (UTC, ISO) of a recurring event's instances, as Google expands its rule. */
+  instanceStarts(body: Record<string, unknown>): string[] {
+    const recurrence = (body.recurrence as string[] | undefined) ?? [];
+    const rule = recurrence.find((l) => l.startsWith("RRULE:"));
+    const start = body.start as { dateTime: string; timeZone: string } | undefined;
+    if (!rule || !start) return [];
+    const zone = start.timeZone;
+    const wall = DateTime.fromISO(start.dateTime, { zone });
+    const floating = new ICAL.Time({ year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute, second: wall.second, isDate: false }, ICAL.Timezone.localTimezone);
+    const excluded = new Set(
+      recurrence
+        .filter((l) => l.startsWith("EXDATE"))
+        .flatMap((l) => {
+          const tzid = /;TZID=([^:;]+)/.exec(l)?.[1];
+          return l.slice(l.indexOf(":") + 1).split(",").map((v) => (v.endsWith("Z") ? DateTime.fromFormat(v, "yyyyMMdd'T'HHmmss'Z'", { zone: "UTC" }) : DateTime.fromFormat(v, "yyyyMMdd'T'HHmmss", { zone: tzid ?? zone })).toMillis());
+        }),
+    );
+    const iterator = ICAL.Recur.fromString(rule.slice("RRULE:".length)).iterator(floating);
+    const starts: string[] = [];
+    for (let next = iterator.next(), n = 0; next && n < 1_000; next = iterator.next(), n++) {
+      const at = DateTime.fromObject({ year: next.year, month: next.month, day: next.day, hour: next.hour, minute: next.minute, second: next.second }, { zone });
+      if (!excluded.has(at.toMillis())) starts.push(at.toUTC().toISO({ suppressMilliseconds: true })!);
+    }
+    return starts;
+  }
+
+  private instanceId(eventId: string, start: string): string {
+    return `${eventId}_${DateTime.fromISO(start, { zone: "UTC" }).toFormat("yyyyMMdd'T'HHmmss'Z'")}`;
+  }
+
+  /** An instance not changed yet, by its id: made an event of its own (an exception) on first use, as a patch or delete makes it. */
+  private instanceOf(instanceId: string): StoredEvent | undefined {
+    const cut = instanceId.lastIndexOf("_");
+    const parent = cut > 0 ? this.events.get(instanceId.slice(0, cut)) : undefined;
+    if (!parent || parent.deleted) return undefined;
+    const start = this.instanceStarts(parent.body).find((s) => this.instanceId(parent.id, s) === instanceId);
+    if (!start) return undefined;
+    const instance: StoredEvent = { id: instanceId, body: this.instanceBody(parent, start), deleted: false };
+    this.events.set(instanceId, instance);
+    return instance;
+  }
+
+  private instanceBody(parent: StoredEvent, start: string): Record<string, unknown> {
+    const { recurrence: _recurrence, ...rest } = parent.body;
+    const zone = (parent.body.start as { timeZone: string }).timeZone;
+    const lengthMs = DateTime.fromISO((parent.body.end as { dateTime: string }).dateTime).toMillis() - DateTime.fromISO((parent.body.start as { dateTime: string }).dateTime).toMillis();
+    const at = DateTime.fromISO(start, { zone });
+    return {
+      ...rest,
+      id: this.instanceId(parent.id, start),
+      recurringEventId: parent.id,
+      originalStartTime: { dateTime: at.toISO({ suppressMilliseconds: true }), timeZone: zone },
+      start: { dateTime: at.toISO({ suppressMilliseconds: true }), timeZone: zone },
+      end: { dateTime: at.plus(lengthMs).toISO({ suppressMilliseconds: true }), timeZone: zone },
+    };
+  }
+
+  /** events.instances: the instances of a recurring event, each as changed since; cancelled ones only with `showDeleted`. */
+  private instances(eventId: string, url: URL, res: ServerResponse): void {
+    const parent = this.events.get(eventId);
+    if (!parent) return json(res, 404, { error: { code: 404, message: "Not Found" } });
+    if (parent.deleted) return json(res, 410, { error: { code: 410, message: "Resource has been deleted" } });
+    const originalStart = url.searchParams.get("originalStart");
+    const wanted = originalStart ? DateTime.fromISO(originalStart).toMillis() : undefined;
+    const showDeleted = url.searchParams.get("showDeleted") === "true";
+    const items = this.instanceStarts(parent.body)
+      .filter((s) => wanted === undefined || DateTime.fromISO(s).toMillis() === wanted)
+      .map((s) => this.events.get(this.instanceId(eventId, s)) ?? { id: this.instanceId(eventId, s), body: this.instanceBody(parent, s), deleted: false })
+      .filter((e) => showDeleted || !e.deleted)
+      .map((e) => ({ kind: "calendar#event", ...e.body, status: e.deleted ? "cancelled" : (e.body.status ?? "confirmed") }));
+    return json(res, 200, { kind: "calendar#events", items });
   }
 }

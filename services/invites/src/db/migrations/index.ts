@@ -6,6 +6,7 @@ import { settledChangesKeepKeys } from "./003_settled_changes_keep_keys.js";
 import { deliveriesBeingSent } from "./004_deliveries_being_sent.js";
 import { caldavConnections } from "./005_caldav_connections.js";
 import { microsoftConnections } from "./007_microsoft_connections.js";
+import { seriesChanges } from "./008_series_changes.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections];
+export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections, seriesChanges];
