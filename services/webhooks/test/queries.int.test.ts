@@ -1,8 +1,9 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDue, insertEndpoint, lastMeetingState, listEvents, purgeOldEvents, recordEvent, settleAttempt } from "../src/db/queries.js";
+import { claimDue, insertEndpoint, lastMeetingState, listEvents, purgeOldEvents, settleAttempts } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
+import { batchRecorder } from "../src/handlers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 let db: Knex;
@@ -17,9 +18,9 @@ const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Dat
   data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }] } },
 });
 
-const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e }, () => id("whd"));
+const record = (userId: string, e: PublicEvent, source = id("src")) => batchRecorder(db)({ sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e });
 const endpoint = (userId: string, events = ["*"]) => insertEndpoint(db, { id: id("whe"), userId, mode: "test", url: "http://127.0.0.1:9/", events, description: "", sealedSecret: "sealed" });
-const claim = (busy: string[] = [], perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, busy, leaseMs: 30_000 });
+const claim = (held = new Map<string, number>(), perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, held, leaseMs: 30_000 });
 
 describe("webhooks queries", () => {
   beforeAll(async () => {
@@ -43,7 +44,8 @@ describe("webhooks queries", () => {
     expect(await record("usr_a", e, "src_once")).toBe(true);
     expect(await record("usr_a", { ...e, id: id("evt") }, "src_once")).toBe(false);
     const claimed = await claim();
-    expect(claimed.map((c) => [c.endpointId, c.event.id])).toEqual([[all.id, e.id]]);
+    expect(claimed.map((c) => [c.endpoint.id, c.eventId])).toEqual([[all.id, e.id]]);
+    expect(JSON.parse(claimed[0]!.body)).toEqual(e);
     expect(await claim()).toEqual([]);
   });
 
@@ -54,15 +56,16 @@ describe("webhooks queries", () => {
     await record("usr_c", first);
     await record("usr_c", second);
     for (let i = 0; i < 5; i++) await record("usr_c", event(`mtg_c${i + 2}`, "meeting.created"));
-    const claimed = await claim([], 3);
-    expect(claimed.map((c) => c.event.id)).toContain(first.id);
-    expect(claimed.map((c) => c.event.id)).not.toContain(second.id);
+    const claimed = await claim(new Map(), 3);
+    expect(claimed.map((c) => c.eventId)).toContain(first.id);
+    expect(claimed.map((c) => c.eventId)).not.toContain(second.id);
     expect(claimed).toHaveLength(3);
-    expect(await claim([target.id])).toEqual([]);
-    const held = claimed.find((c) => c.event.id === first.id)!;
-    await settleAttempt(db, { seq: held.seq, endpointId: target.id, attempt: 1 }, { at: new Date(), status: 200, error: null, durationMs: 3 }, { state: "delivered" });
-    const rest = await claim([], 10);
-    expect(rest.map((c) => c.event.id)).toContain(second.id);
+    expect(await claim(new Map([[target.id, 4]]))).toEqual([]);
+    const held = claimed.find((c) => c.eventId === first.id)!;
+    const unblocked = await settleAttempts(db, [{ seq: held.seq, endpointId: target.id, attempt: 1, outcome: { at: new Date(), status: 200, error: null, durationMs: 3 }, next: { state: "delivered" } }]);
+    expect(unblocked).toBe(true);
+    const rest = await claim(new Map(), 10);
+    expect(rest.map((c) => c.eventId)).toContain(second.id);
   });
 
   it("lists only the kept days and forgets older events", async () => {
