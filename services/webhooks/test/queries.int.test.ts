@@ -1,7 +1,7 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDue, insertEndpoint, lastMeetingState, listEvents, purgeOldEvents, settleAttempts } from "../src/db/queries.js";
+import { claimDue, insertEndpoint, lastMeetingState, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
 import { batchRecorder } from "../src/handlers/recording.js";
 import { webhooksService } from "../src/service.js";
@@ -66,6 +66,53 @@ describe("webhooks queries", () => {
     expect(unblocked).toBe(true);
     const rest = await claim(new Map(), 10);
     expect(rest.map((c) => c.eventId)).toContain(second.id);
+  });
+
+  it("settles a batch in one write: attempts, states, last successes; disables only an endpoint with no success in it", async () => {
+    const kept = await endpoint("usr_e");
+    const gone = await endpoint("usr_f");
+    await record("usr_e", event("mtg_e1", "meeting.created"));
+    await record("usr_e", event("mtg_e2", "meeting.created"));
+    await record("usr_f", event("mtg_f1", "meeting.created"));
+    const claimed = (await claim()).filter((c) => [kept.id, gone.id].includes(c.endpoint.id));
+    expect(claimed).toHaveLength(3);
+    const [e1, e2] = claimed.filter((c) => c.endpoint.id === kept.id);
+    const f1 = claimed.find((c) => c.endpoint.id === gone.id)!;
+    const at = new Date("2031-01-01T10:00:00Z");
+    const failed = { at, status: 503, error: "the endpoint answered 503", durationMs: 5 };
+    const retryAt = new Date(Date.now() + 60_000);
+    const unblocked = await settleAttempts(db, [
+      { seq: e1!.seq, endpointId: kept.id, attempt: 1, outcome: { at, status: 204, error: null, durationMs: 2 }, next: { state: "delivered" } },
+      { seq: e2!.seq, endpointId: kept.id, attempt: 1, outcome: failed, next: { state: "failed", disable: true } },
+      { seq: f1.seq, endpointId: gone.id, attempt: 3, outcome: failed, next: { state: "failed", disable: true } },
+    ]);
+    expect(unblocked).toBe(false);
+    const endpoints = await db("endpoints").whereIn("id", [kept.id, gone.id]).select<{ id: string; enabled: boolean; last_success_at: Date | null }[]>("id", "enabled", "last_success_at");
+    expect(endpoints.find((e) => e.id === kept.id)).toMatchObject({ enabled: true, last_success_at: at });
+    expect(endpoints.find((e) => e.id === gone.id)).toMatchObject({ enabled: false, last_success_at: null });
+    const views = await listDeliveries(db, { ids: [e1!.id, e2!.id, f1.id] });
+    expect(views.map((v) => [v.id, v.state, v.attempts.map((a) => a.status)])).toEqual(
+      expect.arrayContaining([
+        [e1!.id, "delivered", [204]],
+        [e2!.id, "failed", [503]],
+        [f1.id, "failed", [503]],
+      ]),
+    );
+
+    await record("usr_e", event("mtg_e3", "meeting.created"));
+    const [e3] = (await claim()).filter((c) => c.endpoint.id === kept.id);
+    await settleAttempts(db, [{ seq: e3!.seq, endpointId: kept.id, attempt: 1, outcome: failed, next: { state: "pending", nextAttemptAt: retryAt } }]);
+    const [retried] = await listDeliveries(db, { ids: [e3!.id] });
+    expect(retried).toMatchObject({ state: "pending", nextAttemptAt: retryAt });
+  });
+
+  it("gives claimed deliveries back at once", async () => {
+    const target = await endpoint("usr_g");
+    await record("usr_g", event("mtg_g1", "meeting.created"));
+    const [taken] = (await claim()).filter((c) => c.endpoint.id === target.id);
+    expect((await claim()).filter((c) => c.endpoint.id === target.id)).toEqual([]);
+    await releaseClaims(db, [taken!.seq]);
+    expect((await claim()).filter((c) => c.endpoint.id === target.id).map((c) => c.id)).toEqual([taken!.id]);
   });
 
   it("lists only the kept days and forgets older events", async () => {

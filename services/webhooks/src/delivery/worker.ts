@@ -19,6 +19,13 @@ const PURGE_BATCH = 1_000;
  */
 const CLAIM_AHEAD = 2;
 
+/**
+ * A claimed delivery not started within this many timeouts of its claim is
+ * given back rather than sent: its attempt (at most one timeout) and the
+ * writing of its outcome then still end within its lease of three.
+ */
+const SEND_WITHIN_TIMEOUTS = 1.5;
+
 export interface WorkerSettings {
   retry: RetryPolicy;
   /** A receiver answers within this, or the attempt fails (api-decisions part 12: 10 s). */
@@ -113,15 +120,14 @@ export class DeliveryWorker {
         if (limit > 0) {
           const perEndpoint = CLAIM_AHEAD * settings.perEndpoint;
           const claimed = await claimDue(this.db, { limit, perEndpoint, held: this.held, leaseMs: settings.timeoutMs * 3 });
-          const sendBy = Date.now() + settings.timeoutMs * 2;
-          const taken = new Map<string, number>();
+          const sendBy = Date.now() + settings.timeoutMs * SEND_WITHIN_TIMEOUTS;
           for (const delivery of claimed) {
             const endpoint = delivery.endpoint.id;
-            taken.set(endpoint, (taken.get(endpoint) ?? 0) + 1);
             this.held.set(endpoint, (this.held.get(endpoint) ?? 0) + 1);
             this.waiting.push({ delivery, sendBy });
           }
-          this.moreDue = claimed.length === limit || [...taken.keys()].some((id) => (this.held.get(id) ?? 0) >= perEndpoint);
+          // Deliveries left behind for want of room: a freed slot claims again rather than waiting for the poll.
+          this.moreDue = claimed.length === limit || [...this.held.values()].some((n) => n >= perEndpoint);
           this.pump();
           if (this.moreDue && claimed.length > 0) continue;
         } else {
@@ -139,11 +145,13 @@ export class DeliveryWorker {
     const { settings } = this;
     const now = Date.now();
     const still: Waiting[] = [];
+    const late: number[] = [];
     for (const entry of this.waiting) {
       const endpoint = entry.delivery.endpoint.id;
       if (entry.sendBy < now) {
-        // Its lease may run out mid-attempt: left to the next claim, here or in another replica.
+        // Its lease might run out mid-attempt: given back to the next claim, here or in another replica.
         this.release(endpoint);
+        late.push(entry.delivery.seq);
       } else if (this.sending.size < settings.concurrency && (this.inFlight.get(endpoint) ?? 0) < settings.perEndpoint) {
         this.launch(entry.delivery);
       } else {
@@ -151,6 +159,7 @@ export class DeliveryWorker {
       }
     }
     this.waiting = still;
+    if (late.length > 0) void releaseClaims(this.db, late).catch((err: unknown) => this.logger.warn({ err }, "late webhook deliveries not released; their leases will run out"));
   }
 
   private launch(delivery: ClaimedDelivery): void {
