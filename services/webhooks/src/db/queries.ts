@@ -226,8 +226,8 @@ export interface ClaimedDelivery {
 }
 
 /** How many candidates a claim looks at for each delivery it may take: enough to pass over endpoints that are full. */
-const CANDIDATES_PER_CLAIMED = 4;
-const MIN_CANDIDATES = 100;
+const CANDIDATES_PER_CLAIMED = 2;
+const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 1_000;
 
 /**

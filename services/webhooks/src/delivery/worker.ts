@@ -163,6 +163,7 @@ export class DeliveryWorker {
   }
 
   private launch(delivery: ClaimedDelivery): void {
+    const { settings } = this;
     const endpoint = delivery.endpoint.id;
     this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
     const sent = this.attempt(delivery)
@@ -173,7 +174,8 @@ export class DeliveryWorker {
         this.release(endpoint);
         this.sending.delete(sent);
         if (!this.stopped) this.pump();
-        if (this.moreDue) this.wake();
+        // Refilled once its claimed-ahead deliveries have all started, not at every finish: a claim serves several.
+        if (this.moreDue && ((this.held.get(endpoint) ?? 0) <= settings.perEndpoint || this.waiting.length === 0)) this.wake();
       });
     this.sending.add(sent);
   }
