@@ -106,6 +106,20 @@ describe("webhooks queries", () => {
     expect(retried).toMatchObject({ state: "pending", nextAttemptAt: retryAt });
   });
 
+  it("settles the rest of a batch when one delivery's endpoint was deleted meanwhile", async () => {
+    const deleted = await endpoint("usr_h");
+    const kept = await endpoint("usr_i");
+    await record("usr_h", event("mtg_h1", "meeting.created"));
+    await record("usr_i", event("mtg_i1", "meeting.created"));
+    const claimed = (await claim()).filter((c) => [deleted.id, kept.id].includes(c.endpoint.id));
+    expect(claimed).toHaveLength(2);
+    await db("endpoints").where({ id: deleted.id }).delete();
+    const outcome = { at: new Date(), status: 204, error: null, durationMs: 1 };
+    await settleAttempts(db, claimed.map((c) => ({ seq: c.seq, endpointId: c.endpoint.id, attempt: 1, outcome, next: { state: "delivered" as const } })));
+    const [settled] = await listDeliveries(db, { ids: claimed.filter((c) => c.endpoint.id === kept.id).map((c) => c.id) });
+    expect(settled).toMatchObject({ state: "delivered", attempts: [{ status: 204 }] });
+  });
+
   it("gives claimed deliveries back at once", async () => {
     const target = await endpoint("usr_g");
     await record("usr_g", event("mtg_g1", "meeting.created"));

@@ -336,7 +336,8 @@ export interface Settlement {
  * statement (so at once, or not at all): each attempt's record, its
  * delivery's state, the last success of endpoints that took one, and
  * endpoints to disable, unless the same batch holds a success of theirs.
- * Whether a settled delivery was holding back a later event of its meeting
+ * A delivery that is gone (its endpoint was deleted meanwhile) is passed
+ * over. Whether a settled delivery was holding back a later event of its meeting
  * for its endpoint, which is due now.
  */
 export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
@@ -359,7 +360,8 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
                                                      duration_ms int, state varchar, next_attempt_at timestamptz, disable boolean)
      ), recorded as (
        insert into delivery_attempts (delivery_seq, attempt, at, status, error, duration_ms)
-       select seq, attempt, at, status, error, duration_ms from outcome
+       select o.seq, o.attempt, o.at, o.status, o.error, o.duration_ms from outcome o
+       where exists (select 1 from deliveries d where d.seq = o.seq)
        on conflict (delivery_seq, attempt) do nothing
      ), settled as (
        update deliveries d
