@@ -218,11 +218,16 @@ export class DeliveryWorker {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
+      const done = () => {
+        // A wake while the loop is not asleep must not be swallowed: it sets `woken` for the next sleep.
+        this.wakeUp = () => {};
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = () => {
         this.woken = false;
         clearTimeout(timer);
-        resolve();
+        done();
       };
     });
   }
