@@ -6,6 +6,7 @@ import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
 import { SettlementWriter } from "./settlements.js";
 import { DeliverySigner } from "./signer.js";
+import { WakeableSleep } from "./wakeableSleep.js";
 
 const PURGE_EVERY_MS = 3_600_000;
 const PURGE_BATCH = 1_000;
@@ -60,9 +61,7 @@ interface Waiting {
  */
 export class DeliveryWorker {
   private stopped = false;
-  private wakeUp: () => void = () => {};
-  /** Set by a wake that came while the loop was not asleep: its next sleep is skipped. */
-  private woken = false;
+  private readonly rest = new WakeableSleep();
   /** Whether the last claim may have left due deliveries behind (it took all it could): a freed slot then claims again. */
   private moreDue = false;
   private running: Promise<void> | undefined;
@@ -94,13 +93,12 @@ export class DeliveryWorker {
 
   /** New deliveries were queued, or some settled: look now rather than at the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp();
+    this.rest.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wakeUp();
+    this.rest.wake();
     await this.running;
     const unsent = this.waiting.map((w) => w.delivery.seq);
     this.waiting = [];
@@ -136,7 +134,7 @@ export class DeliveryWorker {
       } catch (err) {
         this.logger.error({ err }, "webhook delivery round failed; trying again shortly");
       }
-      await this.sleep(settings.pollMs);
+      await this.rest.sleep(settings.pollMs);
     }
   }
 
@@ -210,26 +208,6 @@ export class DeliveryWorker {
       if (batch < PURGE_BATCH || this.stopped) break;
     }
     if (purged > 0) this.logger.info({ purged }, "events older than 30 days deleted");
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        // A wake while the loop is not asleep must not be swallowed: it sets `woken` for the next sleep.
-        this.wakeUp = () => {};
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = () => {
-        this.woken = false;
-        clearTimeout(timer);
-        done();
-      };
-    });
   }
 }
 
