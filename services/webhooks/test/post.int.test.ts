@@ -5,12 +5,24 @@ import { postJson } from "../src/delivery/post.js";
 
 describe("posting to a receiver", () => {
   const hits: string[] = [];
+  /** Each request's connection, by number of the connection. */
+  const connectionOf: number[] = [];
   let server: Server;
   let port: number;
   beforeAll(async () => {
+    let connections = 0;
+    const numbers = new WeakMap<object, number>();
+    const served = new WeakSet<object>();
     server = createServer((req, res) => {
       hits.push(req.url ?? "");
-      if (req.url === "/redirect") {
+      if (!numbers.has(req.socket)) numbers.set(req.socket, ++connections);
+      connectionOf.push(numbers.get(req.socket)!);
+      const again = served.has(req.socket);
+      served.add(req.socket);
+      if (req.url === "/one-per-connection" && again) {
+        // As a receiver whose idle timeout struck just as the connection was reused.
+        req.socket.destroy();
+      } else if (req.url === "/redirect") {
         res.writeHead(302, { location: "/target" }).end();
       } else if (req.url === "/endless") {
         res.writeHead(200);
@@ -39,6 +51,22 @@ describe("posting to a receiver", () => {
 
   it("delivers on a 2xx", async () => {
     expect(await post("/ok")).toMatchObject({ status: 204, error: null });
+  });
+
+  it("keeps the connection alive for the next delivery to the same origin", async () => {
+    expect(await post("/ok")).toMatchObject({ status: 204, error: null });
+    expect(await post("/ok")).toMatchObject({ status: 204, error: null });
+    const [first, second] = connectionOf.slice(-2);
+    expect(second).toBe(first);
+  });
+
+  it("sends again on a new connection when a kept-alive one was closed under it, within the same time", async () => {
+    expect(await post("/one-per-connection")).toMatchObject({ status: 204, error: null });
+    const before = hits.length;
+    expect(await post("/one-per-connection")).toMatchObject({ status: 204, error: null });
+    expect(hits.slice(before)).toEqual(["/one-per-connection", "/one-per-connection"]);
+    const [closed, fresh] = connectionOf.slice(-2);
+    expect(fresh).not.toBe(closed);
   });
 
   it("refuses, at delivery, a name that resolves to loopback and a loopback literal, sending nothing", async () => {

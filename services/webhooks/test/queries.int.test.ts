@@ -1,8 +1,9 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDue, insertEndpoint, lastMeetingState, listEvents, purgeOldEvents, recordEvent, settleAttempt } from "../src/db/queries.js";
+import { claimDue, insertEndpoint, lastMeetingState, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
+import { batchRecorder } from "../src/handlers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 let db: Knex;
@@ -17,9 +18,9 @@ const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Dat
   data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }], recurrence: null, seriesId: null, originalStartTime: null } },
 });
 
-const record = (userId: string, e: PublicEvent, source = id("src")) => recordEvent(db, { sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e }, () => id("whd"));
+const record = (userId: string, e: PublicEvent, source = id("src")) => batchRecorder(db)({ sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e });
 const endpoint = (userId: string, events = ["*"]) => insertEndpoint(db, { id: id("whe"), userId, mode: "test", url: "http://127.0.0.1:9/", events, description: "", sealedSecret: "sealed" });
-const claim = (busy: string[] = [], perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, busy, leaseMs: 30_000 });
+const claim = (held = new Map<string, number>(), perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, held, leaseMs: 30_000 });
 
 describe("webhooks queries", () => {
   beforeAll(async () => {
@@ -43,7 +44,8 @@ describe("webhooks queries", () => {
     expect(await record("usr_a", e, "src_once")).toBe(true);
     expect(await record("usr_a", { ...e, id: id("evt") }, "src_once")).toBe(false);
     const claimed = await claim();
-    expect(claimed.map((c) => [c.endpointId, c.event.id])).toEqual([[all.id, e.id]]);
+    expect(claimed.map((c) => [c.endpoint.id, c.eventId])).toEqual([[all.id, e.id]]);
+    expect(JSON.parse(claimed[0]!.body)).toEqual(e);
     expect(await claim()).toEqual([]);
   });
 
@@ -54,15 +56,77 @@ describe("webhooks queries", () => {
     await record("usr_c", first);
     await record("usr_c", second);
     for (let i = 0; i < 5; i++) await record("usr_c", event(`mtg_c${i + 2}`, "meeting.created"));
-    const claimed = await claim([], 3);
-    expect(claimed.map((c) => c.event.id)).toContain(first.id);
-    expect(claimed.map((c) => c.event.id)).not.toContain(second.id);
+    const claimed = await claim(new Map(), 3);
+    expect(claimed.map((c) => c.eventId)).toContain(first.id);
+    expect(claimed.map((c) => c.eventId)).not.toContain(second.id);
     expect(claimed).toHaveLength(3);
-    expect(await claim([target.id])).toEqual([]);
-    const held = claimed.find((c) => c.event.id === first.id)!;
-    await settleAttempt(db, { seq: held.seq, endpointId: target.id, attempt: 1 }, { at: new Date(), status: 200, error: null, durationMs: 3 }, { state: "delivered" });
-    const rest = await claim([], 10);
-    expect(rest.map((c) => c.event.id)).toContain(second.id);
+    expect(await claim(new Map([[target.id, 4]]))).toEqual([]);
+    const held = claimed.find((c) => c.eventId === first.id)!;
+    const unblocked = await settleAttempts(db, [{ seq: held.seq, endpointId: target.id, attempt: 1, outcome: { at: new Date(), status: 200, error: null, durationMs: 3 }, next: { state: "delivered" } }]);
+    expect(unblocked).toBe(true);
+    const rest = await claim(new Map(), 10);
+    expect(rest.map((c) => c.eventId)).toContain(second.id);
+  });
+
+  it("settles a batch in one write: attempts, states, last successes; disables only an endpoint with no success in it", async () => {
+    const kept = await endpoint("usr_e");
+    const gone = await endpoint("usr_f");
+    await record("usr_e", event("mtg_e1", "meeting.created"));
+    await record("usr_e", event("mtg_e2", "meeting.created"));
+    await record("usr_f", event("mtg_f1", "meeting.created"));
+    const claimed = (await claim()).filter((c) => [kept.id, gone.id].includes(c.endpoint.id));
+    expect(claimed).toHaveLength(3);
+    const [e1, e2] = claimed.filter((c) => c.endpoint.id === kept.id);
+    const f1 = claimed.find((c) => c.endpoint.id === gone.id)!;
+    const at = new Date("2031-01-01T10:00:00Z");
+    const failed = { at, status: 503, error: "the endpoint answered 503", durationMs: 5 };
+    const retryAt = new Date(Date.now() + 60_000);
+    const unblocked = await settleAttempts(db, [
+      { seq: e1!.seq, endpointId: kept.id, attempt: 1, outcome: { at, status: 204, error: null, durationMs: 2 }, next: { state: "delivered" } },
+      { seq: e2!.seq, endpointId: kept.id, attempt: 1, outcome: failed, next: { state: "failed", disable: true } },
+      { seq: f1.seq, endpointId: gone.id, attempt: 3, outcome: failed, next: { state: "failed", disable: true } },
+    ]);
+    expect(unblocked).toBe(false);
+    const endpoints = await db("endpoints").whereIn("id", [kept.id, gone.id]).select<{ id: string; enabled: boolean; last_success_at: Date | null }[]>("id", "enabled", "last_success_at");
+    expect(endpoints.find((e) => e.id === kept.id)).toMatchObject({ enabled: true, last_success_at: at });
+    expect(endpoints.find((e) => e.id === gone.id)).toMatchObject({ enabled: false, last_success_at: null });
+    const views = await listDeliveries(db, { ids: [e1!.id, e2!.id, f1.id] });
+    expect(views.map((v) => [v.id, v.state, v.attempts.map((a) => a.status)])).toEqual(
+      expect.arrayContaining([
+        [e1!.id, "delivered", [204]],
+        [e2!.id, "failed", [503]],
+        [f1.id, "failed", [503]],
+      ]),
+    );
+
+    await record("usr_e", event("mtg_e3", "meeting.created"));
+    const [e3] = (await claim()).filter((c) => c.endpoint.id === kept.id);
+    await settleAttempts(db, [{ seq: e3!.seq, endpointId: kept.id, attempt: 1, outcome: failed, next: { state: "pending", nextAttemptAt: retryAt } }]);
+    const [retried] = await listDeliveries(db, { ids: [e3!.id] });
+    expect(retried).toMatchObject({ state: "pending", nextAttemptAt: retryAt });
+  });
+
+  it("settles the rest of a batch when one delivery's endpoint was deleted meanwhile", async () => {
+    const deleted = await endpoint("usr_h");
+    const kept = await endpoint("usr_i");
+    await record("usr_h", event("mtg_h1", "meeting.created"));
+    await record("usr_i", event("mtg_i1", "meeting.created"));
+    const claimed = (await claim()).filter((c) => [deleted.id, kept.id].includes(c.endpoint.id));
+    expect(claimed).toHaveLength(2);
+    await db("endpoints").where({ id: deleted.id }).delete();
+    const outcome = { at: new Date(), status: 204, error: null, durationMs: 1 };
+    await settleAttempts(db, claimed.map((c) => ({ seq: c.seq, endpointId: c.endpoint.id, attempt: 1, outcome, next: { state: "delivered" as const } })));
+    const [settled] = await listDeliveries(db, { ids: claimed.filter((c) => c.endpoint.id === kept.id).map((c) => c.id) });
+    expect(settled).toMatchObject({ state: "delivered", attempts: [{ status: 204 }] });
+  });
+
+  it("gives claimed deliveries back at once", async () => {
+    const target = await endpoint("usr_g");
+    await record("usr_g", event("mtg_g1", "meeting.created"));
+    const [taken] = (await claim()).filter((c) => c.endpoint.id === target.id);
+    expect((await claim()).filter((c) => c.endpoint.id === target.id)).toEqual([]);
+    await releaseClaims(db, [taken!.seq]);
+    expect((await claim()).filter((c) => c.endpoint.id === target.id).map((c) => c.id)).toEqual([taken!.id]);
   });
 
   it("lists only the kept days and forgets older events", async () => {

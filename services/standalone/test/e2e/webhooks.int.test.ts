@@ -174,7 +174,8 @@ describe.each(WIRINGS)("webhooks end to end (%s)", async (wiring) => {
     expect(delivery.attempts.every((a: { status: number }) => a.status === 503)).toBe(true);
   });
 
-  it.runIf(suite.available && wiring === "cluster")("delivers every event at least once, with the same webhook-id, across a restart of the webhooks service", async () => {
+  // The stop waits for attempts in flight (up to 10 s each, to the silent receiver of an earlier test), and the wait below is 60 s.
+  it.runIf(suite.available && wiring === "cluster")("delivers every event at least once, with the same webhook-id, across a restart of the webhooks service", { timeout: 90_000 }, async () => {
     const user = await createUserWithKey(suite.url);
     await createEndpoint(user.key, receiver.url("/restart"));
     const ids: string[] = [];

@@ -27,28 +27,49 @@ export async function lastMeetingState(db: Knex, meetingId: string): Promise<Mee
   return row ? (json<PublicEvent>(row.body).data.object as Meeting) : undefined;
 }
 
+/** An enabled endpoint and the event types it takes. */
+export interface SubscribedEndpoint {
+  id: string;
+  events: string[];
+}
+
+/** The enabled endpoints of a user's mode: those an event of theirs may be owed to. */
+export async function enabledEndpoints(db: Knex, userId: string, mode: Mode): Promise<SubscribedEndpoint[]> {
+  const rows = await db("endpoints").where({ user_id: userId, mode, enabled: true }).select<{ id: string; events: string[] | string }[]>("id", "events");
+  return rows.map((r) => ({ id: r.id, events: json<string[]>(r.events) }));
+}
+
 /**
- * Records an event and, in the same transaction, one delivery for every
- * enabled endpoint of its user and mode subscribed to its type. A meeting
- * event seen before (a redelivery) records nothing again: false.
+ * Records an event and its deliveries (one a subscribed endpoint) in one
+ * statement. A meeting event seen before (a redelivery) records nothing
+ * again: false.
  */
-export async function recordEvent(db: Knex, record: EventToRecord, newDeliveryId: () => string): Promise<boolean> {
+export async function recordEvent(db: Knex, record: EventToRecord, deliveries: readonly { id: string; endpointId: string }[]): Promise<boolean> {
   const { event } = record;
-  const inserted = await db.raw<{ rows: { seq: number }[] }>(
-    `insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_event_id) do nothing returning seq`,
-    [event.id, record.sourceEventId, record.userId, event.mode, event.type, record.meetingId, JSON.stringify(event), event.createdAt],
+  const { rows } = await db.raw<{ rows: { seq: number }[] }>(
+    `with recorded as (
+       insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_event_id) do nothing returning seq
+     ), queued as (
+       insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
+       select owed.id, owed.endpoint_id, recorded.seq, ?, 'pending'
+       from recorded, json_to_recordset(?::json) as owed(id varchar, endpoint_id varchar)
+     )
+     select seq from recorded`,
+    [
+      event.id,
+      record.sourceEventId,
+      record.userId,
+      event.mode,
+      event.type,
+      record.meetingId,
+      JSON.stringify(event),
+      event.createdAt,
+      record.meetingId,
+      JSON.stringify(deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId }))),
+    ],
   );
-  const seq = inserted.rows[0]?.seq;
-  if (seq === undefined) return false;
-  const endpoints = await db("endpoints")
-    .where({ user_id: record.userId, mode: event.mode, enabled: true })
-    .whereRaw("(events \\? '*' or events \\? ?)", [event.type])
-    .select<{ id: string }[]>("id");
-  if (endpoints.length > 0) {
-    await db("deliveries").insert(endpoints.map((e) => ({ id: newDeliveryId(), endpoint_id: e.id, event_seq: seq, meeting_id: record.meetingId, state: "pending" })));
-  }
-  return true;
+  return rows.length > 0;
 }
 
 /**
@@ -157,13 +178,6 @@ export async function findEndpoint(db: Knex, userId: string, mode: Mode, id: str
   return row ? toEndpoint(row) : undefined;
 }
 
-/** Endpoints by id, whoever owns them: for the worker. */
-export async function endpointsByIds(db: Knex, ids: readonly string[]): Promise<Map<string, EndpointRecord>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db("endpoints").whereIn("id", [...ids]).select<EndpointRow[]>("*");
-  return new Map(rows.map((r) => [r.id, toEndpoint(r)]));
-}
-
 export async function updateEndpoint(
   db: Knex,
   userId: string,
@@ -192,54 +206,114 @@ export async function rollSecret(db: Knex, id: string, sealedSecret: string, sea
 
 // ---- deliveries --------------------------------------------------------------------------
 
-/** A delivery the worker has claimed, with the event it carries. */
+/** What signing a delivery takes of its endpoint. */
+export interface SigningKeys {
+  id: string;
+  sealedSecret: string;
+  sealedPreviousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** A delivery the worker has claimed, with the event it carries (as stored: the body sent) and its endpoint. */
 export interface ClaimedDelivery {
   seq: number;
   id: string;
-  endpointId: string;
   attempts: number;
   createdAt: Date;
-  event: PublicEvent;
+  eventId: string;
+  body: string;
+  endpoint: SigningKeys & { url: string };
 }
+
+/** How many candidates a claim looks at for each delivery it may take: enough to pass over endpoints that are full. */
+const CANDIDATES_PER_CLAIMED = 2;
+const MIN_CANDIDATES = 50;
+const MAX_CANDIDATES = 1_000;
 
 /**
  * Leases up to `limit` deliveries that are due, to this worker, until
- * `leaseMs` from now. A delivery is due only when no earlier event of its
- * meeting still waits for the same endpoint (so a meeting's events arrive in
- * order), and at most `perEndpoint` of one endpoint are taken at once, none
- * of an endpoint in `busy`: a receiver that never answers holds up only its
- * own deliveries. Leased rows are skipped by other replicas until the lease
- * runs out (a crashed worker's deliveries are taken again then).
+ * `leaseMs` from now, in one statement. A delivery is due only when no
+ * earlier event of its meeting still waits for the same endpoint (so a
+ * meeting's events arrive in order); of one endpoint at most `perEndpoint`
+ * less what this worker already `held` of it are taken: a receiver that
+ * never answers holds up only its own deliveries. Rows another replica is
+ * claiming at the same moment are skipped, not waited for; leased rows are
+ * skipped until the lease runs out (a crashed worker's deliveries are taken
+ * again then).
  */
-export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; busy: readonly string[]; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.raw<{ rows: { seq: number; id: string; endpoint_id: string; attempts: number; created_at: Date | string; body: PublicEvent | string }[] }>(
-    `with due as (
-       select d.seq, row_number() over (partition by d.endpoint_id order by d.event_seq, d.seq) as place
+export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
+  const candidates = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * CANDIDATES_PER_CLAIMED));
+  const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
+    `with room as (
+       select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
+     ), candidates as (
+       select d.seq, d.endpoint_id, d.event_seq, d.next_attempt_at
        from deliveries d
        join endpoints e on e.id = d.endpoint_id and e.enabled
        where d.state = 'pending' and d.next_attempt_at <= now()
          and (d.lease_until is null or d.lease_until < now())
-         and not (d.endpoint_id = any(?::varchar[]))
+         and not exists (select 1 from room where room.endpoint_id = d.endpoint_id and room.free <= 0)
          and not exists (
            select 1 from deliveries p
            where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending' and p.event_seq < d.event_seq)
        order by d.next_attempt_at
-       limit 1000
+       limit ?
+     ), placed as (
+       select c.seq, c.next_attempt_at,
+              row_number() over (partition by c.endpoint_id order by c.event_seq, c.seq) as place,
+              coalesce((select free from room where room.endpoint_id = c.endpoint_id), ?) as free
+       from candidates c
      ), picked as (
-       select seq from due where place <= ? limit ?
+       select seq from placed where place <= free order by next_attempt_at, seq limit ?
+     ), locked as (
+       select d.seq from deliveries d
+       where d.seq = any(array(select seq from picked)) and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+       for update skip locked
      )
      update deliveries d set lease_until = now() + (? * interval '1 millisecond')
-     from picked, events ev
-     where d.seq = picked.seq and ev.seq = d.event_seq
-       and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-     returning d.seq, d.id, d.endpoint_id, d.attempts, d.created_at, ev.body`,
-    [`{${busy(q.busy)}}`, q.perEndpoint, q.limit, q.leaseMs],
+     from events ev, endpoints e
+     where d.seq = any(array(select seq from locked)) and ev.seq = d.event_seq and e.id = d.endpoint_id
+     returning d.seq, d.id, d.attempts, d.created_at, ev.id as event_id, ev.body::text as body,
+               e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at`,
+    [JSON.stringify(room), candidates, q.perEndpoint, q.limit, q.leaseMs],
   );
-  return rows.map((r) => ({ seq: r.seq, id: r.id, endpointId: r.endpoint_id, attempts: r.attempts, createdAt: date(r.created_at), event: json<PublicEvent>(r.body) }));
+  return rows.map((r) => ({
+    seq: r.seq,
+    id: r.id,
+    attempts: r.attempts,
+    createdAt: date(r.created_at),
+    eventId: r.event_id,
+    body: r.body,
+    endpoint: {
+      id: r.endpoint_id,
+      url: r.url,
+      sealedSecret: r.sealed_secret,
+      sealedPreviousSecret: r.sealed_previous_secret,
+      previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : date(r.previous_secret_expires_at),
+    },
+  }));
 }
 
-/** Endpoint ids as a Postgres array literal (they are `whe_` and base62, nothing to quote). */
-const busy = (ids: readonly string[]) => ids.filter((id) => /^whe_[0-9A-Za-z]+$/.test(id)).join(",");
+interface ClaimedRow {
+  seq: number;
+  id: string;
+  attempts: number;
+  created_at: Date | string;
+  event_id: string;
+  body: string;
+  endpoint_id: string;
+  url: string;
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+}
+
+/** Gives claimed deliveries that were not sent back at once, rather than when their lease runs out: for a worker that stops. */
+export async function releaseClaims(db: Knex, seqs: readonly number[]): Promise<void> {
+  if (seqs.length === 0) return;
+  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ lease_until: null });
+}
 
 export interface AttemptOutcome {
   at: Date;
@@ -248,28 +322,70 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
+/** One attempt and where it leaves its delivery: delivered, failed for good (disabling the endpoint or not), or due again. */
+export interface Settlement {
+  seq: number;
+  endpointId: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  next: { state: "delivered" } | { state: "failed"; disable: boolean } | { state: "pending"; nextAttemptAt: Date };
+}
+
 /**
- * Writes an attempt and where it leaves the delivery: delivered, failed for
- * good, or due again at `nextAttemptAt`. Delivered moves the endpoint's last
- * success; `disable` turns the endpoint off, in the same transaction.
+ * Writes attempts and where they leave their deliveries, all in one
+ * statement (so at once, or not at all): each attempt's record, its
+ * delivery's state, the last success of endpoints that took one, and
+ * endpoints to disable, unless the same batch holds a success of theirs.
+ * A delivery that is gone (its endpoint was deleted meanwhile) is passed
+ * over. Whether a settled delivery was holding back a later event of its meeting
+ * for its endpoint, which is due now.
  */
-export async function settleAttempt(
-  db: Knex,
-  d: { seq: number; endpointId: string; attempt: number },
-  outcome: AttemptOutcome,
-  next: { state: "delivered" } | { state: "failed"; disable: boolean } | { state: "pending"; nextAttemptAt: Date },
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx("delivery_attempts")
-      .insert({ delivery_seq: d.seq, attempt: d.attempt, at: outcome.at, status: outcome.status, error: outcome.error, duration_ms: outcome.durationMs })
-      .onConflict(["delivery_seq", "attempt"])
-      .ignore();
-    await trx("deliveries")
-      .where({ seq: d.seq })
-      .update({ state: next.state, attempts: d.attempt, lease_until: null, ...(next.state === "pending" ? { next_attempt_at: next.nextAttemptAt } : {}) });
-    if (next.state === "delivered") await trx("endpoints").where({ id: d.endpointId }).update({ last_success_at: outcome.at });
-    if (next.state === "failed" && next.disable) await trx("endpoints").where({ id: d.endpointId }).update({ enabled: false });
-  });
+export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
+  if (settlements.length === 0) return false;
+  const outcomes = settlements.map((s) => ({
+    seq: s.seq,
+    endpoint_id: s.endpointId,
+    attempt: s.attempt,
+    at: s.outcome.at.toISOString(),
+    status: s.outcome.status,
+    error: s.outcome.error,
+    duration_ms: s.outcome.durationMs,
+    state: s.next.state,
+    next_attempt_at: s.next.state === "pending" ? s.next.nextAttemptAt.toISOString() : null,
+    disable: s.next.state === "failed" && s.next.disable,
+  }));
+  const { rows } = await db.raw<{ rows: { unblocked: boolean }[] }>(
+    `with outcome as (
+       select * from json_to_recordset(?::json) as o(seq bigint, endpoint_id varchar, attempt int, at timestamptz, status int, error text,
+                                                     duration_ms int, state varchar, next_attempt_at timestamptz, disable boolean)
+     ), recorded as (
+       insert into delivery_attempts (delivery_seq, attempt, at, status, error, duration_ms)
+       select o.seq, o.attempt, o.at, o.status, o.error, o.duration_ms from outcome o
+       where exists (select 1 from deliveries d where d.seq = o.seq)
+       on conflict (delivery_seq, attempt) do nothing
+     ), settled as (
+       update deliveries d
+       set state = o.state, attempts = o.attempt, lease_until = null, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
+       from outcome o where d.seq = o.seq
+       returning d.endpoint_id, d.meeting_id, d.event_seq, d.state
+     ), of_endpoint as (
+       select endpoint_id, max(at) filter (where state = 'delivered') as succeeded_at, bool_or(disable) as disable
+       from outcome group by endpoint_id
+     ), endpoints_settled as (
+       update endpoints e
+       set last_success_at = greatest(e.last_success_at, p.succeeded_at),
+           enabled = e.enabled and not (p.disable and p.succeeded_at is null)
+       from of_endpoint p
+       where e.id = p.endpoint_id and (p.succeeded_at is not null or p.disable)
+     )
+     select exists (
+       select 1 from settled s join deliveries later
+         on later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+       where s.state <> 'pending'
+     ) as unblocked`,
+    [JSON.stringify(outcomes)],
+  );
+  return rows[0]?.unblocked ?? false;
 }
 
 /** When the endpoint last took a delivery; null when never. */

@@ -1,13 +1,31 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { claimDue, endpointsByIds, lastSuccessAt, purgeOldEvents, settleAttempt, type AttemptOutcome, type ClaimedDelivery, type EndpointRecord } from "../db/queries.js";
+import { claimDue, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type Settlement } from "../db/queries.js";
 import { disablesEndpoint, isDelivered, nextAttemptAt, type RetryPolicy } from "../domain/retry.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
-import { signDelivery } from "./signer.js";
+import { SettlementWriter } from "./settlements.js";
+import { DeliverySigner } from "./signer.js";
+import { WakeableSleep } from "./wakeableSleep.js";
 
 const PURGE_EVERY_MS = 3_600_000;
 const PURGE_BATCH = 1_000;
+
+/**
+ * How many deliveries of an endpoint (and in all) are claimed ahead of being
+ * sent, as a multiple of what may be in flight: the next ones are at hand the
+ * moment a slot frees, without waiting for a claim. Twice, so a claimed
+ * delivery waits for a slot at most one timeout, and its lease (three
+ * timeouts) outlasts the wait and its own attempt.
+ */
+const CLAIM_AHEAD = 2;
+
+/**
+ * A claimed delivery not started within this many timeouts of its claim is
+ * given back rather than sent: its attempt (at most one timeout) and the
+ * writing of its outcome then still end within its lease of three.
+ */
+const SEND_WITHIN_TIMEOUTS = 1.5;
 
 export interface WorkerSettings {
   retry: RetryPolicy;
@@ -22,47 +40,72 @@ export interface WorkerSettings {
   pollMs: number;
 }
 
+/** A claimed delivery waiting for a slot, and until when it may still be sent under its lease. */
+interface Waiting {
+  delivery: ClaimedDelivery;
+  sendBy: number;
+}
+
 /**
  * Sends the deliveries the event consumer queued. Each is sent on its own,
- * without waiting for the others: the loop claims more as soon as a slot
- * frees, so a receiver that never answers occupies at most `perEndpoint`
- * slots for `timeoutMs`, and every other endpoint's deliveries go on. The
- * lease outlives the attempt, so a replica that dies mid-attempt leaves the
- * delivery to be tried again (at least once; the same `webhook-id` lets the
- * receiver drop the repeat).
+ * without waiting for the others, at most `perEndpoint` of one endpoint and
+ * `concurrency` in all at once: a receiver that never answers occupies only
+ * its own slots for `timeoutMs`, and every other endpoint's deliveries go on.
+ * Deliveries are claimed in batches, a few ahead of the free slots, in one
+ * statement; the outcomes are written in batches too (one statement for all
+ * that finished while the previous write ran). The lease outlives the wait
+ * and the attempt, so a replica that dies mid-attempt leaves the delivery to
+ * be tried again (at least once; the same `webhook-id` lets the receiver drop
+ * the repeat); a delivery is settled (and its meeting's next event becomes
+ * due) only once its outcome is written.
  */
 export class DeliveryWorker {
   private stopped = false;
-  private wakeUp: () => void = () => {};
-  /** Set by a wake that came while the loop was not asleep: its next sleep is skipped. */
-  private woken = false;
+  private readonly rest = new WakeableSleep();
+  /** Whether the last claim may have left due deliveries behind (it took all it could): a freed slot then claims again. */
+  private moreDue = false;
   private running: Promise<void> | undefined;
+  /** Claimed and not yet sent, in the order claimed. */
+  private waiting: Waiting[] = [];
+  /** Claimed and not yet finished (waiting or in flight), by endpoint. */
+  private readonly held = new Map<string, number>();
+  /** In flight, by endpoint. */
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
+  private readonly signer: DeliverySigner;
+  private readonly settlements: SettlementWriter;
   private lastPurge = 0;
 
   constructor(
     private readonly db: Knex,
-    private readonly cipher: SecretCipher,
+    cipher: SecretCipher,
     private readonly logger: Logger,
     private readonly settings: WorkerSettings,
-  ) {}
+  ) {
+    this.signer = new DeliverySigner(cipher);
+    // Settled deliveries may make their meetings' next events due.
+    this.settlements = new SettlementWriter(db, logger, () => this.wake());
+  }
 
   start(): void {
     this.running ??= this.loop();
   }
 
-  /** New deliveries were queued, or a slot freed: look now rather than at the next poll. */
+  /** New deliveries were queued, or some settled: look now rather than at the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp();
+    this.rest.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wakeUp();
+    this.rest.wake();
     await this.running;
+    const unsent = this.waiting.map((w) => w.delivery.seq);
+    this.waiting = [];
     await Promise.all(this.sending);
+    await this.settlements.drain();
+    // Another replica may take them now rather than when their leases run out.
+    await releaseClaims(this.db, unsent).catch((err: unknown) => this.logger.warn({ err }, "claimed webhook deliveries not released; their leases will run out"));
   }
 
   private async loop(): Promise<void> {
@@ -70,53 +113,88 @@ export class DeliveryWorker {
     while (!this.stopped) {
       try {
         await this.purgeHourly();
-        const free = settings.concurrency - this.sending.size;
-        if (free > 0) {
-          const busy = [...this.inFlight].filter(([, n]) => n >= settings.perEndpoint).map(([id]) => id);
-          const claimed = await claimDue(this.db, { limit: free, perEndpoint: settings.perEndpoint, busy, leaseMs: settings.timeoutMs * 3 });
-          if (claimed.length > 0) {
-            const endpoints = await endpointsByIds(this.db, [...new Set(claimed.map((c) => c.endpointId))]);
-            for (const delivery of claimed) this.launch(delivery, endpoints);
-            continue;
+        const total = [...this.held.values()].reduce((a, b) => a + b, 0);
+        const limit = CLAIM_AHEAD * settings.concurrency - total;
+        if (limit > 0) {
+          const perEndpoint = CLAIM_AHEAD * settings.perEndpoint;
+          const claimed = await claimDue(this.db, { limit, perEndpoint, held: this.held, leaseMs: settings.timeoutMs * 3 });
+          const sendBy = Date.now() + settings.timeoutMs * SEND_WITHIN_TIMEOUTS;
+          for (const delivery of claimed) {
+            const endpoint = delivery.endpoint.id;
+            this.held.set(endpoint, (this.held.get(endpoint) ?? 0) + 1);
+            this.waiting.push({ delivery, sendBy });
           }
+          // Deliveries left behind for want of room: a freed slot claims again rather than waiting for the poll.
+          this.moreDue = claimed.length === limit || [...this.held.values()].some((n) => n >= perEndpoint);
+          this.pump();
+          if (this.moreDue && claimed.length > 0) continue;
+        } else {
+          this.moreDue = true;
         }
       } catch (err) {
         this.logger.error({ err }, "webhook delivery round failed; trying again shortly");
       }
-      await this.sleep(settings.pollMs);
+      await this.rest.sleep(settings.pollMs);
     }
   }
 
-  private launch(delivery: ClaimedDelivery, endpoints: Map<string, EndpointRecord>): void {
-    const endpoint = endpoints.get(delivery.endpointId);
-    if (!endpoint) return;
-    this.inFlight.set(endpoint.id, (this.inFlight.get(endpoint.id) ?? 0) + 1);
-    const sent = this.attempt(delivery, endpoint)
-      .catch((err: unknown) => this.logger.error({ err, delivery: delivery.id }, "webhook delivery could not be recorded; the lease will bring it back"))
+  /** Starts every waiting delivery that has a slot, oldest claim first. */
+  private pump(): void {
+    const { settings } = this;
+    const now = Date.now();
+    const still: Waiting[] = [];
+    const late: number[] = [];
+    for (const entry of this.waiting) {
+      const endpoint = entry.delivery.endpoint.id;
+      if (entry.sendBy < now) {
+        // Its lease might run out mid-attempt: given back to the next claim, here or in another replica.
+        this.release(endpoint);
+        late.push(entry.delivery.seq);
+      } else if (this.sending.size < settings.concurrency && (this.inFlight.get(endpoint) ?? 0) < settings.perEndpoint) {
+        this.launch(entry.delivery);
+      } else {
+        still.push(entry);
+      }
+    }
+    this.waiting = still;
+    if (late.length > 0) void releaseClaims(this.db, late).catch((err: unknown) => this.logger.warn({ err }, "late webhook deliveries not released; their leases will run out"));
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    const { settings } = this;
+    const endpoint = delivery.endpoint.id;
+    this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
+    const sent = this.attempt(delivery)
+      .then((settlement) => this.settlements.add(settlement))
+      .catch((err: unknown) => this.logger.error({ err, delivery: delivery.id }, "webhook delivery could not be settled; the lease will bring it back"))
       .finally(() => {
-        const left = (this.inFlight.get(endpoint.id) ?? 1) - 1;
-        if (left === 0) this.inFlight.delete(endpoint.id);
-        else this.inFlight.set(endpoint.id, left);
+        decrement(this.inFlight, endpoint);
+        this.release(endpoint);
         this.sending.delete(sent);
-        this.wake();
+        if (!this.stopped) this.pump();
+        // Refilled once its claimed-ahead deliveries have all started, not at every finish: a claim serves several.
+        if (this.moreDue && ((this.held.get(endpoint) ?? 0) <= settings.perEndpoint || this.waiting.length === 0)) this.wake();
       });
     this.sending.add(sent);
   }
 
-  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointRecord): Promise<void> {
+  private release(endpoint: string): void {
+    decrement(this.held, endpoint);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<Settlement> {
     const at = new Date();
-    const body = JSON.stringify(delivery.event);
-    const headers = signDelivery(this.cipher, endpoint, delivery.event.id, body, at);
-    const result = await postJson(new URL(endpoint.url), body, headers, { timeoutMs: this.settings.timeoutMs, allowPrivate: this.settings.allowPrivate });
-    const outcome: AttemptOutcome = { at, ...result };
+    const { endpoint } = delivery;
+    const headers = this.signer.sign(endpoint, delivery.eventId, delivery.body, at);
+    const result = await postJson(new URL(endpoint.url), delivery.body, headers, { timeoutMs: this.settings.timeoutMs, allowPrivate: this.settings.allowPrivate });
     const attempt = delivery.attempts + 1;
-    const ref = { seq: delivery.seq, endpointId: endpoint.id, attempt };
-    if (isDelivered(result.status)) return settleAttempt(this.db, ref, outcome, { state: "delivered" });
+    const settled = { seq: delivery.seq, endpointId: endpoint.id, attempt, outcome: { at, ...result } };
+    if (isDelivered(result.status)) return { ...settled, next: { state: "delivered" } };
     const due = nextAttemptAt(attempt, delivery.createdAt.getTime(), Date.now(), this.settings.retry);
-    if (due !== null) return settleAttempt(this.db, ref, outcome, { state: "pending", nextAttemptAt: new Date(due) });
+    if (due !== null) return { ...settled, next: { state: "pending", nextAttemptAt: new Date(due) } };
     const disable = disablesEndpoint((await lastSuccessAt(this.db, endpoint.id))?.getTime() ?? null, delivery.createdAt.getTime());
     if (disable) this.logger.warn({ endpoint: endpoint.id }, "webhook endpoint disabled: every delivery failed for the whole retry window");
-    return settleAttempt(this.db, ref, outcome, { state: "failed", disable });
+    return { ...settled, next: { state: "failed", disable } };
   }
 
   /** Events older than the list shows are deleted about once an hour, by whichever replica gets there. */
@@ -131,19 +209,10 @@ export class DeliveryWorker {
     }
     if (purged > 0) this.logger.info({ purged }, "events older than 30 days deleted");
   }
+}
 
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wakeUp = () => {
-        this.woken = false;
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left <= 0) counts.delete(key);
+  else counts.set(key, left);
 }

@@ -3,8 +3,9 @@ import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
-import { lastMeetingState, recordEvent } from "../db/queries.js";
+import { lastMeetingState } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
+import { batchRecorder } from "./recording.js";
 
 const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
 
@@ -26,13 +27,14 @@ export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, recorded
   return bus.consumeBatches(options, async (messages) => {
     let added = 0;
     await db.transaction(async (trx) => {
+      const record = batchRecorder(trx);
       for (const message of messages) {
         const payload = message.payload as PayloadOf<typeof inviteFailed>;
         const kind = message.subject === inviteFailed.subject ? "invite.failed" : "invite.sent";
         const meeting = await lastMeetingState(trx, payload.meetingId);
         if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, new Date())) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
         const event = inviteEventOf({ ...payload, kind }, newId("evt"), meeting);
-        if (await recordEvent(trx, { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event }, () => newId("whd"))) added++;
+        if (await record({ sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event })) added++;
       }
     });
     logger.debug({ events: messages.length, added }, "invite webhook events recorded");

@@ -3,8 +3,9 @@ import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
-import { lastMeetingState, recordEvent } from "../db/queries.js";
+import { lastMeetingState } from "../db/queries.js";
 import { publicEventOf, responseEventOf, type MeetingChange, type ResponseChange } from "../domain/publicEvent.js";
+import { batchRecorder } from "./recording.js";
 
 export const MEETING_EVENTS_CONSUMER = "webhooks-meeting-events";
 
@@ -39,10 +40,11 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
   return bus.consumeBatches(options, async (messages) => {
     let added = 0;
     await db.transaction(async (trx) => {
+      const record = batchRecorder(trx);
       for (const message of messages) {
         const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
         const event = await publicEventOfMessage(trx, message, newId("evt"));
-        if (await recordEvent(trx, { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event }, () => newId("whd"))) added++;
+        if (await record({ sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event })) added++;
       }
     });
     logger.debug({ events: messages.length, added }, "webhook events recorded");

@@ -1,5 +1,6 @@
 import type { Migration } from "@sched/db";
 import { createWebhooks } from "./001_create_webhooks.js";
+import { deliveriesRoomToLease } from "./002_deliveries_room_to_lease.js";
 
 /** Every migration of the webhooks schema, in order. */
-export const migrations: readonly Migration[] = [createWebhooks];
+export const migrations: readonly Migration[] = [createWebhooks, deliveriesRoomToLease];

@@ -1,0 +1,82 @@
+import { openSchema, type Knex } from "@sched/db";
+import { createLogger } from "@sched/logging";
+import type { PublicEvent } from "@sched/proto";
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertEndpoint } from "../src/db/queries.js";
+import { DeliveryWorker } from "../src/delivery/worker.js";
+import { SecretCipher } from "../src/domain/secretCipher.js";
+import { newSigningSecret } from "../src/domain/secrets.js";
+import { batchRecorder } from "../src/handlers/recording.js";
+import { webhooksService } from "../src/service.js";
+
+const EVENTS = 150;
+/** Far longer than the test may wait: every delivery must come from a wake, none from the poll. */
+const POLL_MS = 120_000;
+
+describe("the delivery worker", () => {
+  let db: Knex;
+  let server: Server;
+  const received: string[] = [];
+  beforeAll(async () => {
+    db = await openSchema({ kind: "pglite" }, webhooksService.schema, webhooksService.migrations);
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as PublicEvent).id);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await db.destroy();
+  });
+
+  it("sends every event as it is recorded, woken each time, never waiting for its poll", { timeout: 120_000 }, async () => {
+    const cipher = new SecretCipher(randomBytes(32));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    for (let i = 0; i < 3; i++) {
+      const id = `whe_${String(i).padStart(24, "0")}`;
+      await insertEndpoint(db, { id, userId: "usr_w", mode: "test", url, events: ["*"], description: "", sealedSecret: cipher.seal(newSigningSecret(), id) });
+    }
+    const worker = new DeliveryWorker(db, cipher, createLogger({ name: "test", level: "silent" }), {
+      retry: { baseMs: 1_000, maxDelayMs: 1_000, windowMs: 60_000 },
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      concurrency: 8,
+      perEndpoint: 2,
+      pollMs: POLL_MS,
+    });
+    worker.start();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < EVENTS; i++) {
+        const meetingId = `mtg_${String(i).padStart(24, "0")}`;
+        const event: PublicEvent = {
+          id: `evt_${String(i).padStart(24, "0")}`,
+          type: "meeting.created",
+          createdAt: "2031-01-01T09:00:00Z",
+          mode: "test",
+          data: { object: { id: meetingId, title: `W ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [] } },
+        };
+        await batchRecorder(db)({ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event });
+        worker.wake();
+        ids.push(event.id);
+        // Events keep coming while claims run.
+        await new Promise((resolve) => setTimeout(resolve, i % 10 === 0 ? 20 : 2));
+      }
+      const deadline = Date.now() + 60_000;
+      while (received.length < EVENTS * 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(received).toHaveLength(EVENTS * 3);
+      expect(new Set(received)).toEqual(new Set(ids));
+    } finally {
+      await worker.stop();
+    }
+  });
+});
