@@ -63,7 +63,7 @@ describe("the delivery worker", () => {
           type: "meeting.created",
           createdAt: "2031-01-01T09:00:00Z",
           mode: "test",
-          data: { object: { id: meetingId, title: `W ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [] } },
+          data: { object: { id: meetingId, title: `W ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null } },
         };
         await batchRecorder(db)({ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event });
         worker.wake();

@@ -315,7 +315,7 @@ export async function releaseClaims(db: Knex, seqs: readonly number[]): Promise<
   await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ lease_until: null });
 }
 
-export interface AttemptOutcome {
+interface AttemptOutcome {
   at: Date;
   status: number | null;
   error: string | null;
