@@ -17,6 +17,16 @@ const importsOf = (list) => [
   { regex: `^(\\.\\./)+(services/)?(${list.map((s) => escape(s.dir)).join("|")})/`, message: "No relative import into another service's folder; shared test helpers live in libs/testing." },
 ];
 const DATABASE_CODE = ["@sched/db", "@sched/outbox", "knex", "pg", "@electric-sql/pglite"];
+const READ_ENV_ONCE = {
+  selector: "MemberExpression[object.name='process'][property.name='env']",
+  message: "Read configuration once, through a zod schema in the service's config (libs/config).",
+};
+/** A bus subject (`meetings.v1.http.get`) is spelled in proto/ alone: everyone else takes it from the contract. */
+const SUBJECT_TEXT = "/^[a-z][a-z-]*\\.v[0-9]+\\./";
+const SUBJECTS_FROM_PROTO = [
+  { selector: `Literal[value=${SUBJECT_TEXT}]`, message: "Take the subject from its contract in proto/, never spell it." },
+  { selector: `TemplateElement[value.raw=${SUBJECT_TEXT}]`, message: "Take the subject from its contract in proto/, never spell it." },
+];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", ".data/**", "coverage/**"] },
@@ -27,13 +37,7 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: "Read configuration once, through a zod schema in the service's config (libs/config).",
-        },
-      ],
+      "no-restricted-syntax": ["error", READ_ENV_ONCE, ...SUBJECTS_FROM_PROTO],
     },
   },
   ...services
@@ -68,7 +72,11 @@ export default tseslint.config(
   },
   {
     files: ["proto/src/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(?!zod$|\\.{1,2}/)", message: "The contract in proto/ depends on zod alone, so every side can load it." }] }] },
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: "^(?!zod$|\\.{1,2}/)", message: "The contract in proto/ depends on zod alone, so every side can load it." }] }],
+      // The contract is where subjects are spelled.
+      "no-restricted-syntax": ["error", READ_ENV_ONCE],
+    },
   },
   {
     // Config parsing, the test helpers and the CLI entry are where the environment is read.

@@ -158,7 +158,7 @@ async function runWiring(bench: BenchSystem, options: BenchOptions, growth: Arra
   const bytes = Buffer.byteLength(JSON.stringify(busyReply));
   const intervals = busyReply.busy.reduce((n, b) => n + b.intervals.length, 0);
   const busy = await measure(() => bench.bus.request(meetingsBusy, { mode: "test", users, ...span }), options.quick ? 30 : 100);
-  rows.push({ wiring: bench.kind, scenario: `meetings.v1.busy alone, 11 users × 2,000 (${intervals.toLocaleString("en")} merged intervals, ${(bytes / 1024).toFixed(0)} KiB)`, rate: 0, report: busy, target: "" });
+  rows.push({ wiring: bench.kind, scenario: `${meetingsBusy.subject} alone, 11 users × 2,000 (${intervals.toLocaleString("en")} merged intervals, ${(bytes / 1024).toFixed(0)} KiB)`, rate: 0, report: busy, target: "" });
 
   if (withGrowth) {
     // Rounds over every size in turn, so that a burst of other work on the machine spreads over all of them.

@@ -177,7 +177,7 @@ export class System {
    * database when that is on disk, so an event accepted (and its outbox row
    * marked published) survives a crash as it would on JetStream; in memory,
    * with the data, otherwise. The log joins the transaction of the outbox
-   * relay that publishes (docs/architecture.md): the event and the row's mark
+   * relay that publishes (docs/design.md): the event and the row's mark
    * are committed together.
    */
   private async openEventLog(dataDir: string | undefined): Promise<EventLog | undefined> {
