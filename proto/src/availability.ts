@@ -59,6 +59,12 @@ export const RecommendedSlot = z.object({
 });
 export type RecommendedSlot = z.infer<typeof RecommendedSlot>;
 
+/** A counted person whose busy time may miss a connected calendar that did not answer. */
+export const IncompleteBusyPerson = z.object({
+  email: z.string().meta({ description: "The person's e-mail (the caller's own included), lower-cased.", example: "bo@example.com" }),
+  missingCalendars: z.array(CalendarProvider).describe("The providers of their calendars that did not answer (empty when the calendars could not be asked at all)."),
+});
+
 /** POST /v1/availability/recommended answers this. */
 export const RecommendationBody = z.object({
   slots: z.array(RecommendedSlot).meta({ description: "The recommended slots, best first; at most `limit`." }),
@@ -68,6 +74,8 @@ export const RecommendationBody = z.object({
   rankedBy: RankedBy,
   /** Present exactly when `slots` is empty. */
   emptyReason: EmptyReason.optional().meta({ description: "Present exactly when `slots` is empty: why nothing fits." }),
+  busyComplete: z.literal(false).optional().describe("Present (false) exactly when a connected calendar of a counted person (the caller included) did not answer in time: the slots may then clash with busy time there; `incompleteBusy` names whose."),
+  incompleteBusy: z.array(IncompleteBusyPerson).optional().describe("With `busyComplete`: each counted person whose calendar did not answer, in the order counted (the caller first), with the providers missing."),
 });
 export type RecommendationBody = z.infer<typeof RecommendationBody>;
 

@@ -1752,6 +1752,21 @@ export interface components {
              * @enum {string}
              */
             emptyReason?: "horizon_too_short" | "minimum_notice" | "outside_working_hours" | "buffers" | "no_common_free_time" | "minimum_attendees";
+            /**
+             * @description Present (false) exactly when a connected calendar of a counted person (the caller included) did not answer in time: the slots may then clash with busy time there; `incompleteBusy` names whose.
+             * @enum {boolean}
+             */
+            busyComplete?: false;
+            /** @description With `busyComplete`: each counted person whose calendar did not answer, in the order counted (the caller first), with the providers missing. */
+            incompleteBusy?: {
+                /**
+                 * @description The person's e-mail (the caller's own included), lower-cased.
+                 * @example bo@example.com
+                 */
+                email: string;
+                /** @description The providers of their calendars that did not answer (empty when the calendars could not be asked at all). */
+                missingCalendars: ("google" | "microsoft" | "caldav")[];
+            }[];
         };
         RecommendedSlot: {
             /**

@@ -7,6 +7,7 @@ import {
   contactsVisibility,
   invitesCalendarBusy,
   meetingsBusy,
+  type BusyInterval,
   type Meeting,
   type RecommendedSlot,
   type RequestOf,
@@ -262,7 +263,54 @@ describe("POST /v1/availability/recommended with the real contacts and meetings 
       await w.contact(bob, alice);
       for (const hour of ["08", "10", "12", "14"]) await w.meeting(bob, { startTime: `2030-03-04T${hour}:00:00Z`, duration: "2 hours" });
       const answer = await w.recommend(w.callerFor(alice), { participants: [bob.email], duration: "15 mins", ...MONDAY, useAI: true });
-      expect(answer.body).toEqual({ slots: [], consideredParticipants: [bob.email], consideredOptionalParticipants: [], rankedBy: "heuristic", emptyReason: "no_common_free_time" });
+      // No calendar service answers here: nobody's connected calendars are known, and the answer says so.
+      expect(answer.body).toEqual({
+        slots: [],
+        consideredParticipants: [bob.email],
+        consideredOptionalParticipants: [],
+        rankedBy: "heuristic",
+        emptyReason: "no_common_free_time",
+        busyComplete: false,
+        incompleteBusy: [
+          { email: alice.email, missingCalendars: [] },
+          { email: bob.email, missingCalendars: [] },
+        ],
+      });
+    });
+  });
+
+  describe("connected calendars", () => {
+    it("names each counted person whose calendar did not answer, with its provider, and nobody when all answered", async () => {
+      const alice = await w.user({ name: "Alice" });
+      const bob = await w.user({ name: "Bob" });
+      const cy = await w.user({ name: "Cy" });
+      await w.contact(bob, alice);
+      await w.contact(cy, alice);
+      let cysCalendarAnswers = false;
+      // Bob's calendar holds his whole Monday; Cy's Microsoft calendar does not answer in time.
+      const invites = await w.bus.serve({ name: "invites-double", version: "0.0.0" }, [
+        bind(invitesCalendarBusy, async ({ userIds }) => {
+          const monday: BusyInterval = [at("2030-03-04T00:00:00Z") / 1_000, at("2030-03-05T00:00:00Z") / 1_000];
+          const busy = userIds.includes(bob.id) ? [{ userId: bob.id, intervals: [monday] }] : [];
+          return cysCalendarAnswers ? { busy, complete: true } : { busy, complete: false, incompleteUserIds: [cy.id], missingCalendars: [{ userId: cy.id, provider: "microsoft" as const }] };
+        }),
+      ]);
+      try {
+        const body = { participants: [cy.email], optionalParticipants: [bob.email], duration: "30 mins", ...MONDAY };
+        const partial = await w.recommend(w.callerFor(alice), body);
+        expect(slotsOf(partial).length).toBeGreaterThan(0);
+        expect(partial.body).toMatchObject({ busyComplete: false, incompleteBusy: [{ email: cy.email, missingCalendars: ["microsoft"] }] });
+        // Bob's calendar answered: he is busy in every slot, and not named as incomplete.
+        for (const slot of slotsOf(partial)) expect(slot.availableParticipants).toEqual([alice.email, cy.email]);
+
+        cysCalendarAnswers = true;
+        const complete = await w.recommend(w.callerFor(alice), body);
+        expect(slotsOf(complete).length).toBeGreaterThan(0);
+        expect(complete.body.busyComplete).toBeUndefined();
+        expect(complete.body.incompleteBusy).toBeUndefined();
+      } finally {
+        await invites.stop();
+      }
     });
   });
 

@@ -7,11 +7,12 @@ import {
   type UserProfile,
 } from "@sched/proto";
 import { MINUTE_MS } from "@sched/time";
+import { incompleteBusyOf } from "../domain/busyCompleteness.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
 import { fitRecommendation } from "../domain/replySize.js";
 import { rankWithAI } from "./aiRanking.js";
-import { busyWithCalendars } from "./busy.js";
+import { busyWithCalendars, type BusyAnswer } from "./busy.js";
 import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
 import { readHorizon } from "./horizon.js";
 import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
@@ -33,7 +34,8 @@ const AI_CANDIDATES = 100;
  * The horizon, the search windows, the grid, the score and `emptyReason` are
  * the domain's (recommendSlots); zones and working hours come from accounts,
  * busy time of everyone who counts from meetings (in one request) and from
- * their connected calendars (through invites, under a deadline).
+ * their connected calendars (through invites, under a deadline); whose
+ * calendars did not answer in time is named (`busyComplete`, `incompleteBusy`).
  *
  * With `useAI` the heuristic's best AI_CANDIDATES slots go to ai-ranking under
  * a short deadline; its scores and reasons order them when it answers,
@@ -66,10 +68,11 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
     // the horizon still shorten the buffer of a slot at its edge, and a
     // stated buffer keeps a slot there from them.
     const reach = Math.max(BUFFER_TARGET_MS, ...people.map(bufferMsOf));
-    const busy =
+    const answer: BusyAnswer =
       horizon.end - earliest >= durationMs
-        ? (await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - reach, end: horizon.end + reach }, deps.calendarBusyTimeoutMs)).busy
-        : new Map<string, Interval[]>();
+        ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, people, { start: earliest - reach, end: horizon.end + reach }, deps.calendarBusyTimeoutMs)
+        : { busy: new Map<string, Interval[]>(), incomplete: new Set<string>() };
+    const { busy } = answer;
 
     const recommendation = recommendSlots({
       now,
@@ -104,6 +107,8 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
       }
     }
 
+    // A calendar that did not answer is said so: its owner is not known to be free in these slots.
+    const incompleteBusy = incompleteBusyOf(people, answer.incomplete, answer.missing);
     const emailOf = new Map(people.map((p) => [p.id, p.email.toLowerCase()]));
     const reply: RecommendationBody = {
       slots: slots.map((s) => ({
@@ -118,6 +123,7 @@ export function recommendHandler(deps: AvailabilityDeps): Handler<typeof availab
       consideredOptionalParticipants: countedOptional.map((p) => p.email.toLowerCase()),
       rankedBy,
       ...(recommendation.emptyReason ? { emptyReason: recommendation.emptyReason } : {}),
+      ...(incompleteBusy.length > 0 ? { busyComplete: false as const, incompleteBusy } : {}),
     };
     return { status: 200, body: fitRecommendation(reply, replyBodyBudget(deps.bus.maxMessageBytes())) };
   };

@@ -1,9 +1,9 @@
 import type { BusyInterval } from "@sched/proto";
-import ICAL from "ical.js";
 import { createDAVClient, type DAVCalendar } from "tsdav";
 import { lookup } from "node:dns/promises";
 import { isNonPublicAddress } from "@sched/net";
 import type { CalDavCredentials } from "../domain/tokenCipher.js";
+import { busyOfIcs } from "../domain/caldavBusy.js";
 import { DeliveryFailure } from "../domain/retry.js";
 
 export interface CalDavCalendar {
@@ -70,11 +70,15 @@ export class CalDavAccount {
     return eventCalendars(found).map((c) => ({ id: c.url, name: typeof c.displayName === "string" && c.displayName ? c.displayName : c.url }));
   }
 
-  /** Busy time of the chosen calendars (null: all) over [from, to): every event that is neither cancelled nor transparent. */
+  /**
+   * Busy time of the chosen calendars (null: all) over [from, to): every event,
+   * and every occurrence of a recurring one, that is neither cancelled nor
+   * transparent. The server picks the objects with an occurrence there.
+   */
   async busy(chosen: readonly string[] | null, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[]> {
     const calendars = chosen ? chosen.map((url) => ({ url })) : eventCalendars(await this.client.fetchCalendars({ fetchOptions: { signal } }));
     const objects = await Promise.all(calendars.map((calendar) => this.client.fetchCalendarObjects({ calendar, timeRange: { start: from, end: to }, fetchOptions: { signal } })));
-    return objects.flat().flatMap((o) => (typeof o.data === "string" ? busyOfIcs(o.data) : []));
+    return objects.flat().flatMap((o) => (typeof o.data === "string" ? busyOfIcs(o.data, from, to) : []));
   }
 
   /** Where new events go: the first chosen busy calendar, else the account's first event calendar. */
@@ -127,24 +131,4 @@ const eventCalendars = (found: DAVCalendar[]) => found.filter((c) => !c.componen
 /** A 5xx or 429 may pass; anything else will not. */
 function davFailure(status: number, what: string): DeliveryFailure {
   return new DeliveryFailure(status >= 500 || status === 429 ? "transient" : "permanent", `CalDAV: ${what} answered ${status}`);
-}
-
-/** The busy intervals one calendar object holds (non-recurring events; a recurring one counts its first instance). */
-export function busyOfIcs(ics: string): BusyInterval[] {
-  let calendar: ICAL.Component;
-  try {
-    calendar = new ICAL.Component(ICAL.parse(ics));
-  } catch {
-    return [];
-  }
-  return calendar.getAllSubcomponents("vevent").flatMap((vevent) => {
-    const status = String(vevent.getFirstPropertyValue("status") ?? "").toUpperCase();
-    const transparent = String(vevent.getFirstPropertyValue("transp") ?? "").toUpperCase() === "TRANSPARENT";
-    if (status === "CANCELLED" || transparent) return [];
-    const event = new ICAL.Event(vevent);
-    if (!event.startDate || !event.endDate) return [];
-    const start = Math.floor(event.startDate.toJSDate().getTime() / 1_000);
-    const end = Math.ceil(event.endDate.toJSDate().getTime() / 1_000);
-    return end > start ? [[start, end] as BusyInterval] : [];
-  });
 }

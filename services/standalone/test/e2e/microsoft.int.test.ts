@@ -206,7 +206,7 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
     expect(list.body.data).toEqual([expect.objectContaining({ id: connectionId, provider: "microsoft", status: "broken" })]);
   });
 
-  it.runIf(available)("adds busy time from getSchedule to the day view, counts the events it holds, and leaves it out when Graph is slow", async () => {
+  it.runIf(available)("adds busy time from getSchedule to the day view and recommendations, counts the events it holds, and leaves it out when Graph is slow, saying so", async () => {
     const user = await createUserWithKey(world.url, { mode: "live", timezone: "UTC" });
     const grant = microsoft.grant("busy@contoso.example");
     await attach(user.userId, grant);
@@ -227,6 +227,15 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
       { start: "14:00", end: "15:00", status: "busy" },
       { start: "15:00", end: "17:00", status: "free" },
     ]);
+    // Recommended times keep clear of it, and say nothing is missing.
+    const recommended = await call(world.url, "POST", "/v1/availability/recommended", { key: user.key, body: { participants: [user.email], duration: "1 hour", from: day, to: day, limit: 50 } });
+    expect(recommended.status).toBe(200);
+    expect(recommended.body.slots.length).toBeGreaterThan(0);
+    for (const slot of recommended.body.slots as { start: string; end: string }[]) {
+      for (const [start, end] of [["10:00", "11:30"], ["14:00", "15:00"]]) expect(slot.start < `${day}T${end}:00Z` && slot.end > `${day}T${start}:00Z`).toBe(false);
+    }
+    expect(recommended.body.busyComplete).toBeUndefined();
+    expect(recommended.body.incompleteBusy).toBeUndefined();
     const asked = microsoft.graphCalls().find((c) => c.path === "/v1.0/me/calendar/getSchedule" && c.accessToken === grant.accessToken)!;
     expect(asked.body).toMatchObject({ schedules: ["busy@contoso.example"], startTime: { dateTime: `${day}T09:00:00`, timeZone: "UTC" }, endTime: { dateTime: `${day}T17:00:00`, timeZone: "UTC" } });
     microsoft.delayMs = 5_000;
@@ -241,6 +250,9 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
       const freeBusy = await call(world.url, "POST", "/v1/availability/free-busy", { key: user.key, body: { participants: [user.email], from: weekdayIn(35), to: weekdayIn(35) } });
       expect(freeBusy.status).toBe(200);
       expect(freeBusy.body.people).toEqual([{ email: user.email, busy: [], busyComplete: false, missingCalendars: ["microsoft"] }]);
+      const recommendedSlow = await call(world.url, "POST", "/v1/availability/recommended", { key: user.key, body: { participants: [user.email], duration: "1 hour", from: weekdayIn(40), to: weekdayIn(40) } });
+      expect(recommendedSlow.status).toBe(200);
+      expect(recommendedSlow.body).toMatchObject({ busyComplete: false, incompleteBusy: [{ email: user.email, missingCalendars: ["microsoft"] }] });
     } finally {
       microsoft.delayMs = 0;
     }
