@@ -24,13 +24,13 @@ import type { ConnectionVault } from "../delivery/vault.js";
 import { connectionView } from "./connectionView.js";
 
 /** Long enough to read a consent screen, short enough that a leaked URL soon stops working. */
-export const CONSENT_TTL_MS = 10 * 60_000;
+const CONSENT_TTL_MS = 10 * 60_000;
 
 /** States are kept only as hashes: a database read does not hand out consents in progress. */
-export const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
+const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 
 /** A provider connected by OAuth consent, as the consent needs it. */
-export interface ConsentClient {
+interface ConsentClient {
   readonly provider: OAuthProvider;
   /** The provider as the error messages name it. */
   readonly name: string;
@@ -50,16 +50,16 @@ export interface ConsentDeps {
 }
 
 /** What a provider's redirect brings back (the fields the consent reads). */
-export interface ConsentCallback {
+interface ConsentCallback {
   state: string;
   code?: string | undefined;
   error?: string | undefined;
 }
 
-export type ConsentAnswer = { status: 200; body: CalendarConnection } | { status: 303; headers: { Location: string } };
+type ConsentAnswer = { status: 200; body: CalendarConnection } | { status: 303; headers: { Location: string } };
 
 /** Issues a single-use state for the user and the provider's consent URL carrying it. */
-export async function startConsent(db: Knex, client: ConsentClient, userId: string, fromDashboard: boolean): Promise<{ authorizationUrl: string; expiresAt: string }> {
+async function startConsent(db: Knex, client: ConsentClient, userId: string, fromDashboard: boolean): Promise<{ authorizationUrl: string; expiresAt: string }> {
   if (!client.configured) throw new AppError("service_unavailable", client.notConfigured);
   const state = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + CONSENT_TTL_MS);
@@ -74,7 +74,7 @@ export async function startConsent(db: Knex, client: ConsentClient, userId: stri
  * with the outcome, its refusals and failures included. A state unknown,
  * used or expired cannot say where it started: that is the JSON error.
  */
-export async function finishConsent(deps: ConsentDeps, client: ConsentClient, query: ConsentCallback): Promise<ConsentAnswer> {
+async function finishConsent(deps: ConsentDeps, client: ConsentClient, query: ConsentCallback): Promise<ConsentAnswer> {
   const started = await takeOAuthState(deps.db, hashState(query.state), client.provider);
   const back = (outcome: ConsentOutcome): ConsentAnswer => ({ status: 303, headers: { Location: dashboardReturnUrl(deps.dashboardUrl, client.provider, outcome) } });
   if (query.error) {
