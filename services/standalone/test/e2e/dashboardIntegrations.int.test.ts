@@ -258,7 +258,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     expect(callbackAnswer!.status()).toBe(303);
     expect(callbackAnswer!.headers().location).toBe(`${dashboard}/calendars?consent=connected&provider=google`);
     expect(page.url()).toBe(`${dashboard}/calendars?consent=connected&provider=google`);
-    await expect(page.getByRole("status").innerText()).resolves.toBe("Google Calendar connected.");
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar connected.");
     const row = page.getByRole("row").filter({ hasText: "wendy@gmail.com" });
     await expect(row.innerText()).resolves.toContain("Google Calendar");
     await expect(row.innerText()).resolves.toContain("Active");
@@ -299,12 +299,12 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     // As Google does when the person clicks Cancel on its consent screen.
     await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=${await consentState()}&error=access_denied`);
     expect(page.url()).toBe(`${dashboard}/calendars?consent=refused&provider=google`);
-    await expect(page.getByRole("status").innerText()).resolves.toBe("Google Calendar was not connected: access was not granted on the consent screen.");
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar was not connected: access was not granted on the consent screen.");
     await check();
 
     await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=${await consentState()}&code=4%2Fnever-issued`);
     expect(page.url()).toBe(`${dashboard}/calendars?consent=error&provider=google`);
-    await expect(page.getByRole("status").innerText()).resolves.toBe("Google Calendar could not be connected. Please try again.");
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar could not be connected. Please try again.");
 
     expect((await call(suite.url, "GET", "/v1/calendar-connections", { key: user.key })).body.data).toEqual(before);
     // A state used up or never issued cannot say where it started: the API's own answer, not a redirect to anywhere.
@@ -321,7 +321,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     const code = microsoft.issueCode("Wendy@Contoso.example", consent.searchParams.get("redirect_uri")!);
     await page.goto(`${suite.url}/v1/calendar-connections/microsoft/callback?code=${encodeURIComponent(code)}&state=${consent.searchParams.get("state")!}&session_state=abc-123`);
     expect(page.url()).toBe(`${dashboard}/calendars?consent=connected&provider=microsoft`);
-    await expect(page.getByRole("status").innerText()).resolves.toBe("Microsoft 365 / Outlook.com connected.");
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Microsoft 365 / Outlook.com connected.");
     const row = page.getByRole("row").filter({ hasText: "wendy@contoso.example" });
     await expect(row.innerText()).resolves.toContain("Microsoft 365 / Outlook.com");
     await expect(row.innerText()).resolves.toContain("Active");
