@@ -290,7 +290,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
   it.runIf(available)("comes back from a consent refused at Google, or with a code Google does not accept, to the calendars page saying so, with nothing connected", async () => {
     const consentState = async () => {
       await page.goto(`${dashboard}/calendars`);
-      await page.getByRole("button", { name: "Connect Google Calendar" }).click();
+      await page.getByRole("button", { name: "Connect Google Calendar", exact: true }).click();
       await page.waitForURL(/\/o\/oauth2\/v2\/auth\?/);
       return new URL(page.url()).searchParams.get("state")!;
     };
@@ -315,7 +315,7 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
 
   it.runIf(available)("connects Microsoft through its consent page and comes back to the calendars page with the new connection", async () => {
     await page.goto(`${dashboard}/calendars`);
-    await page.getByRole("button", { name: "Connect Microsoft 365 / Outlook.com" }).click();
+    await page.getByRole("button", { name: "Connect Microsoft 365 / Outlook.com", exact: true }).click();
     await page.waitForURL(/\/common\/oauth2\/v2\.0\/authorize\?/);
     const consent = new URL(page.url());
     const code = microsoft.issueCode("Wendy@Contoso.example", consent.searchParams.get("redirect_uri")!);
