@@ -149,7 +149,8 @@ export class JsonText<T = unknown> {
  * handler is compiled.
  */
 export const HttpReply = z.object({
-  status: z.number().int().min(200).max(299),
+  /** A success, or a redirection (a route declaring REDIRECT). */
+  status: z.number().int().min(200).max(399),
   body: z.unknown().optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });

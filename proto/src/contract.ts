@@ -20,10 +20,23 @@ export interface RequestEndpoint<Req extends z.ZodType = z.ZodType, Res extends 
 }
 
 /**
- * The success answers of a public route, by status: the body's schema, or
- * null for an answer without a body (204).
+ * An answer that sends the client elsewhere (303 See Other): no body, and
+ * the address in a `Location` header the handler must give.
  */
-export type Replies = { readonly [status: number]: z.ZodType | null };
+export interface Redirect {
+  readonly redirect: "Location";
+}
+export const REDIRECT: Redirect = { redirect: "Location" };
+
+export function isRedirect(reply: z.ZodType | Redirect | null): reply is Redirect {
+  return reply !== null && "redirect" in reply;
+}
+
+/**
+ * The answers of a public route, by status: the body's schema, null for an
+ * answer without a body (204), or REDIRECT for one that sends the client on.
+ */
+export type Replies = { readonly [status: number]: z.ZodType | Redirect | null };
 
 /** The statuses a route's contract declares. */
 export type ReplyStatus<R extends Replies> = keyof R & number;
@@ -31,7 +44,9 @@ export type ReplyStatus<R extends Replies> = keyof R & number;
 /** One declared answer: its status, its headers, and its body when it has one (as a JsonText too, when `encoded`). */
 type DeclaredReply<S extends number, B, Encoded extends boolean> = B extends z.ZodType
   ? { status: S; body: Encoded extends true ? z.output<B> | JsonText<z.output<B>> : z.output<B>; headers?: Record<string, string> }
-  : { status: S; body?: undefined; headers?: Record<string, string> };
+  : B extends Redirect
+    ? { status: S; body?: undefined; headers: { Location: string } & Record<string, string> }
+    : { status: S; body?: undefined; headers?: Record<string, string> };
 
 /** What a requester of a route gets back: one of the declared answers, the body as its schema describes it. */
 export type RouteReply<R extends Replies> = { [S in ReplyStatus<R>]: DeclaredReply<S, R[S], false> }[ReplyStatus<R>];

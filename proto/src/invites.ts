@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { endpoint, eventDef, type StreamDef, routeEndpoint } from "./contract.js";
+import { endpoint, eventDef, REDIRECT, type StreamDef, routeEndpoint } from "./contract.js";
 import { Email, Empty, Mode, NoBody, Text, Timestamp, TimestampInput, httpRequest } from "./common.js";
 import { AttendeeResponse, BusyInterval, MAX_BUSY_USERS, MeetingIdParams } from "./meetings.js";
 import { route, type RouteDef } from "./route.js";
@@ -151,9 +151,9 @@ export const AdminAttachConnectionBody = z.strictObject({
 });
 
 export const connectionsStartGoogle = routeEndpoint("invites.v1.http.connections.google.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 201: ConnectStarted });
-export const connectionsGoogleCallback = routeEndpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), { 200: CalendarConnection });
+export const connectionsGoogleCallback = routeEndpoint("invites.v1.http.connections.google.callback", httpRequest({ params: Empty, query: OAuthCallbackQuery, body: NoBody }), { 200: CalendarConnection, 303: REDIRECT });
 export const connectionsStartMicrosoft = routeEndpoint("invites.v1.http.connections.microsoft.start", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 201: ConnectStarted });
-export const connectionsMicrosoftCallback = routeEndpoint("invites.v1.http.connections.microsoft.callback", httpRequest({ params: Empty, query: MicrosoftCallbackQuery, body: NoBody }), { 200: CalendarConnection });
+export const connectionsMicrosoftCallback = routeEndpoint("invites.v1.http.connections.microsoft.callback", httpRequest({ params: Empty, query: MicrosoftCallbackQuery, body: NoBody }), { 200: CalendarConnection, 303: REDIRECT });
 export const connectionsConnectCalDav = routeEndpoint("invites.v1.http.connections.caldav.connect", httpRequest({ params: Empty, query: Empty, body: CalDavConnectBody }), { 201: CalendarConnection });
 export const connectionsCalendars = routeEndpoint("invites.v1.http.connections.calendars", httpRequest({ params: ConnectionIdParams, query: Empty, body: NoBody }), { 200: ProviderCalendarList });
 export const connectionsUpdate = routeEndpoint("invites.v1.http.connections.update", httpRequest({ params: ConnectionIdParams, query: Empty, body: ConnectionUpdateBody }), { 200: CalendarConnection });
@@ -168,9 +168,9 @@ export const connectionsAdminAttach = routeEndpoint(
 export const invitesRoutes: RouteDef[] = [
   route({ method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, operationId: "invitesList", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: { 200: "The newest delivery to each participant (removed ones included); empty when no invite was sent" } }),
   route({ method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, operationId: "invitesConnectionsGoogleStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: { 201: "The consent URL to send the user to" } }),
-  route({ method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, operationId: "invitesConnectionsGoogleCallback", auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made" } }),
+  route({ method: "GET", path: "/v1/calendar-connections/google/callback", endpoint: connectionsGoogleCallback, operationId: "invitesConnectionsGoogleCallback", auth: "none", hasBody: false, summary: "Google's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made (a consent started through the API)", 303: "A consent started in the dashboard: back to its calendars page, with the outcome (`consent=connected|refused|error`) in the address" } }),
   route({ method: "POST", path: "/v1/calendar-connections/microsoft", endpoint: connectionsStartMicrosoft, operationId: "invitesConnectionsMicrosoftStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting a Microsoft 365 / Outlook.com calendar (OAuth 2.0, Microsoft Graph)", responses: { 201: "The consent URL to send the user to" } }),
-  route({ method: "GET", path: "/v1/calendar-connections/microsoft/callback", endpoint: connectionsMicrosoftCallback, operationId: "invitesConnectionsMicrosoftCallback", auth: "none", hasBody: false, summary: "Microsoft's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made" } }),
+  route({ method: "GET", path: "/v1/calendar-connections/microsoft/callback", endpoint: connectionsMicrosoftCallback, operationId: "invitesConnectionsMicrosoftCallback", auth: "none", hasBody: false, summary: "Microsoft's redirect after consent (called by the browser, without a key)", responses: { 200: "The connection made (a consent started through the API)", 303: "A consent started in the dashboard: back to its calendars page, with the outcome (`consent=connected|refused|error`) in the address" } }),
   route({ method: "POST", path: "/v1/calendar-connections/caldav", endpoint: connectionsConnectCalDav, operationId: "invitesConnectionsCaldavConnect", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, idempotent: true, summary: "Connect a CalDAV account (checked with the server first)", responses: { 201: "The connection made" }, errors: ["forbidden"] }),
   route({ method: "GET", path: "/v1/calendar-connections/:id/calendars", endpoint: connectionsCalendars, operationId: "invitesConnectionsCalendars", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The calendars of a connection, and which count as busy", responses: { 200: "Every calendar that holds events" }, errors: ["forbidden"] }),
   route({ method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, operationId: "invitesConnectionsUpdate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: { 200: "The connection after the change" }, errors: ["forbidden"] }),
@@ -188,6 +188,22 @@ export const invitesRoutes: RouteDef[] = [
  * whose: the caller then goes on without that busy time rather than
  * waiting, and says so where the answer depends on it.
  */
+/** How a consent started in the dashboard ended, as the callback tells the dashboard's calendars page (`?consent=…`). */
+export const CONSENT_OUTCOMES = ["connected", "refused", "error"] as const;
+export const ConsentOutcome = z.enum(CONSENT_OUTCOMES);
+export type ConsentOutcome = z.infer<typeof ConsentOutcome>;
+
+/** The providers connected by OAuth consent. */
+export const OAuthProvider = CalendarProvider.extract(["google", "microsoft"]);
+export type OAuthProvider = z.infer<typeof OAuthProvider>;
+
+/**
+ * Starts a consent for the dashboard's signed-in user: as the public start
+ * endpoints, but the provider's redirect then ends on the dashboard's
+ * calendars page (303) instead of answering JSON.
+ */
+export const invitesStartDashboardConsent = endpoint("invites.v1.connections.dashboard-consent.start", z.object({ userId: z.string(), provider: OAuthProvider }), ConnectStarted);
+
 export const invitesCalendarBusy = endpoint(
   "invites.v1.calendar-busy",
   z

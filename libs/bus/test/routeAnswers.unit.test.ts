@@ -1,5 +1,5 @@
 import { createLogger } from "@sched/logging";
-import { accountsLookupUsers, contactsDelete, contactsGet, JsonText, meetingsList, type AnswerOf, type Caller, type ReplyOf } from "@sched/proto";
+import { accountsLookupUsers, connectionsGoogleCallback, contactsDelete, contactsGet, JsonText, meetingsList, type AnswerOf, type Caller, type ReplyOf } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import { bind, MemoryBus } from "../src/index.js";
 
@@ -54,6 +54,24 @@ describe("a route's handler returns only what its contract declares", () => {
       bind(meetingsList, async () => ({ status: 200, body: other })),
     ];
     expect(bindings).toHaveLength(3);
+  });
+
+  it("takes a declared redirect with its Location and no body, and carries status and header across the bus", async () => {
+    const bus = new MemoryBus(createLogger({ name: "route-answers", level: "silent" }));
+    const location = "https://sched.example.com/dashboard/calendars?consent=connected&provider=google";
+    await bus.serve({ name: "invites", version: "1.0.0" }, [bind(connectionsGoogleCallback, async () => ({ status: 303, headers: { Location: location } }))]);
+    const got = await bus.request(connectionsGoogleCallback, { params: {}, query: { state: "s" }, body: undefined }, { encodedBody: true });
+    expect(got).toEqual({ status: 303, headers: { Location: location } });
+    const bindings = [
+      // @ts-expect-error a redirect must say where to
+      bind(connectionsGoogleCallback, async () => ({ status: 303 })),
+      // @ts-expect-error a redirect carries no body
+      bind(connectionsGoogleCallback, async () => ({ status: 303, headers: { Location: location }, body: {} })),
+      // @ts-expect-error 302 is not what the callback declares
+      bind(connectionsGoogleCallback, async () => ({ status: 302, headers: { Location: location } })),
+    ];
+    expect(bindings).toHaveLength(3);
+    await bus.close();
   });
 
   it("leaves an internal endpoint's handler to its reply schema, with no status", () => {

@@ -1884,6 +1884,11 @@ export interface components {
          */
         RetryAfterIfInProgress: number;
         /**
+         * @description Where the browser goes next.
+         * @example https://sched.example.com/dashboard/calendars?consent=connected&provider=google
+         */
+        Location: string;
+        /**
          * @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key.
          * @example true
          */
@@ -7119,7 +7124,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The connection made */
+            /** @description The connection made (a consent started through the API) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7169,6 +7174,15 @@ export interface operations {
                         busyCalendars: string[] | null;
                     };
                 };
+            };
+            /** @description A consent started in the dashboard: back to its calendars page, with the outcome (`consent=connected|refused|error`) in the address */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_request`: validation failed; `param` names the field. */
             400: {
@@ -7465,7 +7479,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The connection made */
+            /** @description The connection made (a consent started through the API) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7515,6 +7529,15 @@ export interface operations {
                         busyCalendars: string[] | null;
                     };
                 };
+            };
+            /** @description A consent started in the dashboard: back to its calendars page, with the outcome (`consent=connected|refused|error`) in the address */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_request`: validation failed; `param` names the field. */
             400: {

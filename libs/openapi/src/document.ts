@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { API_VERSION, errorDocUrl, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import { API_VERSION, errorDocUrl, isRedirect, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
 import type { z } from "zod";
 import { errorComponentName, errorComponents, nameComponents, SAMPLE_BASE_URL } from "./components.js";
 import { byStatus, EDGE_CODES, ERROR_SAMPLES, errorMeaning, errorsSection, routeErrorCodes } from "./errorCodes.js";
@@ -105,6 +105,10 @@ function operation(route: RouteDef): RouteConfig {
     const example = examples?.responses[Number(status)];
     const description: string | undefined = route.responses[Number(status)];
     if (description === undefined) throw new Error(`${key}: the route declares no responses entry for its ${status} answer, so the document cannot describe it`);
+    if (isRedirect(replyBody)) {
+      responses[status] = { description, headers: { ...responseHeaders(route, Number(status)), Location: { $ref: "#/components/headers/Location" } } };
+      continue;
+    }
     responses[status] = {
       description,
       headers: responseHeaders(route, Number(status)),

@@ -71,6 +71,7 @@ export const HEADER_COMPONENTS = {
     { type: "integer", minimum: 1 },
     6,
   ),
+  Location: header("Where the browser goes next.", true, { type: "string" }, "https://sched.example.com/dashboard/calendars?consent=connected&provider=google"),
   IdempotentReplayed: header("`true` when this is the stored answer of an earlier request with the same Idempotency-Key.", false, { type: "string", const: "true" }, "true"),
 } satisfies Record<string, HeaderObject>;
 

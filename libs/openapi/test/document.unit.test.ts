@@ -1,4 +1,4 @@
-import { ERROR_STATUS, errorDocUrl, errorSectionAnchor, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
+import { ERROR_STATUS, errorDocUrl, errorSectionAnchor, isRedirect, publicRoutes, type ErrorCode, type RouteDef } from "@sched/proto";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
@@ -149,7 +149,7 @@ describe("the OpenAPI document", () => {
         expect(schemaErrors(pointer(...base, "requestBody", "content", "application/json", "schema"), examples.request), key).toBeUndefined();
       }
       for (const [status, body] of Object.entries(route.endpoint.replies)) {
-        if (!body) continue;
+        if (!body || isRedirect(body)) continue;
         const value = examples.responses[Number(status)];
         expect(value, `${key} ${status}`).toBeDefined();
         expect(operationOf(route).responses[status].content["application/json"].example).toEqual(value);
@@ -165,5 +165,12 @@ describe("the OpenAPI document", () => {
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.timeRange.default).toBe("any");
     expect(recommend.requestBody.required).toBe(true);
+  });
+
+  it("describes a redirect as a Location header without a body", () => {
+    const callback = operationOf(publicRoutes.find((r) => r.path === "/v1/calendar-connections/google/callback")!);
+    expect(callback.responses["303"].headers.Location).toEqual({ $ref: "#/components/headers/Location" });
+    expect(callback.responses["303"].content).toBeUndefined();
+    expect(callback.responses["200"].content["application/json"].schema).toBeDefined();
   });
 });

@@ -15,8 +15,8 @@ import { DeliveryWorker } from "./delivery/worker.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./handlers/calendarBusy.js";
 import { connectionBindings } from "./handlers/connections.js";
+import { consentBindings } from "./handlers/consent.js";
 import { connectionSettingsBindings } from "./handlers/connectionSettings.js";
-import { microsoftConnectionBindings } from "./handlers/microsoftConnections.js";
 import { inviteRouteBindings } from "./handlers/invites.js";
 import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
 import { startReplyListener } from "./handlers/replyMail.js";
@@ -44,6 +44,8 @@ const config = z.object({
   GOOGLE_OAUTH_AUTH_URL: env.url("https://accounts.google.com/o/oauth2/v2/auth"),
   GOOGLE_OAUTH_TOKEN_URL: env.url("https://oauth2.googleapis.com/token"),
   /** The application (client) id and a client secret of the app registered in Microsoft Entra; unset: no Microsoft calendars. */
+  /** The deployment's dashboard: where a calendar consent started there returns (its calendars page). */
+  DASHBOARD_URL: env.url("http://localhost:8080/dashboard"),
   MICROSOFT_CLIENT_ID: env.optional(z.string()),
   MICROSOFT_CLIENT_SECRET: env.optional(z.string()),
   MICROSOFT_REDIRECT_URL: env.url("http://localhost:8080/v1/calendar-connections/microsoft/callback"),
@@ -125,8 +127,8 @@ export const invitesService = defineService({
     });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
-      ...connectionBindings({ db, bus, logger, google, vault }),
-      ...microsoftConnectionBindings({ db, logger, microsoft, vault }),
+      ...connectionBindings({ db, bus, vault }),
+      ...consentBindings({ db, logger, vault, google, microsoft, dashboardUrl: c.DASHBOARD_URL }),
       ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);

@@ -2,16 +2,14 @@ import type { Bus } from "@sched/bus";
 import {
   CalendarConnection,
   CalendarConnectionList,
-  ConnectStarted,
   connectionsCalendars,
   connectionsConnectCalDav,
   connectionsDelete,
   connectionsList,
-  connectionsStartGoogle,
-  connectionsStartMicrosoft,
   connectionsUpdate,
+  invitesStartDashboardConsent,
   ProviderCalendarList,
-  type CalendarProvider,
+  type OAuthProvider as OAuthProviderName,
   type UserProfile,
 } from "@sched/proto";
 import type { z } from "zod";
@@ -19,18 +17,13 @@ import type { CalDavAccount } from "../domain/forms.js";
 import { actingFor } from "./caller.js";
 
 /**
- * The providers connected by OAuth consent, each with the endpoint that
- * starts it: the connections page offers a button for each, so another
- * provider is one more line here.
+ * The providers connected by OAuth consent: the connections page offers a
+ * button for each, so another provider is one more line here.
  */
 export const OAUTH_PROVIDERS = [
-  { provider: "google", label: "Google Calendar", start: connectionsStartGoogle },
-  { provider: "microsoft", label: "Microsoft 365 / Outlook.com", start: connectionsStartMicrosoft },
-] as const satisfies ReadonlyArray<{
-  provider: CalendarProvider;
-  label: string;
-  start: typeof connectionsStartGoogle;
-}>;
+  { provider: "google", label: "Google Calendar" },
+  { provider: "microsoft", label: "Microsoft 365 / Outlook.com" },
+] as const satisfies ReadonlyArray<{ provider: OAuthProviderName; label: string }>;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
 
 /** A provider's name as people know it. */
@@ -58,10 +51,12 @@ export class CalendarsClient {
     return CalendarConnectionList.parse(reply.body).data;
   }
 
-  /** Where to send the browser to grant access; the provider then redirects to the API's callback. */
+  /**
+   * Where to send the browser to grant access; the provider then redirects
+   * to the API's callback, which sends the browser back to the calendars page.
+   */
   async startConsent(user: UserProfile, provider: OAuthProvider): Promise<string> {
-    const reply = await this.bus.request(provider.start, { params: {}, query: {}, body: undefined }, this.as(user));
-    return ConnectStarted.parse(reply.body).authorizationUrl;
+    return (await this.bus.request(invitesStartDashboardConsent, { userId: user.id, provider: provider.provider })).authorizationUrl;
   }
 
   /** Checked with the server first: a wrong password is a 400 that says so. */

@@ -126,13 +126,27 @@ export async function deleteConnection(db: Knex, userId: string, connectionId: s
 
 // ---- consent in progress -------------------------------------------------------
 
-export async function saveOAuthState(db: Knex, stateHash: string, userId: string, expiresAt: Date, provider: CalendarProvider = "google"): Promise<void> {
-  await db("oauth_states").where("expires_at", "<", db.fn.now()).delete();
-  await db("oauth_states").insert({ state_hash: stateHash, user_id: userId, expires_at: expiresAt, provider });
+/** A consent in progress: who started it, for which provider, and whether in the dashboard (its callback then sends the browser back there). */
+export interface OAuthState {
+  stateHash: string;
+  userId: string;
+  provider: CalendarProvider;
+  fromDashboard: boolean;
+  expiresAt: Date;
 }
 
-/** Takes a state once: the user it was issued to, or undefined when unknown, used, expired or another provider's. */
-export async function takeOAuthState(db: Knex, stateHash: string, provider: CalendarProvider = "google"): Promise<string | undefined> {
-  const rows = (await db("oauth_states").where({ state_hash: stateHash, provider }).andWhere("expires_at", ">", db.fn.now()).delete().returning("user_id")) as Array<{ user_id: string }>;
-  return rows[0]?.user_id;
+export async function saveOAuthState(db: Knex, state: OAuthState): Promise<void> {
+  await db("oauth_states").where("expires_at", "<", db.fn.now()).delete();
+  await db("oauth_states").insert({ state_hash: state.stateHash, user_id: state.userId, expires_at: state.expiresAt, provider: state.provider, from_dashboard: state.fromDashboard });
+}
+
+/** Takes a state once: whose it is and where it started, or undefined when unknown, used, expired or another provider's. */
+export async function takeOAuthState(db: Knex, stateHash: string, provider: CalendarProvider): Promise<{ userId: string; fromDashboard: boolean } | undefined> {
+  const rows = (await db("oauth_states")
+    .where({ state_hash: stateHash, provider })
+    .andWhere("expires_at", ">", db.fn.now())
+    .delete()
+    .returning(["user_id", "from_dashboard"])) as Array<{ user_id: string; from_dashboard: boolean }>;
+  const row = rows[0];
+  return row ? { userId: row.user_id, fromDashboard: row.from_dashboard } : undefined;
 }

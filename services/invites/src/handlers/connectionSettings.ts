@@ -7,7 +7,7 @@ import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type
 import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
 import { CalDavRefusal } from "../delivery/caldav.js";
 import type { ConnectionVault } from "../delivery/vault.js";
-import { connectionView } from "./connections.js";
+import { connectionView } from "./connectionView.js";
 
 export interface ConnectionSettingsDeps {
   db: Knex;

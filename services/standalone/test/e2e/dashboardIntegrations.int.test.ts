@@ -1,4 +1,5 @@
 import { eventually } from "@sched/testing";
+import { FakeMicrosoft } from "@sched/testing/microsoft";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,15 +21,22 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
   let world: InvitesWorld;
   let radicale: Radicale;
   const receiver = new WebhookReceiver();
+  const microsoft = new FakeMicrosoft();
   const suite = await systemPerSuite(wiring, async () => {
     radicale = new Radicale({ ann: PASSWORD });
     await radicale.start();
     await receiver.start();
-    world = await startInvitesWorld(wiring, {}, { webhooks: FAST_RETRIES });
+    const microsoftUrl = await microsoft.start();
+    world = await startInvitesWorld(
+      wiring,
+      { MICROSOFT_CLIENT_ID: microsoft.clientId, MICROSOFT_CLIENT_SECRET: microsoft.clientSecret, MICROSOFT_AUTHORITY: `${microsoftUrl}/common`, MICROSOFT_GRAPH_URL: microsoftUrl },
+      { webhooks: FAST_RETRIES },
+    );
     return {
       ...world.sys,
       stop: async () => {
         await world.stop();
+        await microsoft.stop();
         await receiver.stop();
         await radicale.stop();
       },
@@ -245,7 +253,12 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     const code = world.google.issueCode("wendy@gmail.com");
     const back = await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=${state}&code=${encodeURIComponent(code)}`);
     expect(back!.status()).toBe(200);
-    await page.goto(`${dashboard}/calendars`);
+    // The callback sent the browser on (303) to the dashboard's calendars page, with the outcome only.
+    const callbackAnswer = await back!.request().redirectedFrom()!.response();
+    expect(callbackAnswer!.status()).toBe(303);
+    expect(callbackAnswer!.headers().location).toBe(`${dashboard}/calendars?consent=connected&provider=google`);
+    expect(page.url()).toBe(`${dashboard}/calendars?consent=connected&provider=google`);
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar connected.");
     const row = page.getByRole("row").filter({ hasText: "wendy@gmail.com" });
     await expect(row.innerText()).resolves.toContain("Google Calendar");
     await expect(row.innerText()).resolves.toContain("Active");
@@ -272,6 +285,47 @@ describe.each(WIRINGS)("the dashboard's webhook endpoints and calendar connectio
     const still = await call(suite.url, "GET", "/v1/calendar-connections", { key: other.key });
     expect(still.body.data).toMatchObject([{ id: theirs.body.id, default: false, busyCalendars: null }]);
     expect(await mainText()).not.toContain(theirs.body.id);
+  });
+
+  it.runIf(available)("comes back from a consent refused at Google, or with a code Google does not accept, to the calendars page saying so, with nothing connected", async () => {
+    const consentState = async () => {
+      await page.goto(`${dashboard}/calendars`);
+      await page.getByRole("button", { name: "Connect Google Calendar", exact: true }).click();
+      await page.waitForURL(/\/o\/oauth2\/v2\/auth\?/);
+      return new URL(page.url()).searchParams.get("state")!;
+    };
+    const before = (await call(suite.url, "GET", "/v1/calendar-connections", { key: user.key })).body.data;
+
+    // As Google does when the person clicks Cancel on its consent screen.
+    await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=${await consentState()}&error=access_denied`);
+    expect(page.url()).toBe(`${dashboard}/calendars?consent=refused&provider=google`);
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar was not connected: access was not granted on the consent screen.");
+    await check();
+
+    await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=${await consentState()}&code=4%2Fnever-issued`);
+    expect(page.url()).toBe(`${dashboard}/calendars?consent=error&provider=google`);
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Google Calendar could not be connected. Please try again.");
+
+    expect((await call(suite.url, "GET", "/v1/calendar-connections", { key: user.key })).body.data).toEqual(before);
+    // A state used up or never issued cannot say where it started: the API's own answer, not a redirect to anywhere.
+    const unknown = await page.goto(`${suite.url}/v1/calendar-connections/google/callback?state=made-up&error=access_denied`);
+    expect(unknown!.status()).toBe(400);
+    expect(page.url()).toContain("/v1/calendar-connections/google/callback");
+  });
+
+  it.runIf(available)("connects Microsoft through its consent page and comes back to the calendars page with the new connection", async () => {
+    await page.goto(`${dashboard}/calendars`);
+    await page.getByRole("button", { name: "Connect Microsoft 365 / Outlook.com", exact: true }).click();
+    await page.waitForURL(/\/common\/oauth2\/v2\.0\/authorize\?/);
+    const consent = new URL(page.url());
+    const code = microsoft.issueCode("Wendy@Contoso.example", consent.searchParams.get("redirect_uri")!);
+    await page.goto(`${suite.url}/v1/calendar-connections/microsoft/callback?code=${encodeURIComponent(code)}&state=${consent.searchParams.get("state")!}&session_state=abc-123`);
+    expect(page.url()).toBe(`${dashboard}/calendars?consent=connected&provider=microsoft`);
+    await expect(page.getByRole("main").getByRole("status").innerText()).resolves.toBe("Microsoft 365 / Outlook.com connected.");
+    const row = page.getByRole("row").filter({ hasText: "wendy@contoso.example" });
+    await expect(row.innerText()).resolves.toContain("Microsoft 365 / Outlook.com");
+    await expect(row.innerText()).resolves.toContain("Active");
+    await check();
   });
 
   it.runIf(available)("counts usage per UTC day: requests either side of midnight UTC on their own days, and no day the log holds only in part", async () => {

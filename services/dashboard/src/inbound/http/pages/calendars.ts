@@ -1,4 +1,5 @@
 import type { CalendarConnection } from "@sched/proto";
+import type { Notice } from "../../../domain/consentNotice.js";
 import { providerLabel, type ProviderCalendar } from "../../../outbound/calendars.js";
 import { html, type SafeHtml } from "../html.js";
 import { BASE, csrfField, page, stamp, type Viewer } from "./layout.js";
@@ -7,7 +8,8 @@ export interface ConnectionsView {
   connections: CalendarConnection[];
   /** The providers connected by consent, in the order their buttons appear. */
   oauthProviders: ReadonlyArray<{ provider: string; label: string }>;
-  notice?: string;
+  /** What the page says on arrival; one that went wrong reads as an error, but is still a status, not an alert. */
+  notice?: Notice;
   /** Why connecting was refused, shown beside the form that was used. */
   error?: { form: "oauth" | "caldav"; message: string };
   /** What the CalDAV form held when it was refused; never the password. */
@@ -30,7 +32,7 @@ export function connectionsPage(viewer: Viewer, view: ConnectionsView): SafeHtml
     "calendars",
     "Calendar connections",
     html`<p class="hint">Connections belong to your account and serve live data: busy time from the calendars you choose, and invites through the default one. Test keys never reach a provider.</p>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ""}
+${view.notice ? html`<p class="${view.notice.failed ? "error" : "notice"}" role="status">${view.notice.text}</p>` : ""}
 <section aria-labelledby="list-title">
 <h2 id="list-title">Your connections</h2>
 ${view.connections.length === 0
@@ -55,7 +57,7 @@ ${view.connections.some((c) => c.status !== "active") ? html`<p class="hint">A c
 </section>
 <section class="card" aria-labelledby="oauth-title">
 <h2 id="oauth-title">Connect a calendar</h2>
-<p class="hint">You grant access at the provider; it then sends you back to the API, which keeps the grant encrypted.</p>
+<p class="hint">You grant access at the provider; it then sends you back here, and the grant is kept encrypted.</p>
 ${view.error?.form === "oauth" ? html`<p class="error" role="alert">${view.error.message}</p>` : ""}
 <div class="actions">
 ${view.oauthProviders.map((p) => html`<form method="post" action="${BASE}/calendars/connect/${p.provider}">${csrfField(viewer.csrfToken)}<button type="submit">Connect ${p.label}</button></form>`)}
@@ -114,7 +116,7 @@ export function consentPage(viewer: Viewer, view: { label: string; authorization
     "calendars",
     `Connect ${view.label}`,
     html`<section class="card">
-<p>Grant access at ${view.label}; it then sends you back to the API, which keeps the grant encrypted. The link works for 10 minutes.</p>
+<p>Grant access at ${view.label}; it then sends you back to your calendars here, and the grant is kept encrypted. The link works for 10 minutes.</p>
 <p><a class="button" href="${view.authorizationUrl}" data-follow>Continue to ${view.label}</a></p>
 </section>
 <p><a href="${BASE}/calendars">Back to the connections</a></p>`,

@@ -1,5 +1,7 @@
 import type express from "express";
-import type { Response } from "express";
+import type { Request, Response } from "express";
+import { ConsentOutcome } from "@sched/proto";
+import { consentNotice, type Notice } from "../../../domain/consentNotice.js";
 import { parseBusyCalendars, parseCalDavAccount } from "../../../domain/forms.js";
 import { OAUTH_PROVIDERS } from "../../../outbound/calendars.js";
 import { formText, type DashboardContext } from "../app.js";
@@ -9,6 +11,14 @@ import { refusalOf } from "./refusals.js";
 
 const NOTICES: Record<string, string> = { connected: "Connected.", disconnected: "Disconnected: invites from it go by e-mail now.", default: "Invites now go through this connection." };
 
+/** What the page says on arrival: after one of its own forms (`done`), or back from a provider's consent (`consent`, `provider`). */
+function arrivalNotice(query: Request["query"]): Notice | undefined {
+  if (typeof query.done === "string" && NOTICES[query.done]) return { text: NOTICES[query.done]!, failed: false };
+  const outcome = ConsentOutcome.safeParse(query.consent);
+  const provider = OAUTH_PROVIDERS.find((p) => p.provider === query.provider);
+  return outcome.success && provider ? consentNotice(outcome.data, provider.label) : undefined;
+}
+
 /** Calendar connections: list, connect by consent or CalDAV, disconnect, the default one and the busy calendars. */
 export function calendarRoutes(router: express.Router, ctx: DashboardContext): void {
   const showList = async (res: Response, status: number, extra: Omit<ConnectionsView, "connections" | "oauthProviders">) => {
@@ -16,7 +26,10 @@ export function calendarRoutes(router: express.Router, ctx: DashboardContext): v
     ctx.send(res, status, connectionsPage(viewer, { connections: await ctx.calendars.list(user), oauthProviders: OAUTH_PROVIDERS, ...extra }));
   };
 
-  router.get("/calendars", (req, res) => showList(res, 200, typeof req.query.done === "string" && NOTICES[req.query.done] ? { notice: NOTICES[req.query.done] } : {}));
+  router.get("/calendars", (req, res) => {
+    const notice = arrivalNotice(req.query);
+    return showList(res, 200, notice ? { notice } : {});
+  });
 
   router.post("/calendars/connect/:provider", async (req, res) => {
     const provider = OAUTH_PROVIDERS.find((p) => p.provider === req.params.provider);
