@@ -26,7 +26,7 @@ export function graphDateTime(epochMs: number): { dateTime: string; timeZone: st
  * Graph expands the pattern at the start's local time, so 09:00 Berlin stays
  * 09:00 Berlin across a daylight-saving change.
  */
-export function graphZonedDateTime(epochMs: number, zone: string): { dateTime: string; timeZone: string } {
+function graphZonedDateTime(epochMs: number, zone: string): { dateTime: string; timeZone: string } {
   return { dateTime: inZone(epochMs, zone).toFormat("yyyy-MM-dd'T'HH:mm:ss"), timeZone: zone };
 }
 
