@@ -85,8 +85,9 @@ const graphUtc = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$
 /** A dateTimeTimeZone the client sent, as a time in its zone: UTC or an IANA zone (Windows names are not kept by this fake). */
 function localTimeOf(value: unknown): DateTime | undefined {
   const v = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
-  if (typeof v?.dateTime !== "string" || typeof v.timeZone !== "string" || /(?:Z|[+-]\d{2}:\d{2})$/.test(v.dateTime)) return undefined;
-  const at = DateTime.fromISO(v.dateTime, { zone: v.timeZone });
+  if (typeof v?.dateTime !== "string" || typeof v.timeZone !== "string") return undefined;
+  // A dateTime with an offset names its instant itself (Graph reads it so); one without is local time in timeZone.
+  const at = /(?:Z|[+-]\d{2}:\d{2})$/.test(v.dateTime) ? DateTime.fromISO(v.dateTime, { setZone: true }).setZone(v.timeZone) : DateTime.fromISO(v.dateTime, { zone: v.timeZone });
   return at.isValid ? at : undefined;
 }
 
