@@ -108,7 +108,10 @@ const instanceId = (masterId: string, originalStart: number) => `${masterId}_${o
  * created with a `transactionId` (a second create with the same one answers
  * the event already made), patched, cancelled and deleted; getSchedule
  * answered from the stored events (plus busy time set by the test); and
- * calendarView with paging. Access tokens expire and are checked, refresh
+ * calendarView with paging. A recurring event (`recurrence`: pattern and
+ * range) is expanded in its zone (graphRecurrenceExpansion); its instances
+ * are listed (`/instances`), patched (becoming exceptions), cancelled, shown
+ * in calendarView and counted by getSchedule. Access tokens expire and are checked, refresh
  * tokens can be revoked, attendees' answers are set by the test as Exchange
  * would write them into the organizer's event. Faults are injected per call.
  */
