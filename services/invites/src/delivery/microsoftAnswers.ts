@@ -43,7 +43,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       let page = (await session.graph
         .api("/me/calendarView")
         .query({ startDateTime: graphDateTime(now - 86_400_000).dateTime + "Z", endDateTime: graphDateTime(now + settings.windowDays * 86_400_000).dateTime + "Z" })
-        .select(["id", "attendees", "isCancelled", "type", "seriesMasterId"])
+        .select(["id", "attendees", "isCancelled"])
         .header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`)
         .get()) as { value?: Event[]; "@odata.nextLink"?: string };
       events.push(...(page.value ?? []));
@@ -64,9 +64,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
     for (const event of read) {
-      // The calendar view lists a series' instances, not the series event: an occurrence (one not changed on its own) answers for the series.
-      const eventId = event.type === "occurrence" ? event.seriesMasterId : event.id;
-      const meeting = eventId ? byEventId.get(eventId) : undefined;
+      const meeting = event.id ? byEventId.get(event.id) : undefined;
       if (!meeting || event.isCancelled) continue;
       for (const attendee of event.attendees ?? []) {
         const email = attendee.emailAddress?.address?.toLowerCase();
