@@ -129,6 +129,20 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
     const items = ((await schedule.json()) as { value: Array<{ scheduleItems: Array<{ start: { dateTime: string } }> }> }).value[0]!.scheduleItems;
     expect(items.map((i) => i.start.dateTime)).toEqual(["2031-03-17T08:00:00.0000000", "2031-03-25T09:00:00.0000000", "2031-04-07T07:00:00.0000000"]);
 
+    // The series renamed: the recurring event is patched with its pattern; the changed and the cancelled occurrence stay as they are.
+    const renamed = `${title} renamed`;
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { title: renamed } })).status).toBe(200);
+    await eventually(() => (event.subject === renamed ? true : undefined), 30_000, 100);
+    const seriesPatches = callsOn(event.id).filter((c) => c.method === "PATCH" && decodeURIComponent(c.path) === `/v1.0/me/events/${event.id}`);
+    expect(seriesPatches).toHaveLength(1);
+    expect(seriesPatches[0]!.body).toMatchObject({ subject: renamed, recurrence: event.recurrence, start: { dateTime: "2031-03-17T09:00:00", timeZone: "Europe/Berlin" } });
+    expect(microsoft.instancesOf(event, SPAN.from, SPAN.to, { withCancelled: true }).map((i) => [i.originalStart, i.subject, i.isCancelled])).toEqual([
+      ["2031-03-17T08:00:00Z", renamed, false],
+      ["2031-03-24T08:00:00Z", "Moved sync", false],
+      ["2031-03-31T07:00:00Z", renamed, true],
+      ["2031-04-07T07:00:00Z", renamed, false],
+    ]);
+
     // The series cancelled: the recurring event is cancelled, once.
     expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
     expect((await sent(org.key, series.id, "cancel", 2)).map((i) => i.channel)).toEqual(["microsoft", "microsoft"]);
