@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, ServerResponse, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { DateTime } from "luxon";
+import { originalStarts, ruleOfGraphRecurrence, type GraphRecurrence } from "./graphRecurrenceExpansion.js";
 
 /** One request the fake answered, as the tests inspect it. */
 export interface MicrosoftCall {
@@ -35,6 +37,37 @@ export interface GraphEvent {
   isCancelled: boolean;
   /** Gone from the calendar (cancelled or deleted): Graph answers 404 for it. */
   removed: boolean;
+  type: "singleInstance" | "seriesMaster";
+  /** A series master's pattern and range, as the client sent them. */
+  recurrence: GraphRecurrence | null;
+  /** A series' occurrences changed or cancelled on their own, by original start (epoch ms). */
+  exceptions: Map<number, GraphException>;
+}
+
+/** What became of one occurrence of a series: the fields patched on it, or its cancellation. */
+export interface GraphException {
+  subject?: string;
+  body?: unknown;
+  start?: { dateTime: string; timeZone: string };
+  end?: { dateTime: string; timeZone: string };
+  attendees?: Attendee[];
+  isCancelled: boolean;
+}
+
+/** One occurrence of a series as Graph shows it (`type` occurrence, or exception once changed on its own). */
+export interface GraphInstance {
+  id: string;
+  type: "occurrence" | "exception";
+  seriesMasterId: string;
+  /** The start the pattern gives it, in UTC. */
+  originalStart: string;
+  subject: string;
+  body: unknown;
+  start: { dateTime: string; timeZone: string };
+  end: { dateTime: string; timeZone: string };
+  attendees: Attendee[];
+  organizer: { emailAddress: { address: string } };
+  isCancelled: boolean;
 }
 
 const NO_TIME = "0001-01-01T00:00:00Z";
@@ -49,13 +82,24 @@ const graphError = (res: ServerResponse, status: number, code: string, message: 
 /** Graph's spelling of an instant in UTC: seven fractional digits, no offset. */
 const graphUtc = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$10000");
 
-/** Reads a dateTimeTimeZone the client sent; only UTC is accepted (the invites always send UTC). */
-function instantOf(value: unknown): number | undefined {
+/** A dateTimeTimeZone the client sent, as a time in its zone: UTC or an IANA zone (Windows names are not kept by this fake). */
+function localTimeOf(value: unknown): DateTime | undefined {
   const v = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
-  if (typeof v?.dateTime !== "string" || v.timeZone !== "UTC") return undefined;
-  const ms = Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/.test(v.dateTime) ? v.dateTime : `${v.dateTime}Z`);
-  return Number.isNaN(ms) ? undefined : ms;
+  if (typeof v?.dateTime !== "string" || typeof v.timeZone !== "string") return undefined;
+  // A dateTime with an offset names its instant itself (Graph reads it so); one without is local time in timeZone.
+  const at = /(?:Z|[+-]\d{2}:\d{2})$/.test(v.dateTime) ? DateTime.fromISO(v.dateTime, { setZone: true }).setZone(v.timeZone) : DateTime.fromISO(v.dateTime, { zone: v.timeZone });
+  return at.isValid ? at : undefined;
 }
+
+/** Reads a dateTimeTimeZone the client sent as epoch ms. */
+function instantOf(value: unknown): number | undefined {
+  return localTimeOf(value)?.toMillis();
+}
+
+const utcOf = (ms: number) => ({ dateTime: graphUtc(ms), timeZone: "UTC" });
+
+/** An instance's id: the master's and the original start, as Graph's ids name both (opaque to the client). */
+const instanceId = (masterId: string, originalStart: number) => `${masterId}_${originalStart}`;
 
 /**
  * The Microsoft identity platform's token endpoint and the slice of
@@ -64,7 +108,10 @@ function instantOf(value: unknown): number | undefined {
  * created with a `transactionId` (a second create with the same one answers
  * the event already made), patched, cancelled and deleted; getSchedule
  * answered from the stored events (plus busy time set by the test); and
- * calendarView with paging. Access tokens expire and are checked, refresh
+ * calendarView with paging. A recurring event (`recurrence`: pattern and
+ * range) is expanded in its zone (graphRecurrenceExpansion); its instances
+ * are listed (`/instances`), patched (becoming exceptions), cancelled, shown
+ * in calendarView and counted by getSchedule. Access tokens expire and are checked, refresh
  * tokens can be revoked, attendees' answers are set by the test as Exchange
  * would write them into the organizer's event. Faults are injected per call.
  */
@@ -229,8 +276,19 @@ export class FakeMicrosoft {
   }
 
   private view(e: GraphEvent): Record<string, unknown> {
-    const { owner: _owner, removed: _removed, ...rest } = e;
+    const { owner: _owner, removed: _removed, exceptions: _exceptions, ...rest } = e;
     return rest;
+  }
+
+  /** A mailbox's live events over a window as a calendar shows them: single events, and each series' occurrences. */
+  private shown(account: string, from: number, to: number): Array<{ start: GraphEvent["start"]; end: GraphEvent["end"]; view: Record<string, unknown> }> {
+    const shown = [];
+    for (const e of this.events.values()) {
+      if (e.owner !== account || e.removed) continue;
+      if (e.type === "seriesMaster") for (const i of this.instancesOf(e, from, to)) shown.push({ start: i.start, end: i.end, view: { ...i } });
+      else if (instantOf(e.start)! < to && instantOf(e.end)! > from) shown.push({ start: e.start, end: e.end, view: this.view(e) });
+    }
+    return shown.sort((a, b) => instantOf(a.start)! - instantOf(b.start)!);
   }
 
   private graph(method: string, url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
@@ -238,10 +296,20 @@ export class FakeMicrosoft {
     if (method === "POST" && path === "/me/calendar/getSchedule") return this.getSchedule(call, account, res);
     if (method === "GET" && path === "/me/calendarView") return this.calendarView(url, call, account, res);
     if (method === "POST" && (path === "/me/events" || path === "/me/calendar/events")) return this.create(call, account, res);
-    const match = /^\/me\/events\/([^/]+)(\/cancel)?$/.exec(path);
-    const event = match ? this.events.get(decodeURIComponent(match[1]!)) : undefined;
+    const match = /^\/me\/events\/([^/]+)(\/cancel|\/instances)?$/.exec(path);
     if (!match) return graphError(res, 400, "BadRequest", `Resource not found for the segment '${path}'.`);
-    if (!event || event.owner !== account || event.removed) return graphError(res, 404, "ErrorItemNotFound", "The specified object was not found in the store.");
+    const id = decodeURIComponent(match[1]!);
+    const event = this.events.get(id);
+    if (!event) return this.instanceCall(method, id, match[2], call, account, res);
+    if (event.owner !== account || event.removed) return graphError(res, 404, "ErrorItemNotFound", "The specified object was not found in the store.");
+    if (match[2] === "/instances") {
+      if (method !== "GET") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+      const from = Date.parse(url.searchParams.get("startDateTime") ?? "");
+      const to = Date.parse(url.searchParams.get("endDateTime") ?? "");
+      if (Number.isNaN(from) || Number.isNaN(to)) return graphError(res, 400, "ErrorInvalidParameter", "startDateTime and endDateTime are required.");
+      if (event.type !== "seriesMaster") return json(res, 200, { value: [] });
+      return this.page(url, call, this.instancesOf(event, from, to), res);
+    }
     if (match[2]) {
       if (method !== "POST") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
       event.isCancelled = true;
@@ -254,10 +322,21 @@ export class FakeMicrosoft {
       if ("transactionId" in patch) return graphError(res, 400, "ErrorInvalidRequest", "transactionId cannot be changed.");
       if (patch.start !== undefined && instantOf(patch.start) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid start.");
       if (patch.end !== undefined && instantOf(patch.end) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid end.");
+      if (patch.recurrence !== undefined && patch.recurrence !== null && !ruleOfGraphRecurrence(patch.recurrence as GraphRecurrence)) return graphError(res, 400, "ErrorInvalidRequest", "Invalid recurrence.");
+      // Exchange drops a series' exceptions when its pattern or times change.
+      const reshaped =
+        (patch.recurrence !== undefined && JSON.stringify(patch.recurrence) !== JSON.stringify(event.recurrence)) ||
+        (patch.start !== undefined && instantOf(patch.start) !== instantOf(event.start)) ||
+        (patch.end !== undefined && instantOf(patch.end) !== instantOf(event.end));
+      if (reshaped) event.exceptions.clear();
       if (typeof patch.subject === "string") event.subject = patch.subject;
       if (patch.body !== undefined) event.body = patch.body;
       if (patch.start) event.start = patch.start as GraphEvent["start"];
       if (patch.end) event.end = patch.end as GraphEvent["end"];
+      if (patch.recurrence !== undefined) {
+        event.recurrence = (patch.recurrence as GraphRecurrence | null) ?? null;
+        event.type = event.recurrence ? "seriesMaster" : "singleInstance";
+      }
       if (Array.isArray(patch.attendees)) event.attendees = this.attendeesOf(patch.attendees, event.attendees);
       return json(res, 200, this.view(event));
     }
@@ -268,6 +347,75 @@ export class FakeMicrosoft {
     }
     if (method === "GET") return json(res, 200, this.view(event));
     return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+  }
+
+  /** A call on one occurrence of a series, by its instance id: read, patched (it becomes an exception), cancelled or deleted. */
+  private instanceCall(method: string, id: string, action: string | undefined, call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const at = id.lastIndexOf("_");
+    const master = at > 0 ? this.events.get(id.slice(0, at)) : undefined;
+    const originalStart = Number(id.slice(at + 1));
+    const instance = master && master.owner === account && !master.removed && master.type === "seriesMaster" ? this.instanceAt(master, originalStart) : undefined;
+    if (!master || !instance || instance.isCancelled || action === "/instances") return graphError(res, 404, "ErrorItemNotFound", "The specified object was not found in the store.");
+    const exception = master.exceptions.get(originalStart) ?? { isCancelled: false };
+    if (action === "/cancel" || method === "DELETE") {
+      if (action === "/cancel" && method !== "POST") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+      master.exceptions.set(originalStart, { ...exception, isCancelled: true });
+      res.writeHead(action ? 202 : 204).end();
+      return;
+    }
+    if (method === "GET") return json(res, 200, instance);
+    if (method !== "PATCH") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+    const patch = call.body ?? {};
+    if ("recurrence" in patch || "transactionId" in patch) return graphError(res, 400, "ErrorInvalidRequest", "An occurrence has no recurrence or transactionId of its own.");
+    if (patch.start !== undefined && instantOf(patch.start) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid start.");
+    if (patch.end !== undefined && instantOf(patch.end) === undefined) return graphError(res, 400, "ErrorInvalidRequest", "Invalid end.");
+    if (typeof patch.subject === "string") exception.subject = patch.subject;
+    if (patch.body !== undefined) exception.body = patch.body;
+    if (patch.start) exception.start = patch.start as GraphEvent["start"];
+    if (patch.end) exception.end = patch.end as GraphEvent["end"];
+    if (Array.isArray(patch.attendees)) exception.attendees = this.attendeesOf(patch.attendees, instance.attendees);
+    master.exceptions.set(originalStart, exception);
+    return json(res, 200, this.instanceAt(master, originalStart));
+  }
+
+  /** The occurrence of a series the pattern gives at this original start (with what became of it), or undefined. */
+  private instanceAt(master: GraphEvent, originalStart: number): GraphInstance | undefined {
+    if (!Number.isFinite(originalStart)) return undefined;
+    const starts = originalStarts(master.recurrence!, localTimeOf(master.start)!, originalStart + 1);
+    return starts.at(-1) === originalStart ? this.instance(master, originalStart) : undefined;
+  }
+
+  private instance(master: GraphEvent, originalStart: number): GraphInstance {
+    const exception = master.exceptions.get(originalStart);
+    const duration = instantOf(master.end)! - instantOf(master.start)!;
+    return {
+      id: instanceId(master.id, originalStart),
+      type: exception ? "exception" : "occurrence",
+      seriesMasterId: master.id,
+      originalStart: new Date(originalStart).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      subject: exception?.subject ?? master.subject,
+      body: exception?.body ?? master.body,
+      start: utcOf(exception?.start ? instantOf(exception.start)! : originalStart),
+      end: utcOf(exception?.end ? instantOf(exception.end)! : originalStart + duration),
+      attendees: exception?.attendees ?? master.attendees,
+      organizer: master.organizer,
+      isCancelled: exception?.isCancelled ?? false,
+    };
+  }
+
+  /**
+   * A series' occurrences whose times (as they are now) overlap [from, to),
+   * in start order; cancelled ones only when asked for, as Graph lists none.
+   * Occurrences moved from up to a year away are found too.
+   */
+  instancesOf(master: GraphEvent, from: number, to: number, options: { withCancelled?: boolean } = {}): GraphInstance[] {
+    if (master.type !== "seriesMaster" || !master.recurrence) return [];
+    const YEAR_MS = 366 * 86_400_000;
+    return originalStarts(master.recurrence, localTimeOf(master.start)!, to + YEAR_MS)
+      .filter((s) => s >= from - YEAR_MS)
+      .map((s) => this.instance(master, s))
+      .filter((i) => (options.withCancelled || !i.isCancelled) && instantOf(i.start)! < to && instantOf(i.end)! > from)
+      .sort((a, b) => instantOf(a.start)! - instantOf(b.start)!);
   }
 
   /** Attendees as given, each keeping the answer it had (an attendee kept on is not asked again). */
@@ -286,8 +434,10 @@ export class FakeMicrosoft {
     // A retried create (same transactionId) answers the event the first one made rather than making another.
     if (existing) return json(res, 201, this.view(existing));
     if (typeof body.subject !== "string" || instantOf(body.start) === undefined || instantOf(body.end) === undefined) {
-      return graphError(res, 400, "ErrorInvalidRequest", "An event needs a subject, and start and end in UTC.");
+      return graphError(res, 400, "ErrorInvalidRequest", "An event needs a subject, and start and end (UTC or an IANA zone).");
     }
+    const recurrence = (body.recurrence ?? null) as GraphRecurrence | null;
+    if (recurrence && !ruleOfGraphRecurrence(recurrence)) return graphError(res, 400, "ErrorInvalidRequest", "Invalid recurrence.");
     const id = `AAMkAG${randomBytes(24).toString("base64url")}=`;
     const event: GraphEvent = {
       id,
@@ -301,6 +451,9 @@ export class FakeMicrosoft {
       organizer: { emailAddress: { address: account } },
       isCancelled: false,
       removed: false,
+      type: recurrence ? "seriesMaster" : "singleInstance",
+      recurrence,
+      exceptions: new Map(),
     };
     this.events.set(id, event);
     return json(res, 201, this.view(event));
@@ -309,12 +462,7 @@ export class FakeMicrosoft {
   /** Busy spans of a mailbox over a window: its live events and the busy time set for it. */
   private busySpans(account: string, from: number, to: number): Array<[number, number]> {
     const spans: Array<[number, number]> = [];
-    for (const e of this.events.values()) {
-      if (e.owner !== account || e.removed) continue;
-      const start = instantOf(e.start)!;
-      const end = instantOf(e.end)!;
-      if (start < to && end > from) spans.push([start, end]);
-    }
+    for (const e of this.shown(account, from, to)) spans.push([instantOf(e.start)!, instantOf(e.end)!]);
     for (const b of this.busy.get(account) ?? []) {
       const start = Date.parse(b.start);
       const end = Date.parse(b.end);
@@ -348,13 +496,17 @@ export class FakeMicrosoft {
     const from = Date.parse(url.searchParams.get("startDateTime") ?? "");
     const to = Date.parse(url.searchParams.get("endDateTime") ?? "");
     if (Number.isNaN(from) || Number.isNaN(to)) return graphError(res, 400, "ErrorInvalidParameter", "startDateTime and endDateTime are required.");
+    return this.page(url, call, this.shown(account, from, to).map((e) => e.view), res);
+  }
+
+  /** One page of a listing (Prefer: odata.maxpagesize, else $top, else 10), with the link to the next. */
+  private page(url: URL, call: MicrosoftCall, all: unknown[], res: ServerResponse): void {
     const pageSize = Number(/odata\.maxpagesize=(\d+)/.exec(String(call.headers.prefer ?? ""))?.[1] ?? url.searchParams.get("$top") ?? 10);
     const skip = Number(url.searchParams.get("$skip") ?? 0);
-    const live = [...this.events.values()].filter((e) => e.owner === account && !e.removed && instantOf(e.start)! < to && instantOf(e.end)! > from).sort((a, b) => instantOf(a.start)! - instantOf(b.start)!);
-    const page = live.slice(skip, skip + pageSize);
-    const next = skip + pageSize < live.length ? new URL(url) : undefined;
+    const page = all.slice(skip, skip + pageSize);
+    const next = skip + pageSize < all.length ? new URL(url) : undefined;
     next?.searchParams.set("$skip", String(skip + pageSize));
     next?.searchParams.set("$top", String(pageSize));
-    return json(res, 200, { value: page.map((e) => this.view(e)), ...(next ? { "@odata.nextLink": `${this.url}${next.pathname}${next.search}` } : {}) });
+    return json(res, 200, { value: page, ...(next ? { "@odata.nextLink": `${this.url}${next.pathname}${next.search}` } : {}) });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Meeting } from "@sched/proto";
-import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphTransactionId, responseOfGraph } from "../src/domain/graphEvent.js";
+import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphSeriesBody, graphTransactionId, instanceWindow, isInstanceOf, responseOfGraph } from "../src/domain/graphEvent.js";
 
 const meeting: Meeting = {
   id: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
@@ -73,5 +73,43 @@ describe("Graph events of meetings", () => {
       [s("16:00"), s("17:00")],
     ]);
     expect(busyOfSchedule(undefined)).toEqual([]);
+  });
+});
+
+describe("Graph's recurring event of a series", () => {
+  // Tuesdays 09:00 Berlin, first on 2031-05-06 (07:00 UTC in summer time).
+  const first: Meeting = { ...meeting, startTime: "2031-05-06T07:00:00Z", recurrence: "FREQ=WEEKLY;BYDAY=TU;COUNT=10" };
+
+  it("writes the times in the series' zone and the rule as Graph's pattern and range", () => {
+    const answer = graphSeriesBody(first, { rule: "FREQ=WEEKLY;BYDAY=TU;COUNT=10", timeZone: "Europe/Berlin", cancelledStarts: [] }, "org@example.com");
+    expect(answer.ok).toBe(true);
+    if (!answer.ok) return;
+    expect(answer.body).toMatchObject({
+      subject: "Design review",
+      start: { dateTime: "2031-05-06T09:00:00", timeZone: "Europe/Berlin" },
+      end: { dateTime: "2031-05-06T09:45:00", timeZone: "Europe/Berlin" },
+      recurrence: {
+        pattern: { type: "weekly", interval: 1, daysOfWeek: ["tuesday"] },
+        range: { type: "numbered", startDate: "2031-05-06", numberOfOccurrences: 10, recurrenceTimeZone: "Europe/Berlin" },
+      },
+    });
+    expect(answer.body.attendees).toHaveLength(2);
+  });
+
+  it("refuses a rule Graph cannot say, with the reason", () => {
+    const answer = graphSeriesBody(first, { rule: "FREQ=MONTHLY;BYMONTHDAY=1,15", timeZone: "Europe/Berlin", cancelledStarts: [] }, "org@example.com");
+    expect(answer).toEqual({ ok: false, reason: expect.stringMatching(/Graph/) as unknown as string });
+  });
+
+  it("asks for instances over a window holding the original start and the occurrence's present times", () => {
+    const moved: Meeting = { ...meeting, startTime: "2031-05-20T12:00:00Z", duration: "1 hour" };
+    expect(instanceWindow("2031-05-13T07:00:00Z", moved)).toEqual({ startDateTime: "2031-05-12T07:00:00Z", endDateTime: "2031-05-21T13:00:00Z" });
+  });
+
+  it("matches an instance on its original start, whatever precision Graph writes it in", () => {
+    expect(isInstanceOf({ originalStart: "2031-05-13T07:00:00Z" }, "2031-05-13T07:00:00Z")).toBe(true);
+    expect(isInstanceOf({ originalStart: "2031-05-13T07:00:00.0000000Z" }, "2031-05-13T07:00:00Z")).toBe(true);
+    expect(isInstanceOf({ originalStart: "2031-05-20T07:00:00Z" }, "2031-05-13T07:00:00Z")).toBe(false);
+    expect(isInstanceOf({ originalStart: null }, "2031-05-13T07:00:00Z")).toBe(false);
   });
 });

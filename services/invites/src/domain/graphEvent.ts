@@ -1,7 +1,9 @@
 import type { Event, ResponseType, ScheduleInformation } from "@microsoft/microsoft-graph-types";
-import type { BusyInterval, GivenResponse, Meeting } from "@sched/proto";
+import { formatTimestamp, type BusyInterval, type GivenResponse, type Meeting, type SeriesOfEvent } from "@sched/proto";
 import { createHash } from "node:crypto";
+import { graphRecurrenceOf, type GraphPatternedRecurrence } from "./graphRecurrence.js";
 import { meetingEndMs } from "./meetingTimes.js";
+import { inZone } from "./seriesZone.js";
 
 /**
  * Graph's idempotency key of the event of a meeting: the same on every
@@ -16,6 +18,16 @@ export function graphTransactionId(meetingId: string): string {
 /** An instant as Graph's dateTimeTimeZone spells it: local time without offset, the zone beside it. */
 export function graphDateTime(epochMs: number): { dateTime: string; timeZone: string } {
   return { dateTime: new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, ""), timeZone: "UTC" };
+}
+
+/**
+ * An instant as the local time of `zone` (an IANA name, which Graph takes
+ * beside its Windows names): a series' times are written in its zone, since
+ * Graph expands the pattern at the start's local time, so 09:00 Berlin stays
+ * 09:00 Berlin across a daylight-saving change.
+ */
+function graphZonedDateTime(epochMs: number, zone: string): { dateTime: string; timeZone: string } {
+  return { dateTime: inZone(epochMs, zone).toFormat("yyyy-MM-dd'T'HH:mm:ss"), timeZone: zone };
 }
 
 /** Reads a dateTimeTimeZone that Graph answered in UTC (the `outlook.timezone` preference) as epoch ms. */
@@ -40,6 +52,44 @@ export function graphEventBody(meeting: Meeting, organizerEmail: string): Event 
     isReminderOn: true,
     responseRequested: true,
   };
+}
+
+/**
+ * The recurring event of a series: the body of its first occurrence, its
+ * times in the series' zone, and the rule as Graph's patternedRecurrence.
+ * Refused (with the reason) when Graph cannot say the rule.
+ */
+export function graphSeriesBody(meeting: Meeting, series: SeriesOfEvent, organizerEmail: string): { ok: true; body: Event } | { ok: false; reason: string } {
+  const recurrence = graphRecurrenceOf(series.rule, meeting.startTime, series.timeZone);
+  if (!recurrence.ok) return recurrence;
+  const zone = series.timeZone === "Etc/UTC" ? "UTC" : series.timeZone;
+  return {
+    ok: true,
+    body: {
+      ...graphEventBody(meeting, organizerEmail),
+      start: graphZonedDateTime(Date.parse(meeting.startTime), zone),
+      end: graphZonedDateTime(meetingEndMs(meeting), zone),
+      // Graph's own types spell the enums as unions of the same names.
+      recurrence: recurrence.recurrence as GraphPatternedRecurrence & Event["recurrence"],
+    },
+  };
+}
+
+/**
+ * The window to ask `instances` for an occurrence in: Graph has no lookup by
+ * original start, so the window spans the original start and the time the
+ * occurrence has now (a day either side), and the answer is matched on
+ * `originalStart`. An occurrence moved earlier to a time outside it is not found.
+ */
+export function instanceWindow(originalStart: string, meeting: Meeting): { startDateTime: string; endDateTime: string } {
+  const DAY_MS = 86_400_000;
+  const times = [Date.parse(originalStart), Date.parse(meeting.startTime), meetingEndMs(meeting)];
+  return { startDateTime: formatTimestamp(Math.min(...times) - DAY_MS), endDateTime: formatTimestamp(Math.max(...times) + DAY_MS) };
+}
+
+/** Whether Graph's `originalStart` of an instance (UTC, any precision) is this original start. */
+export function isInstanceOf(instance: Pick<Event, "originalStart">, originalStart: string): boolean {
+  return instance.originalStart != null && Date.parse(instance.originalStart) === Date.parse(originalStart);
 }
 
 /** An attendee's answer as the meetings service records it; undefined while they have not answered. */

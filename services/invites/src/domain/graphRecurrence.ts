@@ -19,7 +19,7 @@ interface GraphRecurrenceRange {
   numberOfOccurrences?: number;
   recurrenceTimeZone: string;
 }
-interface GraphPatternedRecurrence {
+export interface GraphPatternedRecurrence {
   pattern: GraphRecurrencePattern;
   range: GraphRecurrenceRange;
 }
