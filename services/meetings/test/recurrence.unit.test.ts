@@ -39,6 +39,15 @@ describe("checkRule", () => {
     if (!result.ok) expect(result.problem).toContain(problem);
   });
 
+  it("counts the months a monthly rule skips: 37 times on the 31st runs past five years", () => {
+    // Only seven months a year have a 31st: the 37th is in 2033, more than five years after 2027-12-31.
+    const onThe31st = at("2027-12-30T23:00:00Z"); // 2027-12-31 00:00 Berlin
+    const refused = checkRule("FREQ=MONTHLY;COUNT=37", onThe31st, "Europe/Berlin");
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.problem).toContain("longer than 5 years");
+    expect(checkRule("FREQ=MONTHLY;COUNT=37", at("2027-12-14T23:00:00Z"), "Europe/Berlin").ok).toBe(true);
+  });
+
   it("normalizes: parts in order, upper case, no RRULE:, no INTERVAL=1, UNTIL as a UTC instant", () => {
     const result = checkRule("RRULE:byday=mo,we;interval=1;freq=weekly;until=20260401", start, "Europe/Berlin");
     expect(result).toEqual({ ok: true, rule: "FREQ=WEEKLY;UNTIL=20260401T215959Z;BYDAY=MO,WE", occurrences: 10, lastStart: at("2026-04-01T07:00:00Z") });
