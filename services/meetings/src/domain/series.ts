@@ -1,24 +1,13 @@
-import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, Mode, SeriesOfEvent } from "@sched/proto";
+import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, SeriesOfEvent } from "@sched/proto";
 import type { MeetingState } from "./changes.js";
+import type { MeetingRecord } from "./meeting.js";
 import { occurrenceId, occurrenceStarts, type SeriesRule } from "./recurrence.js";
 import { endTimeOf, formatTimestamp, LONGEST_MEETING_MS } from "./timing.js";
 
 /** A recurring meeting as the service holds it: the meeting fields every occurrence takes unless changed, and the rule. */
-export interface SeriesRecord {
-  id: string;
-  mode: Mode;
-  organizerId: string;
-  organizerEmail: string;
-  title: string;
-  description: string;
-  /** The first occurrence's start (DTSTART). */
-  startTime: Date;
-  duration: Duration;
-  participants: string[];
-  status: MeetingStatus;
-  /** Shared with its exceptions: each change of either takes the next number. */
-  sequence: number;
-  createdAt: Date;
+export interface SeriesRecord extends Omit<MeetingRecord, "responses"> {
+  // startTime is the first occurrence's start (DTSTART); sequence is shared with the
+  // exceptions: each change of either takes the next number.
   recurrence: string;
   timeZone: string;
   /** The end of the last occurrence the rule gives. */
