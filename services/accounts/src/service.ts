@@ -3,10 +3,10 @@ import { userCreated, userUpdated } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
-import { adminBindings } from "./handlers/admin.js";
-import { internalBindings } from "./handlers/internal.js";
-import { meBindings } from "./handlers/me.js";
-import { ownKeyBindings } from "./handlers/ownKeys.js";
+import { adminBindings } from "./inbound/admin.js";
+import { internalBindings } from "./inbound/internal.js";
+import { meBindings } from "./inbound/me.js";
+import { ownKeyBindings } from "./inbound/ownKeys.js";
 
 /** Users, their API keys, and who a key acts for. */
 export const accountsService = defineService({

@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Caller, KeyRateLimits, Mode, Preferences, Scope, WorkingHoursEntry } from "@sched/proto";
 import { preferencesView } from "../domain/preferences.js";
-import type { Announce } from "../events.js";
+import type { Announce } from "../outbound/events.js";
 import type { ProfileChanges, StoredUser } from "../domain/users.js";
 
 /** The unique constraint that makes a second user with the same e-mail impossible. */

@@ -7,7 +7,7 @@ import { effectiveChanges, profileView, type ProfileChanges } from "../domain/us
 import { checkWorkingHours } from "../domain/workingHours.js";
 import { applyPreferences } from "../domain/preferences.js";
 import { changeUser, findUser } from "../db/queries.js";
-import { announceUser } from "../events.js";
+import { announceUser } from "../outbound/events.js";
 import type { OutboxRelay } from "@sched/outbox";
 
 /** GET and PATCH /v1/me (api-decisions 4). */

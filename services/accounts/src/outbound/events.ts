@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "@sched/db";
 import { enqueueEvent } from "@sched/outbox";
 import type { userCreated, userUpdated } from "@sched/proto";
-import { formatTimestamp, type StoredUser } from "./domain/users.js";
+import { formatTimestamp, type StoredUser } from "../domain/users.js";
 
 /** Writes the event of a change inside the change's own transaction. */
 export type Announce = (trx: Knex.Transaction, user: StoredUser) => Promise<void>;

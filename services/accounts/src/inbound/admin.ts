@@ -16,7 +16,7 @@ import { apiKeyView, keyScopes, requireKeyId, requireUserId } from "../domain/ap
 import { DEFAULT_TIME_ZONE, requireTimeZone } from "../domain/timeZone.js";
 import { adminUserView, formatTimestamp, normalizeEmail, userExists } from "../domain/users.js";
 import { UNIQUE_EMAIL_CONSTRAINT, findUser, findUsersByEmail, insertApiKey, insertUser, updateApiKeyLimits } from "../db/queries.js";
-import { announceUser } from "../events.js";
+import { announceUser } from "../outbound/events.js";
 import type { OutboxRelay } from "@sched/outbox";
 
 /** The admin API the gateway serves under /admin/v1 (api-decisions 3); the gateway checked the admin token. */
