@@ -12,7 +12,7 @@ import type { RankedPerson } from "../../services/ai-ranking/src/domain/fit.js";
 import { learnPatterns } from "../../services/ai-ranking/src/domain/patterns.js";
 import { rankCandidates } from "../../services/ai-ranking/src/domain/rank.js";
 import type { Claim, PartOfDay } from "../../services/ai-ranking/src/domain/reasons.js";
-import { ModelRanker } from "../../services/ai-ranking/src/llm/modelRanker.js";
+import { ModelRanker } from "../../services/ai-ranking/src/outbound/llm/modelRanker.js";
 import { recommendSlots } from "../../services/availability/src/domain/recommend.js";
 import { groupRelevance, ndcgAt } from "./relevance.js";
 import { DAY, HOUR, MIN, localMidnight, makePerson, meetingsFor, random, type SyntheticPerson } from "./world.js";

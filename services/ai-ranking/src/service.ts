@@ -4,12 +4,12 @@ import { env } from "@sched/config";
 import { setActiveSpanAttributes } from "@sched/telemetry";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
-import { consumeHistory } from "./handlers/history.js";
-import { startRelearning } from "./handlers/relearning.js";
-import { rankHandler } from "./handlers/rank.js";
+import { consumeHistory } from "./consumers/history.js";
+import { startRelearning } from "./consumers/relearning.js";
+import { rankHandler } from "./inbound/rank.js";
 import type { RankedPerson } from "./domain/fit.js";
 import type { ScoredSlot } from "./domain/rank.js";
-import { ModelRanker } from "./llm/modelRanker.js";
+import { ModelRanker } from "./outbound/llm/modelRanker.js";
 import { migrations } from "./db/migrations/index.js";
 
 const config = z

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyModelRanking, InvalidModelAnswer } from "../src/llm/answer.js";
-import { summarize } from "../src/llm/summary.js";
+import { applyModelRanking, InvalidModelAnswer } from "../src/outbound/llm/answer.js";
+import { summarize } from "../src/outbound/llm/summary.js";
 import { rankCandidates } from "../src/domain/rank.js";
 import { DAY, MONDAY, hourSlots, rankedPerson, weeklyHistory } from "./people.js";
 

@@ -2,7 +2,7 @@ import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { queueRelearningEveryMode, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
-import { relearnQueued } from "../src/handlers/relearning.js";
+import { relearnQueued } from "../src/consumers/relearning.js";
 import { aiRankingService } from "../src/index.js";
 import { DAY, HOUR, MONDAY, NOW } from "./people.js";
 

@@ -1,7 +1,7 @@
-import type { PersonFit, RankedPerson } from "../domain/fit.js";
-import { HOURS_A_WEEK } from "../domain/patterns.js";
-import { WEEKDAY_NAMES, ZoneReader } from "../domain/localTime.js";
-import type { ScoredSlot } from "../domain/rank.js";
+import type { PersonFit, RankedPerson } from "../../domain/fit.js";
+import { HOURS_A_WEEK } from "../../domain/patterns.js";
+import { WEEKDAY_NAMES, ZoneReader } from "../../domain/localTime.js";
+import type { ScoredSlot } from "../../domain/rank.js";
 
 /**
  * What the language model is told: people as labels (P1, P2, …), their

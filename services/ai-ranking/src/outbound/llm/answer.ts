@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { RankedPerson } from "../domain/fit.js";
-import type { ScoredSlot } from "../domain/rank.js";
+import type { RankedPerson } from "../../domain/fit.js";
+import type { ScoredSlot } from "../../domain/rank.js";
 import { labelOf, slotIdOf } from "./summary.js";
 
 /** The answer the model must give (sent as its JSON schema, checked again on arrival). */

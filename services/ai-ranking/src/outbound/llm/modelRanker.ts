@@ -1,9 +1,9 @@
 import type { Logger } from "@sched/logging";
 import OpenAI from "openai";
 import { zodResponseFormat } from "openai/helpers/zod";
-import { CircuitBreaker } from "../domain/circuitBreaker.js";
-import type { RankedPerson } from "../domain/fit.js";
-import type { ScoredSlot } from "../domain/rank.js";
+import { CircuitBreaker } from "../../domain/circuitBreaker.js";
+import type { RankedPerson } from "../../domain/fit.js";
+import type { ScoredSlot } from "../../domain/rank.js";
 import { applyModelRanking, ModelRanking } from "./answer.js";
 import { summarize } from "./summary.js";
 
