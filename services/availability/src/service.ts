@@ -3,10 +3,10 @@ import { env } from "@sched/config";
 import { availabilityDay, availabilityFreeBusy, availabilityRecommend } from "@sched/proto";
 import { defineService, type ServiceDeps } from "@sched/runtime";
 import { z } from "zod";
-import { dayViewHandler } from "./handlers/dayView.js";
-import type { AvailabilityDeps } from "./handlers/deps.js";
-import { freeBusyHandler } from "./handlers/freeBusy.js";
-import { recommendHandler } from "./handlers/recommend.js";
+import { dayViewHandler } from "./inbound/dayView.js";
+import type { AvailabilityDeps } from "./inbound/deps.js";
+import { freeBusyHandler } from "./inbound/freeBusy.js";
+import { recommendHandler } from "./inbound/recommend.js";
 
 const config = z.object({
   /** How long `useAI` waits for ai-ranking; past it the heuristic ranking answers. */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatTimestamp, parseTimestamp } from "../src/handlers/deps.js";
+import { formatTimestamp, parseTimestamp } from "../src/inbound/deps.js";
 
 describe("timestamps on the bus", () => {
   it("formats in UTC to whole seconds, dropping (never rounding) the fraction", () => {

@@ -5,9 +5,9 @@ import { resolveDayQuery } from "../domain/dates.js";
 import type { LocalDate } from "@sched/time";
 import { dayView } from "../domain/dayView.js";
 import { workingWindowsOn } from "../domain/workingWindows.js";
-import { busyWithCalendars } from "./busy.js";
+import { busyWithCalendars } from "../outbound/busy.js";
 import { SIBLING_TIMEOUT_MS, invalidParam, type AvailabilityDeps } from "./deps.js";
-import { callerProfile, lookupUsers } from "./people.js";
+import { callerProfile, lookupUsers } from "../outbound/people.js";
 
 /**
  * GET /v1/availability (api-spec 4.5, api-decisions 6): one person's working

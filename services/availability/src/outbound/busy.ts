@@ -2,7 +2,7 @@ import type { Bus } from "@sched/bus";
 import type { Logger } from "@sched/logging";
 import { invitesCalendarBusy, meetingsBusy, type CalendarProvider, type Mode } from "@sched/proto";
 import { merge, type Interval } from "../domain/intervals.js";
-import { SIBLING_TIMEOUT_MS, formatTimestamp } from "./deps.js";
+import { SIBLING_TIMEOUT_MS, formatTimestamp } from "../inbound/deps.js";
 
 const SECOND_MS = 1_000;
 

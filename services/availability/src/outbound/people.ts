@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { accountsLookupUsers, contactsVisibility, type Caller, type UserProfile } from "@sched/proto";
-import { SIBLING_TIMEOUT_MS, type AvailabilityDeps } from "./deps.js";
+import { SIBLING_TIMEOUT_MS, type AvailabilityDeps } from "../inbound/deps.js";
 
 /** Profiles (zone, working hours) of the users with these ids or e-mails; unknown ones are absent. */
 export async function lookupUsers(bus: Bus, query: { ids?: string[]; emails?: string[] }): Promise<UserProfile[]> {

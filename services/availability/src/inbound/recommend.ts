@@ -11,11 +11,11 @@ import { incompleteBusyOf } from "../domain/busyCompleteness.js";
 import type { Interval } from "../domain/intervals.js";
 import { BUFFER_TARGET_MS, recommendSlots, type RecommendedSlot } from "../domain/recommend.js";
 import { fitRecommendation } from "../domain/replySize.js";
-import { rankWithAI } from "./aiRanking.js";
-import { busyWithCalendars, type BusyAnswer } from "./busy.js";
+import { rankWithAI } from "../outbound/aiRanking.js";
+import { busyWithCalendars, type BusyAnswer } from "../outbound/busy.js";
 import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
 import { readHorizon } from "./horizon.js";
-import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
+import { callerProfile, lookupUsers, visibleParticipants } from "../outbound/people.js";
 
 /**
  * How many heuristic suggestions ai-ranking gets to reorder. The heuristic's

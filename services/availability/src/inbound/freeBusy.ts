@@ -3,10 +3,10 @@ import { AppError } from "@sched/errors";
 import { JsonText, type availabilityFreeBusy, type FreeBusyAnswer, type UserProfile } from "@sched/proto";
 import { freeBusy } from "../domain/freeBusy.js";
 import type { Interval } from "../domain/intervals.js";
-import { busyWithCalendars, type BusyAnswer } from "./busy.js";
+import { busyWithCalendars, type BusyAnswer } from "../outbound/busy.js";
 import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
 import { readHorizon } from "./horizon.js";
-import { callerProfile, lookupUsers, visibleParticipants } from "./people.js";
+import { callerProfile, lookupUsers, visibleParticipants } from "../outbound/people.js";
 
 const utf8 = new TextEncoder();
 

@@ -1,7 +1,7 @@
 import { AppError } from "@sched/errors";
 import { aiRankingRank, type Mode, type UserProfile } from "@sched/proto";
 import type { RecommendedSlot } from "../domain/recommend.js";
-import { formatTimestamp, type AvailabilityDeps } from "./deps.js";
+import { formatTimestamp, type AvailabilityDeps } from "../inbound/deps.js";
 
 export interface RankingQuestion {
   mode: Mode;
