@@ -1,9 +1,9 @@
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
-import { consumeAccountNames } from "./handlers/accountNames.js";
-import { contactRouteBindings } from "./handlers/contacts.js";
-import { visibilityBindings } from "./handlers/visibility.js";
+import { consumeAccountNames } from "./consumers/accountNames.js";
+import { contactRouteBindings } from "./inbound/contacts.js";
+import { visibilityBindings } from "./inbound/visibility.js";
 
 /** Trusted contacts and the visibility question "may A see B?". */
 export const contactsService = defineService({

@@ -1,7 +1,7 @@
 import { contactsCreate, contactsGet, type Contact } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ACCOUNT_LOOKUP_TIMEOUT_MS } from "../src/handlers/accountNames.js";
+import { ACCOUNT_LOOKUP_TIMEOUT_MS } from "../src/consumers/accountNames.js";
 import { callerFor, makeUser, startContacts, type ContactsHarness, type TestUser } from "./harness.js";
 
 describe("contact names from accounts", () => {

@@ -25,7 +25,7 @@ import {
   updateContact,
   withListLock,
 } from "../db/queries.js";
-import { lookupAccountName } from "./accountNames.js";
+import { lookupAccountName } from "../consumers/accountNames.js";
 
 export interface ContactsDeps {
   db: Knex;
