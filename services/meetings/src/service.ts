@@ -5,16 +5,16 @@ import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
 import { migrations } from "./db/migrations/index.js";
-import { busy } from "./handlers/busy.js";
-import { createMeeting } from "./handlers/createMeeting.js";
-import { deleteMeeting } from "./handlers/deleteMeeting.js";
-import type { MeetingsDeps } from "./handlers/deps.js";
-import { getMeeting } from "./handlers/getMeeting.js";
-import { listMeetings } from "./handlers/listMeetings.js";
-import { createTimeOff, deleteTimeOffHandler, listTimeOffHandler } from "./handlers/timeOff.js";
-import { recordResponse } from "./handlers/recordResponse.js";
-import { updateMeeting } from "./handlers/updateMeeting.js";
-import { lingeringWake } from "./lingeringWake.js";
+import { busy } from "./inbound/busy.js";
+import { createMeeting } from "./inbound/createMeeting.js";
+import { deleteMeeting } from "./inbound/deleteMeeting.js";
+import type { MeetingsDeps } from "./inbound/deps.js";
+import { getMeeting } from "./inbound/getMeeting.js";
+import { listMeetings } from "./inbound/listMeetings.js";
+import { createTimeOff, deleteTimeOffHandler, listTimeOffHandler } from "./inbound/timeOff.js";
+import { recordResponse } from "./inbound/recordResponse.js";
+import { updateMeeting } from "./inbound/updateMeeting.js";
+import { lingeringWake } from "./outbound/lingeringWake.js";
 
 const RELAY_POLL_MS = 1_000;
 /**

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { lingeringWake } from "../src/lingeringWake.js";
+import { lingeringWake } from "../src/outbound/lingeringWake.js";
 
 describe("lingeringWake", () => {
   beforeEach(() => void vi.useFakeTimers());
