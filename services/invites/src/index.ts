@@ -1,2 +1,2 @@
 export { invitesService } from "./service.js";
-export { MEETING_EVENTS_CONSUMER } from "./handlers/meetingEvents.js";
+export { MEETING_EVENTS_CONSUMER } from "./consumers/meetingEvents.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CalDavAccount, CalDavRefusal } from "../src/delivery/caldav.js";
+import { CalDavAccount, CalDavRefusal } from "../src/outbound/caldav.js";
 
 describe("CalDAV servers", () => {
   it("on loopback or private addresses are refused before any request, unless allowed", async () => {

@@ -6,10 +6,10 @@ import { SmtpFake } from "@sched/testing/smtp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { refuseFirstUpdate } from "@sched/testing/database-faults";
 import { beginSending, claimDueChanges, latestDeliveries, recordChanges, SENDING_PRESUMED_LOST_SECONDS } from "../src/db/deliveries.js";
-import { EmailSender } from "../src/delivery/email.js";
-import { GoogleCalendar } from "../src/delivery/google.js";
-import { ConnectionVault } from "../src/delivery/vault.js";
-import { DeliveryWorker, type WorkerSettings } from "../src/delivery/worker.js";
+import { EmailSender } from "../src/outbound/email.js";
+import { GoogleCalendar } from "../src/outbound/google.js";
+import { ConnectionVault } from "../src/outbound/vault.js";
+import { DeliveryWorker, type WorkerSettings } from "../src/outbound/worker.js";
 import { TokenCipher } from "../src/domain/tokenCipher.js";
 import { DEV_CALENDAR_TOKEN_KEY, invitesService } from "../src/service.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
-import { MicrosoftCalendar } from "../src/delivery/microsoft.js";
+import { MicrosoftCalendar } from "../src/outbound/microsoft.js";
 import type { ProviderTokens } from "../src/domain/tokenCipher.js";
 
 describe("Microsoft Graph client against the loopback identity platform and Graph", () => {

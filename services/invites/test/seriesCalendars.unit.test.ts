@@ -1,7 +1,7 @@
 import type { Meeting, SeriesOfEvent } from "@sched/proto";
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { googleEventBody } from "../src/delivery/google.js";
+import { googleEventBody } from "../src/outbound/google.js";
 import { calendarObject } from "../src/domain/ics.js";
 import { seriesObject } from "../src/domain/seriesObject.js";
 

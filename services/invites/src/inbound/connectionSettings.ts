@@ -5,8 +5,8 @@ import { isId, newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type Caller } from "@sched/proto";
 import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
-import { CalDavRefusal } from "../delivery/caldav.js";
-import type { ConnectionVault } from "../delivery/vault.js";
+import { CalDavRefusal } from "../outbound/caldav.js";
+import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
 
 export interface ConnectionSettingsDeps {

@@ -18,9 +18,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { saveOAuthState, takeOAuthState, upsertConnection } from "../db/connections.js";
 import { dashboardReturnUrl, refusalOutcome } from "../domain/consentReturn.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
-import type { GoogleCalendar } from "../delivery/google.js";
-import type { MicrosoftCalendar } from "../delivery/microsoft.js";
-import type { ConnectionVault } from "../delivery/vault.js";
+import type { GoogleCalendar } from "../outbound/google.js";
+import type { MicrosoftCalendar } from "../outbound/microsoft.js";
+import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
 
 /** Long enough to read a consent screen, short enough that a leaked URL soon stops working. */

@@ -5,7 +5,7 @@ import { isId, newId } from "@sched/ids";
 import { accountsLookupUsers, connectionsAdminAttach, connectionsDelete, connectionsList } from "@sched/proto";
 import { deleteConnection, listConnections, upsertConnection } from "../db/connections.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
-import type { ConnectionVault } from "../delivery/vault.js";
+import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
 
 export interface ConnectionDeps {
