@@ -1,2 +1,2 @@
 export { webhooksService } from "./service.js";
-export { MEETING_EVENTS_CONSUMER as WEBHOOKS_MEETING_EVENTS_CONSUMER } from "./handlers/meetingEvents.js";
+export { MEETING_EVENTS_CONSUMER as WEBHOOKS_MEETING_EVENTS_CONSUMER } from "./consumers/meetingEvents.js";

@@ -2,12 +2,12 @@ import { env } from "@sched/config";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
-import { DeliveryWorker } from "./delivery/worker.js";
+import { DeliveryWorker } from "./outbound/worker.js";
 import { SecretCipher } from "./domain/secretCipher.js";
-import { endpointBindings } from "./handlers/endpoints.js";
-import { eventBindings } from "./handlers/events.js";
-import { consumeInviteEvents } from "./handlers/inviteEvents.js";
-import { consumeMeetingEvents } from "./handlers/meetingEvents.js";
+import { endpointBindings } from "./inbound/endpoints.js";
+import { eventBindings } from "./inbound/events.js";
+import { consumeInviteEvents } from "./consumers/inviteEvents.js";
+import { consumeMeetingEvents } from "./consumers/meetingEvents.js";
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored signing secrets. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson } from "../src/delivery/post.js";
+import { postJson } from "../src/outbound/post.js";
 
 describe("posting to a receiver", () => {
   const hits: string[] = [];

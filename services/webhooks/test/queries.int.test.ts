@@ -3,7 +3,7 @@ import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimDue, insertEndpoint, lastMeetingState, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
-import { batchRecorder } from "../src/handlers/recording.js";
+import { batchRecorder } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 let db: Knex;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WakeableSleep } from "../src/delivery/wakeableSleep.js";
+import { WakeableSleep } from "../src/outbound/wakeableSleep.js";
 
 const LONG_MS = 60_000;
 /** Whether the sleep ended within a short while, rather than running its course. */

@@ -6,10 +6,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEndpoint } from "../src/db/queries.js";
-import { DeliveryWorker } from "../src/delivery/worker.js";
+import { DeliveryWorker } from "../src/outbound/worker.js";
 import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
-import { batchRecorder } from "../src/handlers/recording.js";
+import { batchRecorder } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 const EVENTS = 150;

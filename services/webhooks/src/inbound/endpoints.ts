@@ -17,7 +17,7 @@ import { urlRefusal } from "../domain/endpointUrl.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { newSigningSecret, ROLLED_SECRET_VALID_MS } from "../domain/secrets.js";
 import { deliveryView, endpointView, formatTimestamp } from "../domain/views.js";
-import { hostRefusal } from "../delivery/post.js";
+import { hostRefusal } from "../outbound/post.js";
 
 const DEFAULT_PAGE_SIZE = 20;
 
