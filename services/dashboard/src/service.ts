@@ -7,7 +7,7 @@ import { logHorizon } from "./domain/requestLog.js";
 import { DEFAULT_SESSION_POLICY } from "./domain/sessions.js";
 import { DEFAULT_SIGN_IN_LIMITS } from "./domain/signIn.js";
 import { signInLinkBindings } from "./inbound/bus/signInLinks.js";
-import { consumeRequestLog } from "./inbound/events/requestLog.js";
+import { consumeRequestLog } from "./consumers/requestLog.js";
 import { createDashboardApp } from "./inbound/http/app.js";
 import { AccountsClient } from "./outbound/accounts.js";
 import { CalendarsClient } from "./outbound/calendars.js";

@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { dashboardAdminCreateSignInLink, formatTimestamp } from "@sched/proto";
-import { issueSignInLink } from "../../links.js";
+import { issueSignInLink } from "../links.js";
 import type { AccountsClient } from "../../outbound/accounts.js";
 
 /** `POST /admin/v1/users/:id/sign-in-links`: an operator's link for a user (the gateway checked the admin token). */

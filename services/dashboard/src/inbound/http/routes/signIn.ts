@@ -3,7 +3,7 @@ import { Email } from "@sched/proto";
 import type express from "express";
 import { consumeSignInLink, findUsableLink } from "../../../db/queries.js";
 import { hashSecret } from "../../../domain/secrets.js";
-import { issueSignInLink } from "../../../links.js";
+import { issueSignInLink } from "../../links.js";
 import { formText, type DashboardContext } from "../app.js";
 import { BASE } from "../pages/layout.js";
 import { confirmSignInPage, linkRefusedPage, signInPage } from "../pages/signIn.js";

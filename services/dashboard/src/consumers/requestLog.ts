@@ -1,7 +1,7 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { requestsServed, type PayloadOf } from "@sched/proto";
-import { storeRequestBatch } from "../../db/queries.js";
+import { storeRequestBatch } from "../db/queries.js";
 
 /** Stores the batches of request metadata the gateways publish; a batch seen before stores nothing. */
 export function consumeRequestLog(bus: Bus, db: Knex): Promise<Stoppable> {
