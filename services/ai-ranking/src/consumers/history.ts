@@ -14,7 +14,7 @@ function consumerNames(generation: number): { meetings: string; people: string }
  * Keeps the history ai-ranking learns from: every meeting's latest version
  * (times, status and who attends, never the title) and every account's
  * e-mail, name, zone and preferences. Each change queues the people it
- * touches for relearning (handlers/relearning.ts). Applying an event twice,
+ * touches for relearning (consumers/relearning.ts). Applying an event twice,
  * or an older version after a newer one, changes nothing, so at-least-once
  * delivery is safe.
  */

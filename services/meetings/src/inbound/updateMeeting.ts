@@ -14,7 +14,7 @@ import type { MeetingsDeps } from "./deps.js";
 
 /**
  * PATCH /v1/meetings/:id: a meeting, a whole series, or one occurrence
- * (handlers/series.ts). Checks run in the documented order: validation,
+ * (inbound/series.ts). Checks run in the documented order: validation,
  * then the meeting (404 unless visible, 403 unless organizer, 400 when
  * cancelled or ended), then the status move. A change bumps the sequence and
  * commits its event with it; a request that changes nothing writes nothing.
