@@ -1,6 +1,6 @@
 import js from "@eslint/js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import tseslint from "typescript-eslint";
 
 // The boundaries of docs/architecture.md, as rules: each service folder and the package name it is imported by.
@@ -28,6 +28,31 @@ const SUBJECTS_FROM_PROTO = [
   { selector: `TemplateElement[value.raw=${SUBJECT_TEXT}]`, message: "Take the subject from its contract in proto/, never spell it." },
 ];
 
+/**
+ * What a file under services/<name>/src/ may be, by its first path segment
+ * (docs/design.md, "A service's folders"): the same few folders in every service.
+ */
+const SERVICE_LAYOUT = ["inbound", "consumers", "outbound", "domain", "db", "main.ts", "index.ts", "service.ts", "cli.ts", "cli"];
+/** The gateway serves no bus endpoint and reads no stream: its folders name the steps of an HTTP request. */
+const GATEWAY_LAYOUT = ["http", "auth", "limits", "idempotency", "requestLog", "domain", "app.ts", "assemble.ts", "config.ts", "main.ts", "index.ts"];
+const layout = {
+  rules: {
+    "service-folders": {
+      meta: { type: "problem", schema: [{ type: "array", items: { type: "string" } }] },
+      create(context) {
+        const [, service, , first] = relative(root, context.filename).split(sep);
+        const allowed = context.options[0];
+        return {
+          Program(node) {
+            if (allowed.includes(first)) return;
+            context.report({ node, message: `services/${service}/src/ holds only ${allowed.join(", ")}: put ${first} in the folder that says what it is.` });
+          },
+        };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", ".data/**", "coverage/**"] },
   js.configs.recommended,
@@ -44,7 +69,9 @@ export default tseslint.config(
     .filter((service) => service.dir !== WIRING)
     .map((service) => ({
       files: [`services/${service.dir}/src/**/*.ts`],
+      plugins: { layout },
       rules: {
+        "layout/service-folders": ["error", service.dir === "gateway" ? GATEWAY_LAYOUT : SERVICE_LAYOUT],
         "no-restricted-imports": [
           "error",
           {
