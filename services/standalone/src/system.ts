@@ -1,6 +1,7 @@
 import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/bus/knex-event-log";
-import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { EmbeddedDatabase } from "@sched/db/embedded";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, ReplyCipher, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
 import type { ServiceHandle, ServiceModule } from "@sched/runtime";
