@@ -6,7 +6,7 @@
  */
 import { createLogger } from "@sched/logging";
 import { System } from "@sched/standalone";
-import { initialisedFolderCache } from "@sched/db";
+import { initialisedFolderCache } from "@sched/db/embedded";
 import { folderBytes, freePort } from "@sched/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";

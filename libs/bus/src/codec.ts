@@ -1,6 +1,7 @@
 import { AppError, currentDeadline, deadlinePassed, internalError, invalidRequest, isBackingServiceUnavailable, unavailable, withDeadline } from "@sched/errors";
-import { Caller } from "@sched/proto";
+import { Caller, type HttpReply } from "@sched/proto";
 import type { Logger } from "@sched/logging";
+import { declaresStatus } from "./declaredStatuses.js";
 import { DEFAULT_TIMEOUT_MS, type EndpointBinding, type RequestContext } from "./types.js";
 
 export const CALLER_HEADER = "Sched-Caller";
@@ -76,7 +77,9 @@ function deepFreeze<T extends object>(value: T): T {
  * same way on every bus wiring. A request whose deadline has passed is
  * dropped unread: its requester has given up, and the work would only take
  * time and connections from requests still awaited. The handler runs under
- * the deadline, which nested requests and the database pool respect. A
+ * the deadline, which nested requests and the database pool respect. A route's
+ * handler that answers a status its contract does not declare is a
+ * programming error: logged with the subject and status, never sent. A
  * database (or other backing service) that is down or full is a 503 with
  * Retry-After; anything else not an AppError becomes a bare internal_error:
  * no stack, SQL or internal name crosses the bus.
@@ -103,6 +106,10 @@ export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: Requ
   const checked = binding.endpoint.reply.safeParse(reply);
   if (!checked.success) {
     logger.error({ subject: ctx.subject, issues: checked.error.issues.slice(0, 3) }, "handler reply does not match its contract");
+    throw internalError();
+  }
+  if (binding.endpoint.kind === "route" && !declaresStatus(binding.endpoint, (checked.data as HttpReply).status)) {
+    logger.error({ subject: ctx.subject, status: (checked.data as HttpReply).status }, "handler answered a status its route does not declare");
     throw internalError();
   }
   return checked.data;

@@ -41,7 +41,7 @@ const UNREADABLE_LOG_RETRY_MS = 1_000;
  * no-responder errors, durable at-least-once consumers that resume by name,
  * de-duplication by message id, and fan-out notices. Events and consumer
  * positions are kept in `log`: in memory by default, or in a database
- * (KnexEventLog), where they outlive the process as JetStream's do.
+ * (KnexEventLog, `@sched/db/event-log`), where they outlive the process as JetStream's do.
  */
 export class MemoryBus implements Bus {
   private readonly responders = new Map<string, Responder[]>();

@@ -8,6 +8,7 @@ import { clusterServersAvailable, deleteNamespaceStreams, eventually, NATS_URL, 
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openSchema } from "@sched/db";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import {
   bind,
   CALLER_HEADER,
@@ -20,7 +21,6 @@ import {
   type EventMessage,
   type RequestContext,
 } from "../src/index.js";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "bus-test", level: "silent" });
 const namespace = `b${uniqueSuffix()}`;

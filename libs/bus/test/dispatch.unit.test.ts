@@ -1,12 +1,12 @@
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import { endpoint } from "@sched/proto";
+import { endpoint, routeEndpoint } from "@sched/proto";
 import { rejection } from "@sched/testing";
 import { pino } from "pino";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bind, dispatch, type RequestContext } from "../src/index.js";
+import { bind, dispatch, MemoryBus, type RequestContext } from "../src/index.js";
 
 const save = endpoint("orders.v1.save", z.object({ text: z.string() }), z.object({ saved: z.boolean() }));
 
@@ -58,5 +58,26 @@ describe("dispatching a request", () => {
     expect([err.status, err.code]).toEqual([500, "internal_error"]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.filter((l) => l.level >= WARN).map((l) => l.level)).toEqual([ERROR]);
+  });
+
+  it("answers 500 internal_error, logged at error with the subject and the status, when a route's handler answers a status its contract does not declare", async () => {
+    const create = routeEndpoint("orders.v1.http.create", z.object({ text: z.string() }), { 201: z.object({ saved: z.boolean() }) });
+    const { logger, lines } = recordingLogger();
+    const bus = new MemoryBus(logger);
+    // The cast stands for what slips past the compiler: an `any`, a status computed at run time.
+    await bus.serve({ name: "orders", version: "1.0.0" }, [bind(create, async () => ({ status: 200, body: { saved: true } }) as never)]);
+    const err = await rejection(bus.request(create, { text: "x" }));
+    expect([err.status, err.code]).toEqual([500, "internal_error"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const logged = lines.filter((l) => l.level >= WARN) as Array<{ level: number; msg: string; subject?: string; status?: number }>;
+    expect(logged.map((l) => [l.level, l.subject, l.status])).toEqual([[ERROR, create.subject, 200]]);
+    await bus.close();
+  });
+
+  it("passes a declared status on", async () => {
+    const create = routeEndpoint("orders.v1.http.create", z.object({ text: z.string() }), { 201: z.object({ saved: z.boolean() }) });
+    const { logger } = recordingLogger();
+    const reply = await dispatch(bind(create, async () => ({ status: 201, body: { saved: true } })), { text: "x" }, { ...ctx(Date.now() + 1_000), subject: create.subject }, logger);
+    expect(reply).toEqual({ status: 201, body: { saved: true } });
   });
 });

@@ -1,4 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import { createLogger } from "@sched/logging";
 import { eventDef, type StreamDef } from "@sched/proto";
 import { eventually } from "@sched/testing";
@@ -8,7 +9,6 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryBus, type EventMessage } from "../src/index.js";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "durable-bus-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };

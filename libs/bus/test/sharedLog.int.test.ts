@@ -1,11 +1,12 @@
-import { EmbeddedDatabase, openSchema, type Knex } from "@sched/db";
+import { openSchema, type Knex } from "@sched/db";
+import { EmbeddedDatabase } from "@sched/db/embedded";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import { createLogger } from "@sched/logging";
 import { eventDef, type StreamDef } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryBus, type EventMessage } from "../src/index.js";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "../src/knexEventLog.js";
 
 const logger = createLogger({ name: "shared-log-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };

@@ -4,12 +4,10 @@ import pg from "pg";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
-import { EmbeddedDatabase, embeddedConfig } from "./embedded.js";
+import type { EmbeddedDatabase } from "./embedded.js";
 import { setTimeout as pause } from "node:timers/promises";
 
 export type { Knex } from "knex";
-export { EmbeddedDatabase, joinsCallersTransaction } from "./embedded.js";
-export { initialisedFolderCache } from "./embeddedTemplate.js";
 
 // Postgres returns int8 and numeric as strings to protect precision; our
 // counts and sequences are far below 2^53, so read them as numbers (as PGlite does).
@@ -196,6 +194,8 @@ function postgres(target: { url: string; poolMax?: number }, schema: string): Kn
 }
 
 async function embedded(target: Exclude<DatabaseTarget, { kind: "postgres" }>, schema: string): Promise<Knex> {
+  // Loaded here, not above: PGlite is an optional peer, installed where an embedded database runs (npm start, tests), absent from service images.
+  const { EmbeddedDatabase, embeddedConfig } = await import("./embedded.js");
   if (target.kind === "embedded") return knexFactory(embeddedConfig({ database: target.database, schema, joinsTransactions: target.joinsTransactions ?? false }, knexLog));
   const database = await EmbeddedDatabase.open(target.dataDir ? join(target.dataDir, schema) : undefined);
   return knexFactory(embeddedConfig({ database, schema, ownsDatabase: true }, knexLog));

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedDatabase, joinsCallersTransaction, openSchema, type Knex, type Migration } from "../src/index.js";
+import { EmbeddedDatabase, joinsCallersTransaction } from "../src/embeddedEntry.js";
+import { openSchema, type Knex, type Migration } from "../src/index.js";
 
 const notes: Migration[] = [{ name: "001_notes", up: async (db) => void (await db.schema.createTable("notes", (t) => t.text("id").primary())) }];
 const tags: Migration[] = [

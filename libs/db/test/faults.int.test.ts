@@ -3,7 +3,8 @@ import { clusterServersAvailable, createTestDatabase, freePort } from "@sched/te
 import knexFactory from "knex";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { databaseAnswers, EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
+import { EmbeddedDatabase } from "../src/embeddedEntry.js";
+import { databaseAnswers, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
 
 const postgresUp = await clusterServersAvailable();
 const drops: Array<() => Promise<void>> = [];

@@ -1,6 +1,6 @@
 import { rejection } from "@sched/testing";
 import { MemoryBus, type EventMessage, type Stoppable } from "@sched/bus";
-import { openSchema, type Knex } from "@sched/db";
+import type { Knex } from "@sched/db";
 import type { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
 import {
@@ -17,6 +17,7 @@ import {
 } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { hashApiKey } from "@sched/ids";
+import { startModule } from "@sched/runtime";
 import { accountsService } from "../src/index.js";
 
 export interface AccountsHarness {
@@ -45,12 +46,12 @@ export async function startAccounts(options: { target?: "postgres" | "pglite" } 
   const database = options.target === "pglite" ? undefined : await createTestDatabase();
   const logger = createLogger({ name: "accounts-test", level: "silent" });
   const bus = new MemoryBus(logger);
-  const db = await openSchema(
-    database ? { kind: "postgres", url: database.url, poolMax: 5 } : { kind: "pglite" },
-    accountsService.schema,
-    accountsService.migrations,
-  );
-  const handle = await accountsService.start({ bus, db, logger, config: accountsService.config.parse({}) });
+  const accounts = await startModule(accountsService, {
+    database: database ? { kind: "postgres", url: database.url, poolMax: 5 } : { kind: "pglite" },
+    bus,
+    logger,
+    settings: {},
+  });
   const events: EventMessage[] = [];
   const consumer: Stoppable = await bus.consume({ durable: "accounts-test", events: [userCreated, userUpdated] }, async (m) => void events.push(m));
 
@@ -58,7 +59,7 @@ export async function startAccounts(options: { target?: "postgres" | "pglite" } 
 
   return {
     bus,
-    db,
+    db: accounts.db,
     events,
     call,
     failure: (endpoint, payload, caller) => rejection(call(endpoint, payload, caller), endpoint.subject),
@@ -73,9 +74,8 @@ export async function startAccounts(options: { target?: "postgres" | "pglite" } 
     },
     stop: async () => {
       await consumer.stop();
-      await handle.stop();
+      await accounts.stop();
       await bus.close();
-      await db.destroy();
       await database?.drop();
     },
   };

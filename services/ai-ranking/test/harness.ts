@@ -2,6 +2,7 @@ import { MemoryBus } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import { createLogger } from "@sched/logging";
+import { startModule, type StartedModule } from "@sched/runtime";
 import { meetingCancelled, meetingCreated, userCreated, userUpdated, type Mode, type Preferences } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { aiRankingService, serveAiRanking } from "../src/index.js";
@@ -23,7 +24,7 @@ export function makePerson(name: string, timezone = "UTC"): TestPerson {
 /** The ai-ranking module on an in-process bus and a fresh Postgres database, fed with real events. */
 export class AiRankingHarness {
   private sequence = new Map<string, number>();
-  private handle: { stop(): Promise<void> } | undefined;
+  private handle: StartedModule | undefined;
 
   private constructor(
     readonly bus: MemoryBus,
@@ -37,6 +38,7 @@ export class AiRankingHarness {
     const database = await createTestDatabase();
     const logger = createLogger({ name: "ai-ranking-test", level: "silent" });
     const bus = new MemoryBus(logger);
+    // Opened here, not by the starter: a restart runs on the same data.
     const db = await openSchema({ kind: "postgres", url: database.url, poolMax: 5 }, aiRankingService.schema, aiRankingService.migrations);
     const harness = new AiRankingHarness(bus, db, database.drop, options.now ?? Date.now, options.env ?? {});
     await harness.startService();
@@ -45,7 +47,9 @@ export class AiRankingHarness {
 
   async startService(): Promise<void> {
     const logger = createLogger({ name: "ai-ranking-test", level: "silent" });
-    this.handle = await serveAiRanking({ bus: this.bus, db: this.db, logger, config: aiRankingService.config.parse(this.env) }, this.now);
+    // The module as the runtimes start it, on the harness's clock.
+    const onClock = { ...aiRankingService, start: (deps: Parameters<typeof aiRankingService.start>[0]) => serveAiRanking(deps, this.now) };
+    this.handle = await startModule(onClock, { database: { migrated: this.db }, bus: this.bus, logger, settings: this.env });
   }
 
   async stopService(): Promise<void> {

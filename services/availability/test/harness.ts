@@ -5,6 +5,7 @@ import { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
 import { createLogger } from "@sched/logging";
 import { meetingsService } from "@sched/meetings";
+import { startModule, type ServiceModule } from "@sched/runtime";
 import {
   SCOPES,
   accountsLookupUsers,
@@ -27,6 +28,7 @@ import {
   NO_PREFERENCES,
 } from "@sched/proto";
 import { createTestDatabase, uniqueSuffix } from "@sched/testing";
+import type { z } from "zod";
 import { availabilityService } from "../src/index.js";
 import { serveAvailability } from "../src/service.js";
 
@@ -132,22 +134,25 @@ export async function startWorld(options: { now?: number; aiRankingTimeoutMs?: n
   const meetingsDb = await openSchema(target, meetingsService.schema, meetingsService.migrations);
   const availabilityDb = await openSchema(target, availabilityService.schema, availabilityService.migrations);
   const dbs: Knex[] = [contactsDb, meetingsDb, availabilityDb];
+  // The schemas are opened above, not by the starter: a sibling stopped and started again runs on the same data.
+  const start = <S extends z.ZodObject>(module: ServiceModule<S>, db: Knex, on: Bus = bus, settings: Record<string, string> = {}) =>
+    startModule(module, { database: { migrated: db }, bus: on, logger, settings });
 
   const accounts = new AccountsDouble(bus);
   await accounts.answer();
   let contacts: Stoppable | undefined;
   let meetings: Stoppable | undefined;
   const startContacts = async () => {
-    contacts = await contactsService.start({ bus, db: contactsDb, logger, config: contactsService.config.parse({}) });
+    contacts = await start(contactsService, contactsDb);
   };
   const startMeetings = async () => {
-    meetings = await meetingsService.start({ bus, db: meetingsDb, logger, config: meetingsService.config.parse({}) });
+    meetings = await start(meetingsService, meetingsDb);
   };
   await startContacts();
   await startMeetings();
 
   const asked: string[] = [];
-  const config = availabilityService.config.parse(options.aiRankingTimeoutMs ? { AI_RANKING_TIMEOUT_MS: String(options.aiRankingTimeoutMs) } : {});
+  const settings: Record<string, string> = options.aiRankingTimeoutMs ? { AI_RANKING_TIMEOUT_MS: String(options.aiRankingTimeoutMs) } : {};
   const world: World = {
     bus,
     now: options.now ?? Date.now(),
@@ -194,9 +199,9 @@ export async function startWorld(options: { now?: number; aiRankingTimeoutMs?: n
       await database.drop();
     },
   };
-  const availability = options.realService
-    ? await availabilityService.start({ bus: recordingBus(bus, asked), db: availabilityDb, logger, config })
-    : await serveAvailability({ bus: recordingBus(bus, asked), logger, config }, () => world.now);
+  // By default the module on the World's clock.
+  const onWorldClock = { ...availabilityService, start: (deps: Parameters<typeof availabilityService.start>[0]) => serveAvailability(deps, () => world.now) };
+  const availability = await start(options.realService ? availabilityService : onWorldClock, availabilityDb, recordingBus(bus, asked), settings);
   return world;
 }
 

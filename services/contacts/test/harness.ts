@@ -1,11 +1,12 @@
 import { rejection } from "@sched/testing";
 import { bind, MemoryBus, type Stoppable } from "@sched/bus";
-import { openSchema, type Knex } from "@sched/db";
+import type { Knex } from "@sched/db";
 import type { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
 import { createLogger } from "@sched/logging";
 import { accountsLookupUsers, NO_PREFERENCES, userCreated, userUpdated, type Caller, type Endpoint, type Mode, type ReplyOf, type RequestOf, SCOPES, type UserProfile } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
+import { startModule } from "@sched/runtime";
 import { contactsService } from "../src/index.js";
 
 /** A user as the tests know them: what accounts would hold. */
@@ -105,8 +106,7 @@ export async function startContacts(): Promise<ContactsHarness> {
   const database = await createTestDatabase();
   const logger = createLogger({ name: "contacts-test", level: "silent" });
   const bus = new MemoryBus(logger);
-  const db = await openSchema({ kind: "postgres", url: database.url, poolMax: 5 }, contactsService.schema, contactsService.migrations);
-  const handle = await contactsService.start({ bus, db, logger, config: contactsService.config.parse({}) });
+  const contacts = await startModule(contactsService, { database: { kind: "postgres", url: database.url, poolMax: 5 }, bus, logger, settings: {} });
   const accounts = new AccountsDouble(bus);
   await accounts.answer();
 
@@ -115,15 +115,14 @@ export async function startContacts(): Promise<ContactsHarness> {
 
   return {
     bus,
-    db,
+    db: contacts.db,
     accounts,
     call,
     failure: (endpoint, payload, caller) => rejection(call(endpoint, payload, caller), endpoint.subject),
     stop: async () => {
       await accounts.stop();
-      await handle.stop();
+      await contacts.stop();
       await bus.close();
-      await db.destroy();
       await database.drop();
     },
   };

@@ -1,8 +1,9 @@
-import { MemoryBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { MemoryBus, type Bus, type EventMessage } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
 import { createLogger } from "@sched/logging";
+import { startModule, type StartedModule } from "@sched/runtime";
 import {
   SCOPES,
   meetingsCreate,
@@ -43,15 +44,17 @@ export interface TestMeetings {
 export async function startMeetings(options: { target?: "postgres" | "pglite"; bus?: (bus: MemoryBus) => Bus } = {}): Promise<TestMeetings> {
   const database = options.target === "pglite" ? undefined : await createTestDatabase();
   const target: DatabaseTarget = database ? { kind: "postgres", url: database.url } : { kind: "pglite" };
+  // Opened here, not by the starter: a restart runs on the same data.
   const db = await openSchema(target, meetingsService.schema, meetingsService.migrations);
   const bus = new MemoryBus(logger);
-  let service: Stoppable | undefined = await meetingsService.start({ bus: options.bus ? options.bus(bus) : bus, db, logger, config: {} });
+  const start = (on: Bus) => startModule(meetingsService, { database: { migrated: db }, bus: on, logger, settings: {} });
+  let service: StartedModule | undefined = await start(options.bus ? options.bus(bus) : bus);
   return {
     bus,
     db,
     restart: async (other?: Bus) => {
       await service?.stop();
-      service = await meetingsService.start({ bus: other ?? bus, db, logger, config: {} });
+      service = await start(other ?? bus);
     },
     stopService: async () => {
       await service?.stop();

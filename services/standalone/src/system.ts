@@ -1,10 +1,10 @@
 import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
-import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/bus/knex-event-log";
-import { EmbeddedDatabase, openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
+import { EmbeddedDatabase } from "@sched/db/embedded";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, ReplyCipher, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
-import type { ServiceHandle, ServiceModule } from "@sched/runtime";
-import { createServer } from "node:http";
+import { startModule, type StartedModule } from "@sched/runtime";
 import type { Redis } from "ioredis";
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
@@ -34,22 +34,13 @@ export interface SystemOptions {
   onStage?: (stage: string, ms: number) => void;
 }
 
-interface RunningService {
-  module: ServiceModule;
-  db: Knex;
-  bus: Bus;
-  handle: ServiceHandle;
-  /** A cluster wiring's own listener for the service's pages, as its process would have. */
-  pages?: Server;
-}
-
 /**
  * Every service and the gateway in this process, in the chosen wiring. In
  * cluster wiring each service has its own NATS connection and pool, exactly
  * as separate processes would; only the process boundary is missing.
  */
 export class System {
-  private readonly running = new Map<string, RunningService>();
+  private readonly running = new Map<string, StartedModule>();
   private gatewayBus!: Bus;
   private server!: Server;
   private redis: Redis | undefined;
@@ -84,12 +75,12 @@ export class System {
       stage("database ready");
       this.memoryBus = new MemoryBus(logger.child({ component: "bus" }), await this.openEventLog(wiring.dataDir));
     }
-    // One session embedded: the schemas migrate in turn there anyway.
-    const databases = new Map<string, Knex>();
-    if (wiring.kind === "cluster") await Promise.all(serviceModules.map(async (m) => databases.set(m.name, await this.openDatabase(m))));
-    else for (const m of serviceModules) databases.set(m.name, await this.openDatabase(m));
-    stage(`${databases.size + (this.eventLogDb ? 1 : 0)} schemas migrated`);
-    await Promise.all(serviceModules.map((m) => this.startService(m.name, databases.get(m.name))));
+    // Embedded, the schemas migrate in turn on the one session anyway.
+    let migrating = serviceModules.length;
+    const migrated = () => {
+      if (--migrating === 0) stage(`${serviceModules.length + (this.eventLogDb ? 1 : 0)} schemas migrated`);
+    };
+    await Promise.all(serviceModules.map((m) => this.startService(m.name, migrated)));
     stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
     if (wiring.kind === "cluster") this.redis = openRedis(wiring.redisUrl, logger.child({ component: "gateway" }));
@@ -102,7 +93,7 @@ export class System {
       keyPrefix: wiring.kind === "cluster" ? wiring.namespace : "sched",
       idempotency: this.redis && wiring.kind === "cluster" ? new RedisIdempotencyStore(this.redis, wiring.namespace, new ReplyCipher(randomBytes(32))) : new MemoryIdempotencyStore(),
       // Standalone: the dashboard's pages on the API's port; a cluster serves them from the service's own listener.
-      ...(wiring.kind === "standalone" ? { pages: [...this.running.values()].flatMap((r) => (r.handle.http ? [r.handle.http] : [])) } : {}),
+      ...(wiring.kind === "standalone" ? { pages: [...this.running.values()].flatMap((r) => (r.http ? [r.http] : [])) } : {}),
     });
     this.server = gateway.server;
     this.stopGatewayBackground = gateway.background;
@@ -111,34 +102,39 @@ export class System {
     return this;
   }
 
-  /** Starts one service (again), on its migrated schema when given; tests use it with stopService to show what a missing service does. */
-  async startService(name: string, migrated?: Knex): Promise<void> {
+  /**
+   * Starts one service (again), as its own process would in a cluster
+   * wiring (its own bus connection and pool, its pages on their own port);
+   * tests use it with stopService to show what a missing service does.
+   */
+  async startService(name: string, onMigrated?: () => void): Promise<void> {
     const module = serviceModules.find((m) => m.name === name);
     if (!module) throw new Error(`unknown service ${name}`);
-    const { logger } = this.options;
-    const db = migrated ?? (await this.openDatabase(module));
-    const bus = await this.newBus(module.name);
-    const config = module.config.parse({ ...module.standaloneEnv, ...this.wiringEnv(), ...this.options.serviceEnv?.[name] });
-    const handle = await module.start({ bus, db, logger: logger.child({ service: module.name }), config });
-    const pages = this.options.wiring.kind === "cluster" && handle.http ? await listenOn(handle.http, this.ports.dashboard) : undefined;
-    this.running.set(name, { module, db, bus, handle, ...(pages ? { pages } : {}) });
+    const { wiring, logger } = this.options;
+    const started = await startModule(module, {
+      database: this.databaseTarget(),
+      bus: wiring.kind === "standalone" ? this.memoryBus! : { connect: () => this.newBus(module.name) },
+      logger: logger.child({ service: module.name }),
+      settings: { ...this.wiringEnv(), ...this.options.serviceEnv?.[name] },
+      developmentDefaults: true,
+      listenForPages: wiring.kind === "cluster",
+      ...(onMigrated ? { onMigrated } : {}),
+    });
+    this.running.set(name, started);
   }
 
   async stopService(name: string): Promise<void> {
-    const r = this.running.get(name);
-    if (!r) return;
+    const started = this.running.get(name);
+    if (!started) return;
     this.running.delete(name);
-    if (r.pages) await new Promise<void>((resolve) => r.pages!.close(() => resolve()).closeAllConnections());
-    await r.handle.stop();
-    if (r.bus !== this.memoryBus) await r.bus.close();
-    await r.db.destroy();
+    await started.stop();
   }
 
   /** A service's own database handle (tests inspect what was stored). */
   database(name: string): Knex {
-    const r = this.running.get(name);
-    if (!r) throw new Error(`service ${name} is not running`);
-    return r.db;
+    const started = this.running.get(name);
+    if (!started) throw new Error(`service ${name} is not running`);
+    return started.db;
   }
 
   /** The bus as the gateway sees it. */
@@ -166,10 +162,6 @@ export class System {
       this.options.onStage?.(stage, now - since);
       since = now;
     };
-  }
-
-  private openDatabase(module: ServiceModule): Promise<Knex> {
-    return openSchema(this.databaseTarget(), module.schema, module.migrations);
   }
 
   /**
@@ -202,14 +194,4 @@ export class System {
     if (wiring.kind === "standalone") return this.memoryBus!;
     return connectNatsBus({ servers: wiring.natsUrl, namespace: wiring.namespace, name, logger: logger.child({ component: "bus", service: name }) });
   }
-}
-
-/** Serves a service's pages on a port of their own, as its process does. */
-async function listenOn(http: NonNullable<ServiceHandle["http"]>, port: number): Promise<Server> {
-  const server = createServer((req, res) => http.handler(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "0.0.0.0", () => resolve());
-  });
-  return server;
 }

@@ -1,6 +1,6 @@
 import { formatTimestamp, type Meeting, type SeriesOfEvent } from "@sched/proto";
-// The calendar API alone: the whole `googleapis` index loads every Google API (seconds and ~100 MB at start-up).
-import { auth as googleAuth, calendar as googleCalendar, type calendar_v3 } from "googleapis/build/src/apis/calendar/index.js";
+// The calendar API's own package: `googleapis` holds every Google API (209 MB installed).
+import { auth as googleAuth, calendar as googleCalendar, type calendar_v3 } from "@googleapis/calendar";
 import { meetingEndMs } from "../domain/meetingTimes.js";
 import { occurrenceStart, recurrenceLines } from "../domain/series.js";
 import { inZone } from "../domain/seriesZone.js";
@@ -29,7 +29,7 @@ export interface GoogleSession {
 }
 
 /**
- * Google Calendar through `googleapis`: OAuth 2.0 consent and code exchange,
+ * Google Calendar through `@googleapis/calendar`: OAuth 2.0 consent and code exchange,
  * events that carry the meeting to its participants (Google sends the
  * invitations: `sendUpdates: "all"`), and free/busy. Retries are the
  * worker's, not the client's: `retry: false`, so every attempt is counted.
@@ -107,7 +107,7 @@ export function googleEventBody(meeting: Meeting, sequence: number, organizerEma
   };
 }
 
-/** A `googleapis` (gaxios) error as the worker acts on it. */
+/** A Google client (gaxios) error as the worker acts on it. */
 export function googleFailure(err: unknown): DeliveryFailure {
   if (err instanceof DeliveryFailure) return err;
   const e = err as { status?: number; response?: { status?: number; data?: { error?: unknown } }; message?: string };

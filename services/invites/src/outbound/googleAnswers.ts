@@ -2,7 +2,7 @@ import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse, type GivenResponse } from "@sched/proto";
-import type { calendar_v3 } from "googleapis/build/src/apis/calendar/index.js";
+import type { calendar_v3 } from "@googleapis/calendar";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { googleFailure } from "./google.js";

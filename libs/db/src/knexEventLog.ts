@@ -1,5 +1,9 @@
-import { joinsCallersTransaction, type Knex, type Migration } from "@sched/db";
-import type { EventLog, NewEvent, PublishState, StoredEvent } from "./eventLog.js";
+// `@sched/db/event-log`: the in-process bus's events kept in Postgres, for `npm start` alone, so the
+// bus (in every image) needs no database code and the database code no embedded Postgres.
+import type { EventLog, NewEvent, PublishState, StoredEvent } from "@sched/bus";
+import type { Knex } from "knex";
+import { joinsCallersTransaction } from "./embedded.js";
+import type { Migration } from "./index.js";
 
 /** The schema the durable event log lives in. */
 export const EVENT_LOG_SCHEMA = "bus";
