@@ -361,7 +361,7 @@ export const meetingResponseUpdated = eventDef(
   "meeting.response_updated",
   z.object({
     eventId: z.string().describe("A unique id of this event (`evt_…`)."),
-    meetingId: z.string().describe("The meeting answered."),
+    meetingId: z.string().describe("The meeting answered: a single meeting's, a series' or one occurrence's id."),
     mode: Mode,
     organizer: z.object({ userId: z.string().describe("The organizer's user id."), email: z.string().describe("The organizer's address.") }).describe("Who organizes the meeting."),
     meeting: MeetingEventBase.meeting,
@@ -386,7 +386,9 @@ export const meetingsRecordResponse = endpoint(
   "meetings.v1.responses.record",
   z.object({
     mode: Mode,
-    meetingId: z.string().describe("The meeting answered."),
+    meetingId: z
+      .string()
+      .describe("The meeting answered: a single meeting's id, a series' id (every occurrence without an answer of its own), or one occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`, that occurrence only)."),
     organizerEmail: z.string().describe("The organizer the answer names; another than the meeting's means a forged answer."),
     email: z.string().describe("The participant who answered."),
     response: GivenResponse,
