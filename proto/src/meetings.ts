@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint, eventDef, type StreamDef, routeEndpoint } from "./contract.js";
-import { DateText, Email, Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { DateText, Email, Empty, Mode, NoBody, Text, Timestamp, formatTimestamp, httpRequest } from "./common.js";
 import { route, type RouteDef } from "./route.js";
 
 // ---- resource ------------------------------------------------------------
@@ -173,6 +173,20 @@ export const MeetingListQuery = z.strictObject({
   startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order.", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
+
+/** An instant as iCalendar's UTC DATE-TIME, `YYYYMMDDTHHMMSSZ` (whole seconds). */
+export function icsUtc(instant: Date): string {
+  return formatTimestamp(instant).replace(/[-:]/g, "");
+}
+
+/**
+ * An occurrence's id (api-decisions part 15): its series' id and its
+ * original start. The id GET, PATCH and DELETE take, and the one
+ * `meetings.v1.responses.record` takes to answer that occurrence only.
+ */
+export function occurrenceIdOf(seriesId: string, originalStart: Date): string {
+  return `${seriesId}_${icsUtc(originalStart)}`;
+}
 
 export const MeetingIdParams = z.strictObject({ id: Text.meta({ description: "The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 

@@ -1,4 +1,4 @@
-import { MAX_OCCURRENCES, MAX_SERIES_YEARS } from "@sched/proto";
+import { icsUtc, MAX_OCCURRENCES, MAX_SERIES_YEARS, occurrenceIdOf } from "@sched/proto";
 import { DateTime, IANAZone } from "luxon";
 import { RRuleTemporal } from "rrule-temporal";
 
@@ -106,11 +106,6 @@ function normalize(parts: Map<Part, string>, until: Date | undefined): string {
     else out.push(`${name}=${value}`);
   }
   return out.join(";");
-}
-
-/** `YYYYMMDDTHHMMSSZ`, the form of occurrence ids and of UNTIL. */
-function icsUtc(instant: Date): string {
-  return instant.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
 }
 
 /** Reads `YYYYMMDDTHHMMSSZ` back; undefined when it is not that. */
@@ -289,10 +284,8 @@ export function isOccurrence(series: SeriesRule, start: Date): boolean {
   return occurrenceStarts(series, start, new Date(start.getTime() + 1_000)).some((s) => s.getTime() === start.getTime());
 }
 
-/** An occurrence's id: the series id and its original start. */
-export function occurrenceId(seriesId: string, originalStart: Date): string {
-  return `${seriesId}_${icsUtc(originalStart)}`;
-}
+/** An occurrence's id: the series id and its original start (the contract's spelling). */
+export const occurrenceId = occurrenceIdOf;
 
 /** Splits an occurrence id; undefined for any other id. */
 export function readOccurrenceId(id: string): { seriesId: string; originalStart: Date } | undefined {
