@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { endpoint, eventDef, type StreamDef, routeEndpoint } from "./contract.js";
-import { DateText, Email, Empty, Mode, NoBody, Text, Timestamp, httpRequest } from "./common.js";
+import { DateText, Email, Empty, Mode, NoBody, Text, Timestamp, formatTimestamp, httpRequest } from "./common.js";
 import { route, type RouteDef } from "./route.js";
 
 // ---- resource ------------------------------------------------------------
@@ -173,6 +173,20 @@ export const MeetingListQuery = z.strictObject({
   startingAfter: Text.max(64).optional().meta({ description: "Continues the list after this meeting id (the last one of the previous page), in the same filter and order.", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }),
 });
 export type MeetingListQuery = z.output<typeof MeetingListQuery>;
+
+/** An instant as iCalendar's UTC DATE-TIME, `YYYYMMDDTHHMMSSZ` (whole seconds). */
+export function icsUtc(instant: Date): string {
+  return formatTimestamp(instant).replace(/[-:]/g, "");
+}
+
+/**
+ * An occurrence's id (api-decisions part 15): its series' id and its
+ * original start. The id GET, PATCH and DELETE take, and the one
+ * `meetings.v1.responses.record` takes to answer that occurrence only.
+ */
+export function occurrenceIdOf(seriesId: string, originalStart: Date): string {
+  return `${seriesId}_${icsUtc(originalStart)}`;
+}
 
 export const MeetingIdParams = z.strictObject({ id: Text.meta({ description: "The meeting id (`mtg_…`), a series' id, or an occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`).", example: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE" }) });
 
@@ -361,7 +375,7 @@ export const meetingResponseUpdated = eventDef(
   "meeting.response_updated",
   z.object({
     eventId: z.string().describe("A unique id of this event (`evt_…`)."),
-    meetingId: z.string().describe("The meeting answered."),
+    meetingId: z.string().describe("The meeting answered: a single meeting's, a series' or one occurrence's id."),
     mode: Mode,
     organizer: z.object({ userId: z.string().describe("The organizer's user id."), email: z.string().describe("The organizer's address.") }).describe("Who organizes the meeting."),
     meeting: MeetingEventBase.meeting,
@@ -386,7 +400,9 @@ export const meetingsRecordResponse = endpoint(
   "meetings.v1.responses.record",
   z.object({
     mode: Mode,
-    meetingId: z.string().describe("The meeting answered."),
+    meetingId: z
+      .string()
+      .describe("The meeting answered: a single meeting's id, a series' id (every occurrence without an answer of its own), or one occurrence's id (`<series id>_<original start as YYYYMMDDTHHMMSSZ>`, that occurrence only)."),
     organizerEmail: z.string().describe("The organizer the answer names; another than the meeting's means a forged answer."),
     email: z.string().describe("The participant who answered."),
     response: GivenResponse,

@@ -60,7 +60,7 @@ export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: ()
   const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
     bind(aiRankingRank, rankHandler({ db, now, refine: (ranked, people) => (model ? refineTraced(model, ranked, people) : Promise.resolve(ranked)) })),
   ]);
-  const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS);
+  const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS, now);
   const relearning = startRelearning(db, logger, now, c.AI_RELEARN_EVERY_MS);
   return {
     stop: async () => {

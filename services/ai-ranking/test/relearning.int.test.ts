@@ -22,7 +22,7 @@ afterAll(async () => {
 const ana = { userId: "usr_ana", email: "ana@example.com", name: "Ana", timezone: "UTC", preferences: null };
 const meeting = (n: number, attendees: string[]) => {
   const start = MONDAY - n * 7 * DAY + 10 * HOUR;
-  return { meetingId: `mtg_${n}`, mode: "test" as const, sequence: 1, confirmed: true, start: new Date(start), end: new Date(start + HOUR), scheduledAt: new Date(start - 3 * DAY), attendees };
+  return { meetingId: `mtg_${n}`, mode: "test" as const, sequence: 1, confirmed: true, start: new Date(start), end: new Date(start + HOUR), scheduledAt: new Date(start - 3 * DAY), attendees, seriesId: null };
 };
 const queue = async () => (await db("relearn_queue").orderBy(["email", "mode"]).select("email", "mode")) as Array<{ email: string; mode: string }>;
 

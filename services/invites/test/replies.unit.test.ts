@@ -4,6 +4,7 @@ import { buildIcs } from "../src/domain/ics.js";
 import { parseItipReply, parseStoredEvent } from "../src/domain/itipReply.js";
 import { ReplyAddresses } from "../src/domain/replyAddress.js";
 import { proveAnswer } from "../src/domain/replyJudge.js";
+import { vtimezoneOf } from "../src/domain/seriesZone.js";
 
 const MEETING_ID = "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE";
 const addresses = new ReplyAddresses(Buffer.alloc(32, 7), "replies.example.com");
@@ -77,9 +78,28 @@ describe("what a reply proves", () => {
     expect(parseItipReply(replyIcs({ method: ICalCalendarMethod.REQUEST }))).toMatchObject({ ok: false, problem: "METHOD is REQUEST, not REPLY" });
     expect(parseItipReply("hello")).toMatchObject({ ok: false });
     expect(parseItipReply("BEGIN:VCALENDAR\r\nMETHOD:REPLY\r\nEND:VCALENDAR\r\n")).toMatchObject({ ok: false, problem: "0 VEVENTs, not one" });
-    // An answer for one occurrence of a series would otherwise answer the whole series.
-    const occurrenceReply = replyIcs().replace("BEGIN:VEVENT\r\n", "BEGIN:VEVENT\r\nRECURRENCE-ID:20310512T090000Z\r\n");
-    expect(parseItipReply(occurrenceReply)).toMatchObject({ ok: false, problem: "an answer for one occurrence (RECURRENCE-ID), not for the meeting" });
+  });
+
+  it("an answer with RECURRENCE-ID is the occurrence's (its id as meetings spells it), the reply address still the series'", () => {
+    const withRecurrenceId = (line: string, extra = "") => replyIcs().replace("BEGIN:VEVENT\r\n", `${extra}BEGIN:VEVENT\r\n${line}\r\n`);
+    const occurrence = `${MEETING_ID}_20310512T070000Z`;
+    expect(prove(withRecurrenceId("RECURRENCE-ID:20310512T070000Z"))).toMatchObject({ ok: true, value: { meetingId: occurrence, response: "accepted" } });
+    // A local time in an IANA zone, with or without its VTIMEZONE in the message (09:00 Berlin in May is 07:00 UTC).
+    expect(prove(withRecurrenceId("RECURRENCE-ID;TZID=Europe/Berlin:20310512T090000"))).toMatchObject({ ok: true, value: { meetingId: occurrence } });
+    expect(prove(withRecurrenceId("RECURRENCE-ID;TZID=Europe/Berlin:20310512T090000", `${vtimezoneOf("Europe/Berlin")!.trimEnd()}\r\n`))).toMatchObject({ ok: true, value: { meetingId: occurrence } });
+    // Outlook names zones its own way and sends their VTIMEZONE.
+    const outlookZone = [
+      "BEGIN:VTIMEZONE", "TZID:W. Europe Standard Time",
+      "BEGIN:STANDARD", "DTSTART:16010101T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10", "END:STANDARD",
+      "BEGIN:DAYLIGHT", "DTSTART:16010101T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3", "END:DAYLIGHT",
+      "END:VTIMEZONE", "",
+    ].join("\r\n");
+    expect(prove(withRecurrenceId('RECURRENCE-ID;TZID="W. Europe Standard Time":20310512T090000', outlookZone))).toMatchObject({ ok: true, value: { meetingId: occurrence } });
+    expect(prove(withRecurrenceId('RECURRENCE-ID;TZID="W. Europe Standard Time":20311212T090000', outlookZone))).toMatchObject({ ok: true, value: { meetingId: `${MEETING_ID}_20311212T080000Z` } });
+    // What names no instant answers nothing.
+    expect(parseItipReply(withRecurrenceId("RECURRENCE-ID;VALUE=DATE:20310512"))).toMatchObject({ ok: false, problem: "RECURRENCE-ID is not a date-time" });
+    expect(parseItipReply(withRecurrenceId("RECURRENCE-ID:20310512T090000"))).toMatchObject({ ok: false, problem: "RECURRENCE-ID in floating time" });
+    expect(parseItipReply(withRecurrenceId("RECURRENCE-ID;TZID=Nowhere/Atlantis:20310512T090000"))).toMatchObject({ ok: false });
   });
 
   it("leaves the organizer as the reply names it, for meetings to compare", () => {

@@ -130,7 +130,7 @@ describe("recurring meetings (meetings service)", () => {
     expect(titles).toEqual(["Sync", "Sync", "Sync", "Renamed", "Renamed", "Renamed"]);
   });
 
-  it("a new rule or time for the series: checked like a new one, its occurrences replace the old ones, changes of single occurrences not yet ended dropped", async () => {
+  it("a new rule or time for the series: checked like a new one, its occurrences replace the old ones, changes of single occurrences on days it no longer has dropped", async () => {
     const ann = newCaller({ timezone: "America/New_York" });
     const api = client(h.bus);
     const series = await created(h.bus, ann, { startTime: "2031-06-02T09:00", recurrence: "FREQ=WEEKLY;COUNT=4" });
@@ -148,6 +148,39 @@ describe("recurring meetings (meetings service)", () => {
     ]);
     await eventually(() => eventsOf(series.id).length === 3);
     expect(eventsOf(series.id)[2]).toMatchObject({ changedFields: ["startTime", "recurrence"], sequence: 3, series: { rule: "FREQ=DAILY;COUNT=3", timeZone: "America/New_York" } });
+  });
+
+  it("a new time of day keeps each changed or cancelled occurrence on its day, at the new time; a new rule keeps those of the days it still has", async () => {
+    const ann = newCaller({ timezone: "Europe/Berlin" });
+    const api = client(h.bus);
+    const series = await created(h.bus, ann, { startTime: "2031-09-01T09:00", recurrence: "FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6" });
+    expect((await api.update(ann, `${series.id}_20310903T070000Z`, { status: "cancelled" })).status).toBe(200);
+    expect((await api.update(ann, `${series.id}_20310908T070000Z`, { title: "Planning" })).status).toBe(200);
+    expect((await api.update(ann, `${series.id}_20310910T070000Z`, { startTime: "2031-09-11T14:00" })).status).toBe(200);
+    expect((await api.update(ann, series.id, { startTime: "2031-09-01T10:30" })).status).toBe(200);
+    const listed = async () => {
+      const page = (await api.list(ann, { filter: "all", from: "2031-08-01", to: "2031-10-01" })).body as { data: MeetingListItem[] };
+      return [...page.data].reverse().map((i) => [berlin(i.startTime), i.title, i.status, i.id.slice(-16)]);
+    };
+    expect(await listed()).toEqual([
+      ["2031-09-01 10:30", "Sync", "confirmed", "20310901T083000Z"],
+      ["2031-09-03 10:30", "Sync", "cancelled", "20310903T083000Z"],
+      ["2031-09-08 10:30", "Planning", "confirmed", "20310908T083000Z"],
+      ["2031-09-11 14:00", "Sync", "confirmed", "20310910T083000Z"],
+      ["2031-09-15 10:30", "Sync", "confirmed", "20310915T083000Z"],
+      ["2031-09-17 10:30", "Sync", "confirmed", "20310917T083000Z"],
+    ]);
+    await eventually(() => eventsOf(series.id).some((e) => e.meetingId === series.id && e.changedFields?.includes("startTime")));
+    const retimed = eventsOf(series.id).find((e) => e.meetingId === series.id && e.changedFields?.includes("startTime"))!;
+    expect(retimed.series?.cancelledStarts).toEqual(["2031-09-03T08:30:00Z"]);
+
+    // Mondays only: Wednesday's cancelled and moved occurrences have no occurrence left to change.
+    expect((await api.update(ann, series.id, { recurrence: "FREQ=WEEKLY;BYDAY=MO;COUNT=3" })).status).toBe(200);
+    expect(await listed()).toEqual([
+      ["2031-09-01 10:30", "Sync", "confirmed", "20310901T083000Z"],
+      ["2031-09-08 10:30", "Planning", "confirmed", "20310908T083000Z"],
+      ["2031-09-15 10:30", "Sync", "confirmed", "20310915T083000Z"],
+    ]);
   });
 
   it("lists walk occurrences and single meetings without gaps or repeats, in every filter and page size (property)", async () => {

@@ -1,9 +1,10 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { DURATION_MINUTES, meetingEvents, userCreated, userUpdated, type meetingCreated, type PayloadOf } from "@sched/proto";
+import { meetingEvents, userCreated, userUpdated, type PayloadOf } from "@sched/proto";
+import { isWholeSeries, storedMeetingsOf, type MeetingEvent } from "../domain/seriesHistory.js";
 import { runEvery } from "./periodic.js";
-import { historyGeneration, queueRelearningEveryMode, saveMeetings, savePerson, type KnownPerson, type StoredMeeting } from "../db/queries.js";
+import { historyGeneration, occurrenceIdsOf, queueRelearningEveryMode, saveMeetings, savePerson, type KnownPerson } from "../db/queries.js";
 
 /** Durable consumer names of one generation; a rebuild moves to the next, which reads from the first event. */
 function consumerNames(generation: number): { meetings: string; people: string } {
@@ -18,9 +19,9 @@ function consumerNames(generation: number): { meetings: string; people: string }
  * or an older version after a newer one, changes nothing, so at-least-once
  * delivery is safe.
  */
-export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEveryMs: number): Promise<Stoppable> {
+export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEveryMs: number, now: () => number): Promise<Stoppable> {
   let generation = await historyGeneration(db);
-  let consumers = await consumeGeneration(bus, db, logger, generation);
+  let consumers = await consumeGeneration(bus, db, logger, generation, now);
   // A rebuild (startNewGeneration, from the command line) is noticed here, so
   // every replica moves to the new consumers without a restart.
   const checking = runEvery(
@@ -31,7 +32,7 @@ export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEv
       await consumers.stop();
       // Should the new consumers fail to start, the next check tries again.
       consumers = { stop: async () => {} };
-      consumers = await consumeGeneration(bus, db, logger, latest);
+      consumers = await consumeGeneration(bus, db, logger, latest, now);
       generation = latest;
       logger.info({ generation }, "history rebuild: reading the streams again from their first event");
     },
@@ -47,26 +48,14 @@ export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEv
 
 const MEETINGS_PER_BATCH = 100;
 
-/** What ai-ranking keeps of a meeting event (the bus checked it against its schema; the three events share these fields). */
-function storedMeetingOf(event: PayloadOf<typeof meetingCreated>): StoredMeeting {
-  const start = Date.parse(event.meeting.startTime);
-  return {
-    meetingId: event.meetingId,
-    mode: event.mode,
-    sequence: event.sequence,
-    confirmed: event.meeting.status === "confirmed",
-    start: new Date(start),
-    end: new Date(start + DURATION_MINUTES[event.meeting.duration] * 60_000),
-    scheduledAt: new Date(event.meeting.createdAt),
-    attendees: [...new Set([event.organizer.email, ...event.meeting.participants].map((e) => e.toLowerCase()))],
-  };
-}
-
-async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation: number): Promise<Stoppable> {
+async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation: number, now: () => number): Promise<Stoppable> {
   const names = consumerNames(generation);
   // What is waiting goes in one statement: a backlog (a busy minute, a rebuild) costs few round trips.
   const meetings = await bus.consumeBatches({ durable: names.meetings, events: meetingEvents, maxBatch: MEETINGS_PER_BATCH }, async (messages) => {
-    const touched = await saveMeetings(db, messages.map((m) => storedMeetingOf(m.payload as PayloadOf<typeof meetingCreated>)));
+    const events = messages.map((m) => m.payload as MeetingEvent);
+    // A series counts as its occurrences; those a new rule or time removed stop counting.
+    const stored = await occurrenceIdsOf(db, events.filter(isWholeSeries).map((e) => e.meetingId));
+    const touched = await saveMeetings(db, events.flatMap((e) => storedMeetingsOf(e, now(), stored.get(e.meetingId))));
     logger.debug({ meetings: messages.length, queued: touched.length }, "meeting history updated");
   });
   const people = await bus.consume({ durable: names.people, events: [userCreated, userUpdated] }, async (message) => {

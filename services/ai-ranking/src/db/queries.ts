@@ -73,6 +73,8 @@ export interface StoredMeeting {
   scheduledAt: Date;
   /** Organizer and participants, lower-cased. */
   attendees: readonly string[];
+  /** The series an occurrence belongs to; null for a single meeting. */
+  seriesId: string | null;
 }
 
 /**
@@ -101,16 +103,17 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
     end_at: m.end.toISOString(),
     scheduled_at: m.scheduledAt.toISOString(),
     attendees: m.attendees,
+    series_id: m.seriesId,
   }));
   const sql = `with given as (
        select * from jsonb_to_recordset(?::jsonb) as g(meeting_id text, mode text, sequence integer, confirmed boolean,
-         start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[])
+         start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[], series_id text)
      ),
      stored as (
-       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at)
-       select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at from given
+       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id)
+       select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id from given
        on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
-         start_at = excluded.start_at, end_at = excluded.end_at
+         start_at = excluded.start_at, end_at = excluded.end_at, series_id = excluded.series_id
        where meetings.sequence < excluded.sequence
        returning meeting_id
      ),
@@ -132,6 +135,15 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
      select email from touched`;
   const { rows } = (await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("save_meetings", sql) })) as { rows: Array<{ email: string }> };
   return rows.map((r) => r.email);
+}
+
+/** The occurrence ids stored for each of these series. */
+export async function occurrenceIdsOf(db: Knex, seriesIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (seriesIds.length === 0) return out;
+  const rows = (await db("meetings").whereIn("series_id", [...new Set(seriesIds)]).select("series_id", "meeting_id")) as Array<{ series_id: string; meeting_id: string }>;
+  for (const r of rows) out.set(r.series_id, [...(out.get(r.series_id) ?? []), r.meeting_id]);
+  return out;
 }
 
 /** Marks a person's patterns stale in every mode they have meetings in, in one statement; one already queued stays queued once. */

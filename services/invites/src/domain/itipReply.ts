@@ -1,5 +1,6 @@
 import type { GivenResponse } from "@sched/proto";
 import ICAL from "ical.js";
+import { DateTime } from "luxon";
 
 /** What an iTIP REPLY (RFC 5546 §3.2.3) says, as far as answers go. */
 export interface ItipReply {
@@ -12,6 +13,8 @@ export interface ItipReply {
   stamp: Date | undefined;
   /** SEQUENCE: the version of the meeting answered (0 when absent). */
   sequence: number;
+  /** RECURRENCE-ID as an instant: the answer is for that occurrence of a series only. Absent: for the whole meeting. */
+  recurrenceId?: Date;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -31,9 +34,37 @@ export function parseItipReply(ics: string): Parsed<ItipReply> {
   if (method !== "REPLY") return { ok: false, problem: `METHOD is ${method || "missing"}, not REPLY` };
   const events = calendar.getAllSubcomponents("vevent");
   if (events.length !== 1) return { ok: false, problem: `${events.length} VEVENTs, not one` };
-  // An answer for one occurrence of a series is not the answer to the series: it would mark every occurrence.
-  if (events[0]!.hasProperty("recurrence-id")) return { ok: false, problem: "an answer for one occurrence (RECURRENCE-ID), not for the meeting" };
-  return readEvent(events[0]!);
+  const read = readEvent(events[0]!);
+  if (!read.ok) return read;
+  // An answer for one occurrence of a series (RFC 5546 3.2.3) names it by RECURRENCE-ID: it answers that occurrence only.
+  const recurrenceId = readRecurrenceId(calendar, events[0]!);
+  if (!recurrenceId.ok) return recurrenceId;
+  return recurrenceId.value ? { ok: true, value: { ...read.value, recurrenceId: recurrenceId.value } } : read;
+}
+
+/**
+ * RECURRENCE-ID as an instant: UTC as written, or a local time in its TZID,
+ * read with the VTIMEZONE the message carries (Outlook names zones its own
+ * way) or else as an IANA zone. A date without a time, a floating time or a
+ * zone nobody can place names no occurrence.
+ */
+function readRecurrenceId(calendar: ICAL.Component, event: ICAL.Component): Parsed<Date | undefined> {
+  const property = event.getFirstProperty("recurrence-id");
+  if (!property) return { ok: true, value: undefined };
+  const value = property.getFirstValue();
+  if (!(value instanceof ICAL.Time) || value.isDate) return { ok: false, problem: "RECURRENCE-ID is not a date-time" };
+  const tzid = property.getParameter("tzid");
+  if (typeof tzid !== "string") {
+    return value.zone === ICAL.Timezone.utcTimezone ? { ok: true, value: value.toJSDate() } : { ok: false, problem: "RECURRENCE-ID in floating time" };
+  }
+  const vtimezone = calendar.getAllSubcomponents("vtimezone").find((c) => c.getFirstPropertyValue("tzid") === tzid);
+  if (vtimezone) {
+    const local = value.clone();
+    local.zone = new ICAL.Timezone(vtimezone);
+    return { ok: true, value: new Date(local.toUnixTime() * 1_000) };
+  }
+  const local = DateTime.fromObject({ year: value.year, month: value.month, day: value.day, hour: value.hour, minute: value.minute, second: value.second }, { zone: tzid });
+  return local.isValid ? { ok: true, value: local.toJSDate() } : { ok: false, problem: `RECURRENCE-ID in a zone of no VTIMEZONE (${tzid})` };
 }
 
 /**

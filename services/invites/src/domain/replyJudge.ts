@@ -1,9 +1,10 @@
-import type { GivenResponse } from "@sched/proto";
+import { occurrenceIdOf, type GivenResponse } from "@sched/proto";
 import { meetingIdOfUid } from "./ics.js";
 import { responseOfPartstat, type ItipReply, type Parsed } from "./itipReply.js";
 
 /** An answer that a reply proves, ready for meetings to record. */
 export interface ProvenAnswer {
+  /** The meeting or series the UID names, or the occurrence of that series RECURRENCE-ID names (its id as meetings spells it). */
   meetingId: string;
   organizerEmail: string;
   email: string;
@@ -27,6 +28,8 @@ export interface ReplyCheck {
  * proves nothing. The time answered is the client's DTSTAMP, but never
  * later than now: a clock in the future must not make an answer win
  * forever. Whether the ORGANIZER is the meeting's is for meetings to check.
+ * A reply with RECURRENCE-ID answers one occurrence of a series: the reply
+ * address is the series' (one calendar object), the answer the occurrence's.
  */
 export function proveAnswer(reply: ItipReply, check: ReplyCheck): Parsed<ProvenAnswer> {
   const meetingId = meetingIdOfUid(reply.uid, check.uidDomain);
@@ -37,5 +40,6 @@ export function proveAnswer(reply: ItipReply, check: ReplyCheck): Parsed<ProvenA
   const response = responseOfPartstat(attendee.partstat);
   if (!response) return { ok: false, problem: `PARTSTAT ${attendee.partstat} answers nothing` };
   const stamp = reply.stamp && reply.stamp.getTime() < check.now.getTime() ? reply.stamp : check.now;
-  return { ok: true, value: { meetingId, organizerEmail: reply.organizer, email: attendee.email, response, respondedAt: new Date(Math.floor(stamp.getTime() / 1_000) * 1_000) } };
+  const answered = reply.recurrenceId ? occurrenceIdOf(meetingId, reply.recurrenceId) : meetingId;
+  return { ok: true, value: { meetingId: answered, organizerEmail: reply.organizer, email: attendee.email, response, respondedAt: new Date(Math.floor(stamp.getTime() / 1_000) * 1_000) } };
 }

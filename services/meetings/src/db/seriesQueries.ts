@@ -1,5 +1,6 @@
 import { preparedName, type Knex } from "@sched/db";
-import type { Duration, MeetingStatus, Mode } from "@sched/proto";
+import type { AttendeeResponse, Duration, GivenResponse, MeetingStatus, Mode } from "@sched/proto";
+import type { OccurrenceAnswer } from "../domain/seriesAnswers.js";
 import type { ExceptionRecord, SeriesRecord } from "../domain/series.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
 
@@ -22,6 +23,8 @@ interface SeriesRow {
   time_zone: string;
   last_end: Date;
   active_from: Date | null;
+  /** By e-mail: [response, respondedAt]; a string where the driver leaves jsonb unread. */
+  responses: Record<string, [GivenResponse, string]> | string;
 }
 
 interface ExceptionRow {
@@ -56,7 +59,17 @@ function toSeries(r: SeriesRow): SeriesRecord {
     timeZone: r.time_zone,
     lastEnd: new Date(r.last_end),
     activeFrom: r.active_from ? new Date(r.active_from) : null,
+    responses: readSeriesAnswers(r.responses),
   };
+}
+
+function readSeriesAnswers(stored: SeriesRow["responses"]): SeriesRecord["responses"] {
+  const byEmail = typeof stored === "string" ? (JSON.parse(stored) as Exclude<SeriesRow["responses"], string>) : stored;
+  return Object.fromEntries(Object.entries(byEmail).map(([email, [response, at]]) => [email, { response, respondedAt: new Date(at) }]));
+}
+
+function seriesAnswersJson(answers: SeriesRecord["responses"]): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(answers).map(([email, a]) => [email, [a.response, iso(a.respondedAt)]])));
 }
 
 function toException(r: ExceptionRow): ExceptionRecord {
@@ -87,6 +100,7 @@ function seriesColumns(s: SeriesRecord, now: Date) {
     time_zone: s.timeZone,
     last_end: iso(s.lastEnd),
     active_from: s.activeFrom ? iso(s.activeFrom) : null,
+    responses: seriesAnswersJson(s.responses),
   };
 }
 
@@ -212,4 +226,65 @@ export async function saveExceptions(trx: Knex.Transaction, exceptions: readonly
 export async function exceptionStartsBefore(db: Knex, seriesId: string, before: Date): Promise<Date[]> {
   const rows = (await db("meeting_exceptions").select("original_start").where({ series_id: seriesId }).andWhere("original_start", "<", iso(before))) as { original_start: Date }[];
   return rows.map((r) => new Date(r.original_start));
+}
+
+interface OccurrenceAnswerRow {
+  series_id: string;
+  original_start: Date;
+  email: string;
+  response: AttendeeResponse;
+  responded_at: Date | null;
+}
+
+const toOccurrenceAnswer = (r: OccurrenceAnswerRow): OccurrenceAnswer => ({
+  seriesId: r.series_id,
+  originalStart: new Date(r.original_start),
+  email: r.email,
+  response: r.response,
+  respondedAt: r.responded_at ? new Date(r.responded_at) : null,
+});
+
+/**
+ * The own answers of the occurrences a window shows: those whose original
+ * start is near the window (as exceptionsNear reads it) and those of the
+ * exceptions given (moved into it from elsewhere).
+ */
+export async function occurrenceAnswersNear(db: Knex, seriesIds: string[], from: Date, to: Date, exceptions: readonly ExceptionRecord[]): Promise<OccurrenceAnswer[]> {
+  if (seriesIds.length === 0) return [];
+  const lo = iso(new Date(from.getTime() - LONGEST_MEETING_MS));
+  const sql = `select * from occurrence_responses where series_id = any(?::text[])
+                 and ((original_start > ?::timestamptz and original_start < ?::timestamptz) or original_start = any(?::timestamptz[]))`;
+  const { rows } = (await db.raw(sql, [seriesIds, lo, iso(to), exceptions.map((e) => iso(e.originalStart))])) as { rows: OccurrenceAnswerRow[] };
+  return rows.map(toOccurrenceAnswer);
+}
+
+/** One occurrence's own answers. */
+export async function answersOfOccurrence(db: Knex, seriesId: string, originalStart: Date): Promise<OccurrenceAnswer[]> {
+  const rows = (await db("occurrence_responses").where({ series_id: seriesId, original_start: iso(originalStart) })) as OccurrenceAnswerRow[];
+  return rows.map(toOccurrenceAnswer);
+}
+
+/** Keeps occurrences' own answers, replacing any of the same participant and occurrence. */
+export async function saveOccurrenceAnswers(trx: Knex.Transaction, answers: readonly OccurrenceAnswer[]): Promise<void> {
+  if (answers.length === 0) return;
+  await trx("occurrence_responses")
+    .insert(answers.map((a) => ({ series_id: a.seriesId, original_start: iso(a.originalStart), email: a.email, response: a.response, responded_at: a.respondedAt ? iso(a.respondedAt) : null })))
+    .onConflict(["series_id", "original_start", "email"])
+    .merge();
+}
+
+/** Drops the own answers of a series' occurrences whose original start is after `after` (those not yet ended). */
+export async function dropOccurrenceAnswersAfter(trx: Knex.Transaction, seriesId: string, after: Date): Promise<void> {
+  await trx("occurrence_responses").where({ series_id: seriesId }).andWhere("original_start", ">", iso(after)).delete();
+}
+
+/** Removes and returns a series' exceptions that end after `after` (those not yet ended). */
+export async function takeExceptionsEndingAfter(trx: Knex.Transaction, seriesId: string, after: Date): Promise<ExceptionRecord[]> {
+  const rows = (await trx("meeting_exceptions").where({ series_id: seriesId }).andWhere("end_time", ">", iso(after)).delete().returning("*")) as ExceptionRow[];
+  return rows.map(toException);
+}
+
+/** Keeps the answers to the whole series (on its row, locked by the caller). */
+export async function saveSeriesAnswers(trx: Knex.Transaction, s: SeriesRecord): Promise<void> {
+  await trx("meeting_series").where({ id: s.id }).update({ responses: seriesAnswersJson(s.responses) });
 }

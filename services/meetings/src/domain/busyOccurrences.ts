@@ -1,15 +1,18 @@
 import type { BusyInterval } from "@sched/proto";
+import { declined, occurrenceAnswers, ownAnswersOf, type AnswersByOccurrence } from "./seriesAnswers.js";
 import { occurrencesIn, type ExceptionRecord, type SeriesRecord } from "./series.js";
 import { endTimeOf } from "./timing.js";
 
 /**
  * A user's busy time from recurring meetings over [from, to): the confirmed
  * occurrences of the series they organize, or attend where the occurrence
- * still lists them, as `[start, end)` in epoch seconds.
+ * still lists them and they have not declined it (its own answer, else
+ * their answer to the series), as `[start, end)` in epoch seconds.
  */
 export function occurrenceBusy(
   series: readonly SeriesRecord[],
   exceptions: readonly ExceptionRecord[],
+  answers: AnswersByOccurrence,
   user: { userId: string; email: string },
   from: Date,
   to: Date,
@@ -20,7 +23,8 @@ export function occurrenceBusy(
     const organizes = s.organizerId === user.userId;
     if (!organizes && !s.participants.includes(email) && !exceptions.some((e) => e.seriesId === s.id && e.participants.includes(email))) continue;
     for (const o of occurrencesIn(s, exceptions, from, to)) {
-      if (o.status !== "confirmed" || (!organizes && !o.participants.includes(email))) continue;
+      if (o.status !== "confirmed") continue;
+      if (!organizes && (!o.participants.includes(email) || declined(occurrenceAnswers(s.responses, ownAnswersOf(answers, o)), email))) continue;
       out.push([Math.floor(o.startTime.getTime() / 1_000), Math.ceil(endTimeOf(o.startTime, o.duration).getTime() / 1_000)]);
     }
   }

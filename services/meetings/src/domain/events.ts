@@ -2,11 +2,13 @@ import {
   meetingCancelled,
   meetingUpdated,
   type AttendeeResponse,
+  type Meeting,
   type meetingCreated,
   type meetingDeleted,
   type MeetingField,
   type meetingResponseUpdated,
   type MeetingStatus,
+  type Mode,
   type PayloadOf,
   type ResponseSource,
 } from "@sched/proto";
@@ -68,22 +70,25 @@ export function newEventId(): string {
   return `evt_${randomBase62(24)}`;
 }
 
-/** The event of an answer, with the meeting as it is after it. */
+/**
+ * The event of an answer, with what was answered as GET shows it after it: a
+ * meeting, a series, or one occurrence (its id, `seriesId` and original start).
+ */
 export function responseEvent(
-  after: MeetingRecord,
+  answered: { meeting: Meeting; mode: Mode; organizerId: string; organizerEmail: string },
   email: string,
   previous: AttendeeResponse,
   source: ResponseSource,
   eventId: string,
   now: Date,
 ): PayloadOf<typeof meetingResponseUpdated> {
-  const meeting = toMeeting(after);
+  const { meeting } = answered;
   const attendee = meeting.attendees.find((a) => a.email === email)!;
   return {
     eventId,
-    meetingId: after.id,
-    mode: after.mode,
-    organizer: { userId: after.organizerId, email: after.organizerEmail },
+    meetingId: meeting.id,
+    mode: answered.mode,
+    organizer: { userId: answered.organizerId, email: answered.organizerEmail },
     meeting,
     attendee,
     previousResponse: previous,

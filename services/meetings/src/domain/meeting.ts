@@ -1,4 +1,5 @@
 import type { Caller, Duration, GivenResponse, Meeting, MeetingStatus, Mode } from "@sched/proto";
+import { attendeesOf } from "./seriesAnswers.js";
 import { formatTimestamp } from "./timing.js";
 
 /** A meeting as the service holds it. */
@@ -52,10 +53,7 @@ export function toMeeting(record: MeetingRecord): Meeting {
     status: record.status,
     organizer: record.organizerEmail,
     createdAt: formatTimestamp(record.createdAt),
-    attendees: record.participants.map((email) => {
-      const answer = record.responses[email];
-      return { email, response: answer?.response ?? "needsAction", respondedAt: answer ? formatTimestamp(answer.respondedAt) : null };
-    }),
+    attendees: attendeesOf(record.participants, record.responses),
     recurrence: null,
     seriesId: null,
     originalStartTime: null,

@@ -1,8 +1,9 @@
 import type { GivenResponse, MeetingField } from "@sched/proto";
 import type { GivenAnswer, MeetingRecord } from "./meeting.js";
+import type { Answers } from "./seriesAnswers.js";
 
 /** Changes that make earlier answers meaningless: the person agreed to another time. */
-const RESETTING: readonly MeetingField[] = ["startTime", "duration"];
+export const RESETTING: readonly MeetingField[] = ["startTime", "duration"];
 
 /**
  * The answers a meeting keeps after a change: a removed participant's goes
@@ -28,20 +29,24 @@ export interface GivenReply {
   respondedAt: Date;
 }
 
+/** What an answer is judged against: a meeting, a series, or one occurrence with its own answers. */
+export type Answerable = Pick<MeetingRecord, "organizerEmail" | "participants" | "status"> & { responses: Answers };
+
 /**
  * Whether an answer applies to a meeting. Only a participant of a meeting
  * that still takes place may answer, only for the organizer it really has,
  * and an answer older than the one kept (a reply that arrived late, after a
- * newer one) changes nothing.
+ * newer one) changes nothing. A kept `needsAction` (an occurrence asking
+ * again) is no answer.
  */
-export function judgeResponse(meeting: MeetingRecord | undefined, reply: GivenReply): ResponseOutcome {
+export function judgeResponse(meeting: Answerable | undefined, reply: GivenReply): ResponseOutcome {
   if (!meeting) return "unknown_meeting";
   if (meeting.organizerEmail !== reply.organizerEmail.toLowerCase()) return "wrong_organizer";
   const email = reply.email.toLowerCase();
   if (!meeting.participants.includes(email)) return "not_attendee";
   if (meeting.status === "cancelled") return "cancelled";
   const kept = meeting.responses[email];
-  if (kept && kept.respondedAt.getTime() > reply.respondedAt.getTime()) return "stale";
+  if (kept?.respondedAt && kept.respondedAt.getTime() > reply.respondedAt.getTime()) return "stale";
   if (kept && kept.response === reply.response) return "unchanged";
   return "applied";
 }

@@ -1,11 +1,16 @@
 import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, SeriesOfEvent } from "@sched/proto";
 import type { MeetingState } from "./changes.js";
 import type { MeetingRecord } from "./meeting.js";
+import { attendeesOf, occurrenceAnswers, type Answers } from "./seriesAnswers.js";
 import { occurrenceId, occurrenceStarts, type SeriesRule } from "./recurrence.js";
 import { endTimeOf, formatTimestamp, LONGEST_MEETING_MS } from "./timing.js";
 
-/** A recurring meeting as the service holds it: the meeting fields every occurrence takes unless changed, and the rule. */
-export interface SeriesRecord extends Omit<MeetingRecord, "responses"> {
+/**
+ * A recurring meeting as the service holds it: the meeting fields every
+ * occurrence takes unless changed, and the rule. `responses` are the answers
+ * to the whole series; an occurrence's own answers are kept apart (seriesAnswers.ts).
+ */
+export interface SeriesRecord extends MeetingRecord {
   // startTime is the first occurrence's start (DTSTART); sequence is shared with the
   // exceptions: each change of either takes the next number.
   recurrence: string;
@@ -92,14 +97,15 @@ export function seriesToMeeting(series: SeriesRecord): Meeting {
     status: series.status,
     organizer: series.organizerEmail,
     createdAt: formatTimestamp(series.createdAt),
-    attendees: series.participants.map((email) => ({ email, response: "needsAction", respondedAt: null })),
+    attendees: attendeesOf(series.participants, series.responses),
     recurrence: series.recurrence,
     seriesId: null,
     originalStartTime: null,
   };
 }
 
-export function occurrenceToMeeting(series: SeriesRecord, o: Occurrence): Meeting {
+/** The occurrence as GET shows it; `own`: its own answers (none: the series' answers stand). */
+export function occurrenceToMeeting(series: SeriesRecord, o: Occurrence, own: Answers | undefined): Meeting {
   return {
     ...seriesToMeeting(series),
     id: o.id,
@@ -109,7 +115,7 @@ export function occurrenceToMeeting(series: SeriesRecord, o: Occurrence): Meetin
     duration: o.duration,
     participants: o.participants,
     status: o.status,
-    attendees: o.participants.map((email) => ({ email, response: "needsAction", respondedAt: null })),
+    attendees: attendeesOf(o.participants, occurrenceAnswers(series.responses, own)),
     recurrence: null,
     seriesId: series.id,
     originalStartTime: formatTimestamp(o.originalStart),

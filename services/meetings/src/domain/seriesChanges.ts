@@ -12,6 +12,7 @@ import {
 } from "@sched/proto";
 import type { ChangeEvent } from "./events.js";
 import { checkRule } from "./recurrence.js";
+import type { Answers } from "./seriesAnswers.js";
 import { occurrenceToMeeting, seriesOfEvent, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
 import { endTimeOf, formatTimestamp, truncateToSecond } from "./timing.js";
 
@@ -43,6 +44,7 @@ export function newSeries(input: { id: string; caller: Caller; body: MeetingCrea
     timeZone: caller.timezone,
     lastEnd: endTimeOf(lastStart, body.duration),
     activeFrom: null,
+    responses: {},
   };
 }
 
@@ -93,6 +95,7 @@ export function exceptionEvent(
   series: SeriesRecord,
   before: Occurrence,
   after: Occurrence,
+  own: Answers | undefined,
   cancelled: readonly ExceptionRecord[],
   changed: MeetingField[],
   sendInvites: boolean,
@@ -102,7 +105,7 @@ export function exceptionEvent(
   const payload = {
     ...base(series, cancelled, sendInvites, eventId, now),
     meetingId: after.id,
-    meeting: occurrenceToMeeting(series, after),
+    meeting: occurrenceToMeeting(series, after, own),
     sequence: after.sequence,
     changedFields: changed,
     previousStatus: before.status,

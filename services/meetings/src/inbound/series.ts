@@ -9,7 +9,22 @@ import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recu
 import { occurrenceOf, occurrenceToMeeting, ruleOf, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
 import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
 import { endTimeOf } from "../domain/timing.js";
-import { cancelledExceptions, deleteSeries, exceptionStartsBefore, findException, findSeries, saveExceptions, updateSeries } from "../db/seriesQueries.js";
+import { RESETTING, responsesAfterChange } from "../domain/responses.js";
+import { retimedExceptions } from "../domain/retimedExceptions.js";
+import { askAgain } from "../domain/seriesAnswers.js";
+import {
+  cancelledExceptions,
+  deleteSeries,
+  dropOccurrenceAnswersAfter,
+  exceptionStartsBefore,
+  findException,
+  findSeries,
+  saveExceptions,
+  saveOccurrenceAnswers,
+  takeExceptionsEndingAfter,
+  updateSeries,
+} from "../db/seriesQueries.js";
+import { ownAnswers } from "./seriesResponse.js";
 import type { Knex } from "@sched/db";
 import type { MeetingsDeps } from "./deps.js";
 
@@ -38,7 +53,7 @@ export async function getSeriesOrOccurrence(deps: MeetingsDeps, ref: MeetingRef,
   if (!series || seriesAccess(series, caller) === "none") return undefined;
   if (ref.kind === "meeting") return seriesToMeeting(series);
   const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
-  return occurrence && occurrenceToMeeting(series, occurrence);
+  return occurrence && occurrenceToMeeting(series, occurrence, await ownAnswers(deps.db, series.id, occurrence.originalStart));
 }
 
 async function lockedSeries(trx: Knex.Transaction, id: string, caller: Caller, verb: string): Promise<SeriesRecord> {
@@ -69,14 +84,21 @@ export async function updateOccurrence(
   if (patch.status !== undefined) checkStatusMove(before.status, patch.status);
   const state = applyPatch(before, patch);
   const changed = changedFields(before, state);
-  if (changed.length === 0) return { meeting: occurrenceToMeeting(series, before), changed: false };
+  let own = await ownAnswers(trx, series.id, before.originalStart);
+  if (changed.length === 0) return { meeting: occurrenceToMeeting(series, before, own), changed: false };
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, ...state, sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
+  if (changed.some((field) => RESETTING.includes(field))) {
+    // A new time asks everyone again, the series' answers included: the occurrence keeps `needsAction` of its own.
+    const asked = askAgain(series.id, after);
+    await saveOccurrenceAnswers(trx, asked);
+    own = Object.fromEntries(asked.map((a) => [a.email, a]));
+  }
   const cancelled = await cancelledExceptions(trx, series.id);
-  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  const event = exceptionEvent({ ...series, sequence }, before, after, own, cancelled, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
-  return { meeting: occurrenceToMeeting(series, after), changed: true };
+  return { meeting: occurrenceToMeeting(series, after, own), changed: true };
 }
 
 async function writeException(trx: Knex.Transaction, series: SeriesRecord, o: Occurrence, now: Date): Promise<void> {
@@ -89,8 +111,10 @@ async function writeException(trx: Knex.Transaction, series: SeriesRecord, o: Oc
  * Changes a whole series: every occurrence not yet ended. The occurrences
  * that have ended are kept as they were (stored as exceptions, at most the
  * series' 730) and the rule stops generating them (`activeFrom`). A new
- * time or rule drops the exceptions of occurrences not yet ended: they were
- * changes of occurrences the new rule may not have.
+ * time or rule keeps the exceptions of occurrences not yet ended whose day
+ * the new series still has an occurrence on, and drops the others
+ * (domain/retimedExceptions.ts). A new time or duration asks everyone again:
+ * the series' answers and the not yet ended occurrences' own answers go.
  */
 export async function updateWholeSeries(
   trx: Knex.Transaction,
@@ -132,8 +156,10 @@ export async function updateWholeSeries(
     await saveExceptions(trx, ended);
     activeFrom = now;
   }
-  if (retimed) await trx("meeting_exceptions").where({ series_id: series.id }).andWhere("end_time", ">", now.toISOString()).delete();
-  const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence };
+  const responses = responsesAfterChange(series.responses, state.participants, changed);
+  const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence, responses };
+  if (retimed) await saveExceptions(trx, retimedExceptions(series, after, await takeExceptionsEndingAfter(trx, series.id, now), now));
+  if (changed.some((field) => RESETTING.includes(field))) await dropOccurrenceAnswersAfter(trx, series.id, new Date(now.getTime() - DURATION_MINUTES[series.duration] * 60_000));
   await updateSeries(trx, after, now);
   const cancelled = await cancelledExceptions(trx, series.id);
   const event = seriesChangeEvent(series, after, cancelled, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
@@ -151,7 +177,8 @@ export async function cancelOccurrence(trx: Knex.Transaction, ref: { seriesId: s
   const after: Occurrence = { ...before, status: "cancelled", sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
   const cancelled = await cancelledExceptions(trx, series.id);
-  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
+  const own = await ownAnswers(trx, series.id, before.originalStart);
+  const event = exceptionEvent({ ...series, sequence }, before, after, own, cancelled, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
 }
 

@@ -1,34 +1,11 @@
 import { freePort, eventually } from "@sched/testing";
-import nodemailer from "nodemailer";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { call, createUserWithKey, systemPerSuite, WIRINGS } from "../harness.js";
 import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { itipReply, mailReply as mailReplyTo } from "../replyMail.js";
 
 const INBOUND_DOMAIN = "replies.sched.test";
-
-/** An iTIP REPLY as a calendar client writes it (RFC 5546 §3.2.3), answering one invite. */
-function itipReply(a: { uid: string; sequence: number; organizer: string; attendee: string; partstat: string; start: string; end: string }): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
-  const compact = (iso: string) => iso.replace(/[-:]/g, "");
-  return [
-    "BEGIN:VCALENDAR",
-    "VERSION:2.0",
-    "PRODID:-//Example Corp.//Calendar Client 1.0//EN",
-    "METHOD:REPLY",
-    "BEGIN:VEVENT",
-    `UID:${a.uid}`,
-    `DTSTAMP:${stamp}`,
-    `SEQUENCE:${a.sequence}`,
-    `DTSTART:${compact(a.start)}`,
-    `DTEND:${compact(a.end)}`,
-    `ORGANIZER:mailto:${a.organizer}`,
-    `ATTENDEE;PARTSTAT=${a.partstat}:mailto:${a.attendee}`,
-    "END:VEVENT",
-    "END:VCALENDAR",
-    "",
-  ].join("\r\n");
-}
 
 describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
   let world: InvitesWorld;
@@ -39,21 +16,7 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
     return { ...world.sys, stop: () => world.stop() };
   });
 
-  /** Mails a message to the service's inbound SMTP listener, as the attendee's mail server would. */
-  const mailReply = async (to: string, from: string, ics: string | { raw: string }) => {
-    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, secure: false, ignoreTLS: true });
-    try {
-      await transport.sendMail({
-        from,
-        to,
-        subject: "Re: invitation",
-        text: "Answered",
-        ...(typeof ics === "string" ? { icalEvent: { method: "REPLY", content: ics } } : { attachments: [{ filename: "invite.ics", contentType: "text/calendar; method=REPLY", content: ics.raw }] }),
-      });
-    } finally {
-      transport.close();
-    }
-  };
+  const mailReply = (to: string, from: string, ics: string | { raw: string }) => mailReplyTo(inboundPort, to, from, ics);
 
   const attendeesOf = async (key: string, id: string) => {
     const res = await call(suite.url, "GET", `/v1/meetings/${id}`, { key });
