@@ -1,0 +1,102 @@
+import { createLogger } from "@sched/logging";
+import { REDIS_URL } from "@sched/testing";
+import { Redis } from "ioredis";
+import { DateTime } from "luxon";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { System } from "../../src/system.js";
+import { ADMIN_TOKEN, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type WiringKind } from "../harness.js";
+
+const monday = DateTime.utc().plus({ weeks: 2 }).startOf("week").toISODate()!;
+
+/** A running system whose gateway can be made to forget every Idempotency-Key record it keeps, as a gateway killed before saving one does. */
+interface ForgetfulWorld {
+  readonly url: string;
+  forgetGatewayRecords(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Cluster: the gateway's records are in Redis, under the namespace; they are deleted there. */
+async function clusterWorld(): Promise<ForgetfulWorld> {
+  const sys = await startTestSystem("cluster");
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  return {
+    url: sys.url,
+    forgetGatewayRecords: async () => {
+      const keys = await redis.keys(`${sys.namespace}:idem-sealed:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      await redis.del(...keys);
+    },
+    stop: async () => {
+      redis.disconnect();
+      await sys.stop();
+    },
+  };
+}
+
+/** Standalone: the gateway keeps its records in the process's memory; the process restarts on the same data. */
+async function standaloneWorld(): Promise<ForgetfulWorld> {
+  const dataDir = mkdtempSync(join(tmpdir(), "sched-idem-"));
+  const start = () => new System({ wiring: { kind: "standalone", dataDir }, logger: createLogger({ name: "e2e", level: "silent" }), port: 0, adminToken: ADMIN_TOKEN }).start();
+  let system = await start();
+  return {
+    get url() {
+      return system.url;
+    },
+    forgetGatewayRecords: async () => {
+      await system.stop();
+      system = await start();
+    },
+    stop: async () => {
+      await system.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const worlds: Record<WiringKind, () => Promise<ForgetfulWorld>> = { cluster: clusterWorld, standalone: standaloneWorld };
+
+describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wiring) => {
+  const suite = await perSuite(wiring, worlds[wiring]);
+  let n = 0;
+  const idem = () => ({ "Idempotency-Key": `lost-${wiring}-${Date.now()}-${n++}` });
+
+  it.runIf(suite.available)("replays the first 201 of a committed create instead of making a second meeting", async () => {
+    const world = suite.started;
+    const owner = await createUserWithKey(world.url);
+    const headers = idem();
+    const meeting = { title: "Planning", duration: "30 mins", startTime: `${monday}T10:00:00Z`, participants: ["ana@example.com"] };
+    const first = await call(world.url, "POST", "/v1/meetings", { key: owner.key, body: meeting, headers });
+    expect(first.status).toBe(201);
+
+    await world.forgetGatewayRecords();
+    const again = await call(world.url, "POST", "/v1/meetings", { key: owner.key, body: meeting, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect((await call(world.url, "GET", "/v1/meetings?filter=all", { key: owner.key })).body.data.map((m: { id: string }) => m.id)).toEqual([first.body.id]);
+
+    // The meetings service judges by the gateway's fingerprint too: another body under the key is refused, not created.
+    await world.forgetGatewayRecords();
+    expectError(await call(world.url, "POST", "/v1/meetings", { key: owner.key, body: { ...meeting, title: "Other" }, headers }), 422, "idempotency_key_reused");
+    expect((await call(world.url, "GET", "/v1/meetings?filter=all", { key: owner.key })).body.data).toHaveLength(1);
+  }, 240_000);
+
+  it.runIf(suite.available)("replays the first 201 of a contact added instead of answering 409 contact_exists", async () => {
+    const world = suite.started;
+    const owner = await createUserWithKey(world.url);
+    const headers = idem();
+    const first = await call(world.url, "POST", "/v1/contacts", { key: owner.key, body: { email: "bo@example.com" }, headers });
+    expect(first.status).toBe(201);
+
+    await world.forgetGatewayRecords();
+    const again = await call(world.url, "POST", "/v1/contacts", { key: owner.key, body: { email: "bo@example.com" }, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect((await call(world.url, "GET", "/v1/contacts", { key: owner.key })).body.data).toHaveLength(1);
+  }, 240_000);
+});
