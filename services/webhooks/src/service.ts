@@ -1,4 +1,5 @@
 import { env } from "@sched/config";
+import { sweepExpiredIdempotencyKeys } from "@sched/bus/idempotent-writes";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
@@ -60,9 +61,11 @@ export const webhooksService = defineService({
     const events = await consumeMeetingEvents(bus, db, logger, wake);
     const invites = await consumeInviteEvents(bus, db, logger, wake);
     worker.start();
+    const stopSweeping = sweepExpiredIdempotencyKeys(db, logger);
     return {
       stop: async () => {
         await served.stop();
+        stopSweeping();
         await events.stop();
         await invites.stop();
         await worker.stop();

@@ -1,5 +1,5 @@
 import { createLogger } from "@sched/logging";
-import { REDIS_URL } from "@sched/testing";
+import { eventually, REDIS_URL } from "@sched/testing";
 import { Redis } from "ioredis";
 import { DateTime } from "luxon";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -98,5 +98,34 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
     expect((await call(world.url, "GET", "/v1/contacts", { key: owner.key })).body.data).toHaveLength(1);
+  }, 240_000);
+
+  it.runIf(suite.available)("replays the first 202 of a resend instead of queueing its deliveries again", async () => {
+    const world = suite.started;
+    const owner = await createUserWithKey(world.url);
+    // Nothing answers there: the deliveries stay queued, which is all this test counts.
+    const endpoint = await call(world.url, "POST", "/v1/webhook-endpoints", { key: owner.key, body: { url: "http://127.0.0.1:9/hook" } });
+    expect(endpoint.status).toBe(201);
+    await call(world.url, "POST", "/v1/meetings", { key: owner.key, body: { title: "Resent", duration: "30 mins", startTime: `${monday}T11:00:00Z`, participants: ["cy@example.com"] } });
+    const eventId = await eventually(
+      async () => ((await call(world.url, "GET", "/v1/events?type=meeting.created", { key: owner.key })).body.data[0]?.id as string | undefined),
+      30_000,
+      250,
+    );
+    // Invite events come to the endpoint too: only the meeting's event is counted.
+    const deliveries = async () =>
+      ((await call(world.url, "GET", `/v1/webhook-endpoints/${endpoint.body.id}/deliveries`, { key: owner.key })).body.data as Array<{ eventId: string }>).filter((d) => d.eventId === eventId);
+    await eventually(async () => (await deliveries()).length === 1, 30_000, 250);
+    const headers = idem();
+    const first = await call(world.url, "POST", `/v1/events/${eventId}/resend`, { key: owner.key, headers });
+    expect(first.status).toBe(202);
+    expect(first.body.data).toHaveLength(1);
+
+    await world.forgetGatewayRecords();
+    const again = await call(world.url, "POST", `/v1/events/${eventId}/resend`, { key: owner.key, headers });
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await deliveries()).toHaveLength(2);
   }, 240_000);
 });
