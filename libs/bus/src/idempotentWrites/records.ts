@@ -4,6 +4,7 @@ import { IDEMPOTENCY_RETENTION_MS } from "@sched/proto";
 /** What a service's `idempotency_keys` table holds for one (API key, Idempotency-Key) pair. */
 export interface IdempotencyRecord {
   fingerprint: string;
+  claimToken: string;
   state: "in_progress" | "done";
   responseStatus: number | null;
   responseBody: unknown;
@@ -42,14 +43,14 @@ export async function claimIdempotencyKey(db: Knex, c: HeldKey & { fingerprint: 
 
 export async function findIdempotencyRecord(db: Knex, apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined> {
   const row = (await db("idempotency_keys")
-    .select("fingerprint", "state", "response_status", "response_body", db.raw("ceil(extract(epoch from expires_at - now()) * 1000)::float8 as expires_in_ms"))
+    .select("fingerprint", "claim_token", "state", "response_status", "response_body", db.raw("ceil(extract(epoch from expires_at - now()) * 1000)::float8 as expires_in_ms"))
     .where({ api_key_id: apiKeyId, idem_key: key })
     .andWhere("expires_at", ">", db.fn.now())
     .first()) as
-    | { fingerprint: string; state: "in_progress" | "done"; response_status: number | null; response_body: unknown; expires_in_ms: number }
+    | { fingerprint: string; claim_token: string; state: "in_progress" | "done"; response_status: number | null; response_body: unknown; expires_in_ms: number }
     | undefined;
   return (
-    row && { fingerprint: row.fingerprint, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, expiresInMs: row.expires_in_ms }
+    row && { fingerprint: row.fingerprint, claimToken: row.claim_token, state: row.state, responseStatus: row.response_status, responseBody: row.response_body, expiresInMs: row.expires_in_ms }
   );
 }
 
@@ -71,6 +72,11 @@ export async function replaceStoredReply(db: Knex, c: HeldKey & { status: number
   await db("idempotency_keys")
     .where({ api_key_id: c.apiKeyId, idem_key: c.key, claim_token: c.claimToken, state: "done" })
     .update({ response_status: c.status, response_body: JSON.stringify(c.body) });
+}
+
+/** Drops a finished record whose answer cannot be sent again, unless another request has replaced it meanwhile. */
+export async function dropIdempotencyRecord(db: Knex, c: HeldKey): Promise<void> {
+  await db("idempotency_keys").where({ api_key_id: c.apiKeyId, idem_key: c.key, claim_token: c.claimToken, state: "done" }).delete();
 }
 
 /** Gives a claim back after a failure, so a retry with the key can run. */

@@ -55,7 +55,7 @@ export function contactRouteBindings({ db, bus, logger }: ContactsDeps): Endpoin
         const contact = await findContact(db, me, added.body.id);
         return contact ? { ...added, body: contactView(contact) } : added;
       };
-      return writeOnce(db, ctx, { method: "POST", path: "/v1/contacts", body }, add, named);
+      return writeOnce(db, ctx, { method: "POST", path: "/v1/contacts", body }, add, { finish: named });
     }),
 
     bind(contactsGet, async ({ params }, ctx) => {

@@ -1,3 +1,4 @@
+import type { Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { eventually, REDIS_URL } from "@sched/testing";
 import { Redis } from "ioredis";
@@ -14,6 +15,8 @@ const monday = DateTime.utc().plus({ weeks: 2 }).startOf("week").toISODate()!;
 /** A running system whose gateway can be made to forget every Idempotency-Key record it keeps, as a gateway killed before saving one does. */
 interface ForgetfulWorld {
   readonly url: string;
+  /** A service's own database handle, to see what it keeps. */
+  database(service: string): Knex;
   forgetGatewayRecords(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -25,6 +28,7 @@ async function clusterWorld(): Promise<ForgetfulWorld> {
   await redis.connect();
   return {
     url: sys.url,
+    database: (service) => sys.system.database(service),
     forgetGatewayRecords: async () => {
       const keys = await redis.keys(`${sys.namespace}:idem-sealed:*`);
       expect(keys.length).toBeGreaterThan(0);
@@ -46,6 +50,7 @@ async function standaloneWorld(): Promise<ForgetfulWorld> {
     get url() {
       return system.url;
     },
+    database: (service) => system.database(service),
     forgetGatewayRecords: async () => {
       await system.stop();
       system = await start();
@@ -127,5 +132,31 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
     expect(await deliveries()).toHaveLength(2);
+  }, 240_000);
+
+  it.runIf(suite.available)("replays a webhook endpoint's creation and a roll of its secret, the secrets sealed where the service keeps them", async () => {
+    const world = suite.started;
+    const owner = await createUserWithKey(world.url);
+    const headers = idem();
+    const first = await call(world.url, "POST", "/v1/webhook-endpoints", { key: owner.key, body: { url: "http://127.0.0.1:9/created" }, headers });
+    expect(first.status).toBe(201);
+    const rollHeaders = idem();
+    const rolled = await call(world.url, "POST", `/v1/webhook-endpoints/${first.body.id}/roll-secret`, { key: owner.key, headers: rollHeaders });
+    expect(rolled.status).toBe(200);
+
+    await world.forgetGatewayRecords();
+    const again = await call(world.url, "POST", "/v1/webhook-endpoints", { key: owner.key, body: { url: "http://127.0.0.1:9/created" }, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect((await call(world.url, "GET", "/v1/webhook-endpoints", { key: owner.key })).body.data).toHaveLength(1);
+    const rolledAgain = await call(world.url, "POST", `/v1/webhook-endpoints/${first.body.id}/roll-secret`, { key: owner.key, headers: rollHeaders });
+    expect(rolledAgain.status).toBe(200);
+    expect(rolledAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect(rolledAgain.body).toEqual(rolled.body);
+
+    const kept = (await world.database("webhooks")("idempotency_keys").whereIn("idem_key", [headers["Idempotency-Key"], rollHeaders["Idempotency-Key"]]).select(world.database("webhooks").raw("response_body::text as text"))) as Array<{ text: string }>;
+    expect(kept).toHaveLength(2);
+    for (const { text } of kept) for (const secret of [first.body.secret, rolled.body.secret]) expect(text).not.toContain(secret);
   }, 240_000);
 });
