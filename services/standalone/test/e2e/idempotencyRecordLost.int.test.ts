@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { System } from "../../src/system.js";
-import { ADMIN_TOKEN, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type WiringKind } from "../harness.js";
+import { ADMIN_TOKEN, type ApiResponse, call, createUserWithKey, expectError, perSuite, startTestSystem, WIRINGS, type WiringKind } from "../harness.js";
 
 const monday = DateTime.utc().plus({ weeks: 2 }).startOf("week").toISODate()!;
 
@@ -62,6 +62,13 @@ async function standaloneWorld(): Promise<ForgetfulWorld> {
   };
 }
 
+/** `again` is `first` sent again by the service that wrote it: its status and body, said to be a replay. */
+function expectReplayOf(first: ApiResponse, again: ApiResponse): void {
+  expect(again.status).toBe(first.status);
+  expect(again.headers.get("idempotent-replayed")).toBe("true");
+  expect(again.body).toEqual(first.body);
+}
+
 const worlds: Record<WiringKind, () => Promise<ForgetfulWorld>> = { cluster: clusterWorld, standalone: standaloneWorld };
 
 describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wiring) => {
@@ -79,9 +86,7 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
 
     await world.forgetGatewayRecords();
     const again = await call(world.url, "POST", "/v1/meetings", { key: owner.key, body: meeting, headers });
-    expect(again.status).toBe(201);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, again);
     expect((await call(world.url, "GET", "/v1/meetings?filter=all", { key: owner.key })).body.data.map((m: { id: string }) => m.id)).toEqual([first.body.id]);
 
     // The meetings service judges by the gateway's fingerprint too: another body under the key is refused, not created.
@@ -99,9 +104,7 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
 
     await world.forgetGatewayRecords();
     const again = await call(world.url, "POST", "/v1/contacts", { key: owner.key, body: { email: "bo@example.com" }, headers });
-    expect(again.status).toBe(201);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, again);
     expect((await call(world.url, "GET", "/v1/contacts", { key: owner.key })).body.data).toHaveLength(1);
   }, 240_000);
 
@@ -128,9 +131,7 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
 
     await world.forgetGatewayRecords();
     const again = await call(world.url, "POST", `/v1/events/${eventId}/resend`, { key: owner.key, headers });
-    expect(again.status).toBe(202);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, again);
     expect(await deliveries()).toHaveLength(2);
   }, 240_000);
 
@@ -146,14 +147,10 @@ describe.each(WIRINGS)("a retry the gateway no longer remembers (%s)", async (wi
 
     await world.forgetGatewayRecords();
     const again = await call(world.url, "POST", "/v1/webhook-endpoints", { key: owner.key, body: { url: "http://127.0.0.1:9/created" }, headers });
-    expect(again.status).toBe(201);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body).toEqual(first.body);
+    expectReplayOf(first, again);
     expect((await call(world.url, "GET", "/v1/webhook-endpoints", { key: owner.key })).body.data).toHaveLength(1);
     const rolledAgain = await call(world.url, "POST", `/v1/webhook-endpoints/${first.body.id}/roll-secret`, { key: owner.key, headers: rollHeaders });
-    expect(rolledAgain.status).toBe(200);
-    expect(rolledAgain.headers.get("idempotent-replayed")).toBe("true");
-    expect(rolledAgain.body).toEqual(rolled.body);
+    expectReplayOf(rolled, rolledAgain);
 
     const kept = (await world.database("webhooks")("idempotency_keys").whereIn("idem_key", [headers["Idempotency-Key"], rollHeaders["Idempotency-Key"]]).select(world.database("webhooks").raw("response_body::text as text"))) as Array<{ text: string }>;
     expect(kept).toHaveLength(2);
