@@ -12,3 +12,10 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
  * mid-flight blocks a retry with the key no longer than that.
  */
 export const IDEMPOTENCY_CLAIM_MARGIN_MS = 1_000;
+/**
+ * The bus header on which the gateway hands a POST's request fingerprint
+ * (method, path, query and body, hashed once at the edge) to the service,
+ * beside the Idempotency-Key: the service keeps it with its own record, so
+ * both layers judge "the same request" alike.
+ */
+export const IDEMPOTENCY_FINGERPRINT_HEADER = "Sched-Idempotency-Fingerprint";

@@ -1,3 +1,4 @@
+import { sweepExpiredIdempotencyKeys } from "@sched/db/idempotent-writes";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
@@ -17,9 +18,11 @@ export const contactsService = defineService({
       ...visibilityBindings(db),
     ]);
     const names = await consumeAccountNames(bus, db, logger);
+    const stopSweeping = sweepExpiredIdempotencyKeys(db, logger);
     return {
       stop: async () => {
         await served.stop();
+        stopSweeping();
         await names.stop();
       },
     };

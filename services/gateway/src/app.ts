@@ -131,8 +131,9 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     }
     const query = { ...req.query };
     handOn(res);
-    const forward = (): Promise<HttpReply> =>
-      deps.bus.request(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers, encodedBody: true });
+    // An idempotent POST adds the headers of its key's guard (forwardOnce).
+    const forward = (guard?: Record<string, string>): Promise<HttpReply> =>
+      deps.bus.request(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers, encodedBody: true });
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
         ? await forwardOnce(

@@ -1,9 +1,9 @@
 import { bind } from "@sched/bus";
+import { sweepExpiredIdempotencyKeys } from "@sched/db/idempotent-writes";
 import { startOutboxRelay } from "@sched/outbox";
 import { meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsRecordResponse, meetingStreamEvents, meetingsUpdate, timeOffCreate, timeOffDelete, timeOffList } from "@sched/proto";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
-import { deleteExpiredIdempotencyKeys } from "./db/queries.js";
 import { migrations } from "./db/migrations/index.js";
 import { busy } from "./inbound/busy.js";
 import { createMeeting } from "./inbound/createMeeting.js";
@@ -25,7 +25,6 @@ const RELAY_POLL_MS = 1_000;
  * embedded Postgres, where statements run one at a time, it tripled creates/s).
  */
 const RELAY_LINGER_MS = 20;
-const IDEMPOTENCY_SWEEP_MS = 10 * 60_000;
 
 /**
  * Meetings: the user's calendar — the public meetings API, the user's time
@@ -52,14 +51,11 @@ export const meetingsService = defineService({
       bind(timeOffDelete, deleteTimeOffHandler(deps)),
       bind(meetingsRecordResponse, recordResponse(deps, logger)),
     ]);
-    const sweeper = setInterval(() => {
-      deleteExpiredIdempotencyKeys(db).catch((err: unknown) => logger.warn({ err }, "could not delete expired idempotency keys"));
-    }, IDEMPOTENCY_SWEEP_MS);
-    sweeper.unref();
+    const stopSweeping = sweepExpiredIdempotencyKeys(db, logger);
     return {
       stop: async () => {
         await served.stop();
-        clearInterval(sweeper);
+        stopSweeping();
         lingering.cancel();
         await relay.stop();
       },

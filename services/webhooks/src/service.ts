@@ -1,4 +1,6 @@
 import { env } from "@sched/config";
+import { Sealer } from "@sched/ids";
+import { sweepExpiredIdempotencyKeys } from "@sched/db/idempotent-writes";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
@@ -43,7 +45,10 @@ export const webhooksService = defineService({
   config,
   standaloneEnv: { WEBHOOKS_SECRET_KEY: DEV_WEBHOOKS_SECRET_KEY, WEBHOOKS_ALLOW_PRIVATE: "true" },
   async start({ bus, db, logger, config: c }) {
-    const cipher = new SecretCipher(Buffer.from(c.WEBHOOKS_SECRET_KEY, "base64"));
+    const secretKey = Buffer.from(c.WEBHOOKS_SECRET_KEY, "base64");
+    const cipher = new SecretCipher(secretKey);
+    // The answers kept under an Idempotency-Key hold a signing secret too: sealed under the same key, bound to their record.
+    const replies = new Sealer(secretKey, "the webhook secret key");
     const worker = new DeliveryWorker(db, cipher, logger, {
       retry: { baseMs: c.WEBHOOKS_RETRY_BASE_MS, maxDelayMs: c.WEBHOOKS_RETRY_MAX_DELAY_MS, windowMs: c.WEBHOOKS_RETRY_WINDOW_MS },
       timeoutMs: c.WEBHOOKS_TIMEOUT_MS,
@@ -55,14 +60,16 @@ export const webhooksService = defineService({
     const wake = () => worker.wake();
     const served = await bus.serve({ name: "webhooks", version: "1.0.0", description: "Public events and signed webhooks" }, [
       ...eventBindings(db, bus, wake),
-      ...endpointBindings({ db, cipher, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
+      ...endpointBindings({ db, cipher, replies, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
     ]);
     const events = await consumeMeetingEvents(bus, db, logger, wake);
     const invites = await consumeInviteEvents(bus, db, logger, wake);
     worker.start();
+    const stopSweeping = sweepExpiredIdempotencyKeys(db, logger);
     return {
       stop: async () => {
         await served.stop();
+        stopSweeping();
         await events.stop();
         await invites.stop();
         await worker.stop();

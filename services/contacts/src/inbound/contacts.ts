@@ -1,4 +1,5 @@
 import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
+import { writeOnce } from "@sched/db/idempotent-writes";
 import { isUniqueViolation, type Knex } from "@sched/db";
 import { notFound } from "@sched/errors";
 import { newId } from "@sched/ids";
@@ -45,13 +46,16 @@ export function contactRouteBindings({ db, bus, logger }: ContactsDeps): Endpoin
     bind(contactsCreate, async ({ body }, ctx) => {
       const me = requireCaller(ctx);
       refuseOwnEmail(body.email, me.email);
-      const created = await addToList(db, me, body.email, body.relationship ?? DEFAULT_RELATIONSHIP);
+      const add = async (trx: Knex) => ({ status: 201 as const, body: contactView(await addToList(trx, me, body.email, body.relationship ?? DEFAULT_RELATIONSHIP)) });
       // Asked after the insert: an account created meanwhile is then named
       // either by this answer or by its user.created event, never by neither.
-      const name = await lookupAccountName(bus, logger, body.email);
-      if (name !== null) await fillMissingName(db, created.id, name);
-      const contact = (await findContact(db, me, created.id)) ?? created;
-      return { status: 201, body: contactView(contact) };
+      const named = async (added: Awaited<ReturnType<typeof add>>) => {
+        const name = await lookupAccountName(bus, logger, body.email);
+        if (name !== null) await fillMissingName(db, added.body.id, name);
+        const contact = await findContact(db, me, added.body.id);
+        return contact ? { ...added, body: contactView(contact) } : added;
+      };
+      return writeOnce(db, ctx, { method: "POST", path: "/v1/contacts", body }, add, { finish: named });
     }),
 
     bind(contactsGet, async ({ params }, ctx) => {

@@ -1,7 +1,7 @@
 import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { IDEMPOTENCY_RETENTION_MS, type HttpReply } from "@sched/proto";
+import { IDEMPOTENCY_FINGERPRINT_HEADER, IDEMPOTENCY_RETENTION_MS, type HttpReply } from "@sched/proto";
 import { decide, idempotencyStoreKey, isKept } from "../domain/idempotency.js";
 import type { IdempotencyStore } from "./store.js";
 
@@ -15,17 +15,23 @@ export interface IdempotentRequest {
 /**
  * Sends a POST at most once per (API key, Idempotency-Key) across every
  * endpoint and gateway replica: a repeat gets the first success again, a
- * concurrent one 409, another request under the same key 422. When the store
- * cannot be reached the request goes through unguarded: the meetings service
- * keeps its own records in the transaction that creates. The outage is logged
- * once by the Redis link (limits/redisLink.ts), not here on every POST.
+ * concurrent one 409, another request under the same key 422. The request
+ * goes on with its fingerprint in a bus header: a service that writes keeps
+ * it, with the key and its answer, in the transaction of its write
+ * (`@sched/db/idempotent-writes`), so a retry this store no longer
+ * remembers (the claim of a gateway killed after the service committed has
+ * expired; Redis was flushed, unreachable or its seal key rotated) is
+ * replayed there instead of written twice. When the store cannot be reached
+ * the request goes through with only that guard. The outage is logged once
+ * by the Redis link (limits/redisLink.ts), not here on every POST.
  */
 export async function forwardOnce(
   store: IdempotencyStore,
   logger: Logger,
   request: IdempotentRequest,
-  forward: () => Promise<HttpReply>,
+  forwardWith: (headers: Record<string, string>) => Promise<HttpReply>,
 ): Promise<{ reply: HttpReply; replayed: boolean }> {
+  const forward = () => forwardWith({ [IDEMPOTENCY_FINGERPRINT_HEADER]: request.fingerprint });
   const id = idempotencyStoreKey(request.apiKeyId, request.idempotencyKey);
   const token = randomBase62(16);
   let existing;

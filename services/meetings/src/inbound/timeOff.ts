@@ -1,4 +1,5 @@
 import { type Handler, requireCaller } from "@sched/bus";
+import { writeOnce } from "@sched/db/idempotent-writes";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import { MAX_TIME_OFF_DAYS, MAX_TIME_OFF_ENTRIES, type timeOffCreate, type timeOffDelete, type timeOffList } from "@sched/proto";
@@ -14,10 +15,12 @@ export function createTimeOff(deps: MeetingsDeps): Handler<typeof timeOffCreate>
     const period = readPeriod(body, caller.timezone, { start: "start", end: "end" }, MAX_TIME_OFF_DAYS);
     if (!period.ok) throw new AppError("invalid_request", `Invalid ${period.param}: ${period.problem}.`, { param: period.param });
     const record: TimeOffRecord = { id: newId("off"), mode: caller.mode, userId: caller.userId, start: period.start, end: period.end, reason: body.reason ?? "", createdAt: deps.now() };
-    if (!(await insertTimeOff(deps.db, record, MAX_TIME_OFF_ENTRIES))) {
-      throw new AppError("invalid_request", `Invalid start: you already keep ${MAX_TIME_OFF_ENTRIES} time off entries; remove one first.`, { param: "start" });
-    }
-    return { status: 201, body: toTimeOff(record) };
+    return writeOnce(deps.db, ctx, { method: "POST", path: "/v1/me/time-off", body }, async (db) => {
+      if (!(await insertTimeOff(db, record, MAX_TIME_OFF_ENTRIES))) {
+        throw new AppError("invalid_request", `Invalid start: you already keep ${MAX_TIME_OFF_ENTRIES} time off entries; remove one first.`, { param: "start" });
+      }
+      return { status: 201 as const, body: toTimeOff(record) };
+    });
   };
 }
 

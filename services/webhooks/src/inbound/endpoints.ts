@@ -1,7 +1,8 @@
 import { bind, type EndpointBinding, requireCaller } from "@sched/bus";
+import { writeOnce } from "@sched/db/idempotent-writes";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
-import { isId, newId } from "@sched/ids";
+import { isId, newId, type Sealer } from "@sched/ids";
 import {
   webhookDeliveriesList,
   webhookEndpointsCreate,
@@ -27,6 +28,8 @@ const MAX_ENDPOINTS = 16;
 export interface EndpointDeps {
   db: Knex;
   cipher: SecretCipher;
+  /** Seals the answers kept under an Idempotency-Key: they carry the secret shown once. */
+  replies: Sealer;
   allowPrivate: boolean;
   /** An endpoint was turned on again: its waiting deliveries may go. */
   resumed: () => void;
@@ -50,7 +53,7 @@ const eventFilters = (events: readonly string[] | undefined): string[] => (event
  * made (at creation and on roll).
  */
 export function endpointBindings(deps: EndpointDeps): EndpointBinding[] {
-  const { db, cipher, allowPrivate } = deps;
+  const { db, cipher, replies, allowPrivate } = deps;
   const owned = async (userId: string, mode: Mode, id: string) => {
     const endpoint = isId("whe", id) ? await findEndpoint(db, userId, mode, id) : undefined;
     if (!endpoint) throw notFound("webhook endpoint");
@@ -61,13 +64,17 @@ export function endpointBindings(deps: EndpointDeps): EndpointBinding[] {
     bind(webhookEndpointsCreate, async ({ body }, ctx) => {
       const caller = requireCaller(ctx);
       const url = await checkedUrl(body.url, caller.mode, allowPrivate);
-      if ((await countEndpoints(db, caller.userId, caller.mode)) >= MAX_ENDPOINTS) {
-        throw new AppError("invalid_request", `Too many webhook endpoints: at most ${MAX_ENDPOINTS} in each mode; remove one first.`);
-      }
-      const id = newId("whe");
-      const secret = newSigningSecret();
-      const endpoint = await insertEndpoint(db, { id, userId: caller.userId, mode: caller.mode, url, events: eventFilters(body.events), description: body.description ?? "", sealedSecret: cipher.seal(secret, id) });
-      return { status: 201, body: { ...endpointView(endpoint), secret } };
+      const route = { method: "POST", path: "/v1/webhook-endpoints", body };
+      const create = async (trx: Knex) => {
+        if ((await countEndpoints(trx, caller.userId, caller.mode)) >= MAX_ENDPOINTS) {
+          throw new AppError("invalid_request", `Too many webhook endpoints: at most ${MAX_ENDPOINTS} in each mode; remove one first.`);
+        }
+        const id = newId("whe");
+        const secret = newSigningSecret();
+        const endpoint = await insertEndpoint(trx, { id, userId: caller.userId, mode: caller.mode, url, events: eventFilters(body.events), description: body.description ?? "", sealedSecret: cipher.seal(secret, id) });
+        return { status: 201 as const, body: { ...endpointView(endpoint), secret } };
+      };
+      return writeOnce(db, ctx, route, create, { sealer: replies });
     }),
 
     bind(webhookEndpointsList, async (_request, ctx) => {
@@ -104,10 +111,14 @@ export function endpointBindings(deps: EndpointDeps): EndpointBinding[] {
     bind(webhookEndpointsRollSecret, async ({ params }, ctx) => {
       const caller = requireCaller(ctx);
       const endpoint = await owned(caller.userId, caller.mode, params.id);
-      const secret = newSigningSecret();
-      const previousExpiresAt = new Date(Date.now() + ROLLED_SECRET_VALID_MS);
-      await rollSecret(db, endpoint.id, cipher.seal(secret, endpoint.id), endpoint.sealedSecret, previousExpiresAt);
-      return { status: 200, body: { secret, previousSecretExpiresAt: formatTimestamp(previousExpiresAt) } };
+      const route = { method: "POST", path: `/v1/webhook-endpoints/${params.id}/roll-secret`, body: undefined };
+      const roll = async (trx: Knex) => {
+        const secret = newSigningSecret();
+        const previousExpiresAt = new Date(Date.now() + ROLLED_SECRET_VALID_MS);
+        await rollSecret(trx, endpoint.id, cipher.seal(secret, endpoint.id), endpoint.sealedSecret, previousExpiresAt);
+        return { status: 200 as const, body: { secret, previousSecretExpiresAt: formatTimestamp(previousExpiresAt) } };
+      };
+      return writeOnce(db, ctx, route, roll, { sealer: replies });
     }),
 
     bind(webhookDeliveriesList, async ({ params, query }, ctx) => {

@@ -1,4 +1,5 @@
 import { bind, type Bus, type EndpointBinding, replyBodyBudget, requireCaller } from "@sched/bus";
+import { writeOnce } from "@sched/db/idempotent-writes";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -50,10 +51,14 @@ export function eventBindings(db: Knex, bus: Bus, queued: () => void): EndpointB
       const caller = requireCaller(ctx);
       const found = isId("evt", params.id) ? await findEvent(db, caller.userId, caller.mode, params.id) : undefined;
       if (!found) throw notFound("event");
-      const ids = await queueResend(db, { eventSeq: found.seq, userId: caller.userId, mode: caller.mode, type: found.event.type, meetingId: meetingIdOf(found.event) }, () => newId("whd"));
-      if (ids.length > 0) queued();
-      const deliveries = ids.length === 0 ? [] : await listDeliveries(db, { ids });
-      return { status: 202, body: { data: deliveries.map(deliveryView) } };
+      const resend = { eventSeq: found.seq, userId: caller.userId, mode: caller.mode, type: found.event.type, meetingId: meetingIdOf(found.event) };
+      const answer = await writeOnce(db, ctx, { method: "POST", path: `/v1/events/${params.id}/resend`, body: undefined }, async (trx) => {
+        const ids = await queueResend(trx, resend, () => newId("whd"));
+        const deliveries = ids.length === 0 ? [] : await listDeliveries(trx, { ids });
+        return { status: 202 as const, body: { data: deliveries.map(deliveryView) } };
+      });
+      if (answer.body.data.length > 0) queued();
+      return answer;
     }),
   ];
 }

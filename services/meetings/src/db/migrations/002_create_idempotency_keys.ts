@@ -1,26 +1,4 @@
-import type { Migration } from "@sched/db";
+import { idempotencyKeysMigration } from "@sched/db/idempotent-writes";
 
-/**
- * Idempotency-Key records, per API key. A request claims its key by
- * inserting the row (state in_progress) before it does anything, and stores
- * its response in the same transaction as its change (state done).
- */
-export const createIdempotencyKeys: Migration = {
-  name: "002_create_idempotency_keys",
-  up: async (db) => {
-    await db.raw(`
-      create table idempotency_keys (
-        api_key_id text not null,
-        idem_key text not null,
-        fingerprint text not null,
-        claim_token text not null,
-        state text not null check (state in ('in_progress', 'done')),
-        response_status integer,
-        response_body jsonb,
-        claimed_at timestamptz not null,
-        expires_at timestamptz not null,
-        primary key (api_key_id, idem_key)
-      )`);
-    await db.raw("create index idempotency_keys_expiry on idempotency_keys (expires_at)");
-  },
-};
+/** Idempotency-Key records, per API key: the table every writing service keeps (`@sched/db/idempotent-writes`). */
+export const createIdempotencyKeys = idempotencyKeysMigration("002_create_idempotency_keys");
