@@ -62,11 +62,13 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     }
     const statements = statementCounter(system);
     const cpu = await cpuMeter(system);
+    const tables = tableActivity(system);
 
     const baselineCpu = await cpu.start();
     const baseline = await createAtRate(system.url, quiet.key, rate, seconds);
     const baselineCost = await baselineCpu();
 
+    const tablesBefore = await tables.read();
     statements.reset();
     const fannedCpu = await cpu.start();
     const fanned = await createAtRate(system.url, loud.key, rate, seconds);
@@ -74,6 +76,7 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     while ([...fanned.committedAt.keys()].some((id) => (arrivals.get(id)?.length ?? 0) < ENDPOINTS) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const fannedCost = await fannedCpu();
     const sql = statements.count();
+    const touched = await tables.since(tablesBefore);
 
     const lags: number[] = [];
     let missing = 0;
@@ -95,8 +98,9 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     console.log(
       `  CPU of the fan-out over the creates alone, per delivery: this process ${perDelivery(fannedCost.process - baselineCost.process)}, ` +
         `database backends ${perDelivery(fannedCost.database - baselineCost.database)}; ` +
-        `webhooks SQL statements per delivery ${(sql / Math.max(1, delivered)).toFixed(2)} (${sql} for ${delivered})`,
+        `webhooks SQL statements per delivery ${sql === undefined ? "— (another process: not counted)" : `${(sql / Math.max(1, delivered)).toFixed(2)} (${sql} for ${delivered})`}`,
     );
+    if (touched) console.log(`  webhooks rows per delivery: ${touched.map(({ table, written, hot, indexRead }) => `${table} ${(written / Math.max(1, delivered)).toFixed(2)} written (${(hot / Math.max(1, delivered)).toFixed(2)} HOT), ${(indexRead / Math.max(1, delivered)).toFixed(1)} index entries read`).join("; ")}`);
   } finally {
     receiver.closeAllConnections();
     receiver.close();
@@ -104,13 +108,66 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
   }
 }
 
-/** The statements the webhooks service sends, transactions' begin and commit included; in-process wirings only. */
-function statementCounter(system: BenchSystem): { reset(): void; count(): number } {
+/**
+ * The statements the webhooks service sends, transactions' begin and commit
+ * included. Counted as the service's query builder sends them, so only where
+ * it runs in this process: undefined in the processes wiring (the local
+ * Postgres has no pg_stat_statements to count them at the other end).
+ */
+function statementCounter(system: BenchSystem): { reset(): void; count(): number | undefined } {
   let count = 0;
   if (system.kind !== "processes") system.database("webhooks").on("query", () => count++);
   return {
     reset: () => (count = 0),
-    count: () => (system.kind === "processes" ? Number.NaN : count),
+    count: () => (system.kind === "processes" ? undefined : count),
+  };
+}
+
+/**
+ * A backend reports its table counters when it goes idle, at most once a
+ * second and otherwise within ten: waiting this long before a reading lets
+ * every backend's share of the phase arrive.
+ */
+const STATS_SETTLE_MS = 11_000;
+
+interface TableCounters {
+  table: string;
+  written: number;
+  hot: number;
+  indexRead: number;
+}
+
+/**
+ * Rows of the webhooks schema's tables inserted, updated (and of those, in
+ * place: HOT) or deleted, and index entries read, from Postgres's own
+ * counters: the same in every Postgres wiring and whatever the load. Undefined
+ * for standalone.
+ */
+function tableActivity(system: BenchSystem): { read(): Promise<TableCounters[]>; since(before: TableCounters[]): Promise<TableCounters[] | undefined> } {
+  const db = system.kind === "standalone" ? undefined : system.database("webhooks");
+  const read = async (): Promise<TableCounters[]> => {
+    if (!db) return [];
+    await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+    const { rows } = await db.transaction(async (trx) => {
+      await trx.raw("select pg_stat_clear_snapshot()");
+      return trx.raw<{ rows: { table: string; written: string; hot: string; index_read: string }[] }>(
+        `select t.relname as table, t.n_tup_ins + t.n_tup_upd + t.n_tup_del as written, t.n_tup_hot_upd as hot,
+                coalesce((select sum(i.idx_tup_read) from pg_stat_user_indexes i where i.relid = t.relid), 0) as index_read
+         from pg_stat_user_tables t where t.schemaname = 'webhooks' order by t.relname`,
+      );
+    });
+    return rows.map((r) => ({ table: r.table, written: Number(r.written), hot: Number(r.hot), indexRead: Number(r.index_read) }));
+  };
+  return {
+    read,
+    async since(before) {
+      if (!db) return undefined;
+      const after = await read();
+      return after.map((a) => {
+        const b = before.find((x) => x.table === a.table);
+        return { table: a.table, written: a.written - (b?.written ?? 0), hot: a.hot - (b?.hot ?? 0), indexRead: a.indexRead - (b?.indexRead ?? 0) };
+      });
+    },
   };
 }
 
