@@ -300,7 +300,9 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
        select seq from placed where place <= free order by next_attempt_at, seq limit ?
      ), locked as (
        select d.seq from deliveries d
-       where d.seq = any(array(select seq from picked)) and d.state = 'pending' and d.next_attempt_at <= now()
+       -- coalesce: so that no partial index of pending deliveries matches and the rows are found by their keys; else,
+       -- while the table's statistics lag a growing backlog, Postgres may read every due delivery again here.
+       where d.seq = any(array(select seq from picked)) and coalesce(d.state, '') = 'pending' and d.next_attempt_at <= now()
        for update skip locked
      )
      update deliveries d set next_attempt_at = now() + (? * interval '1 millisecond')
