@@ -6,6 +6,7 @@ import type { Knex } from "@sched/db";
 import { callApi, createUser } from "./lib/api.js";
 import { percentile } from "./lib/stats.js";
 import { startBenchSystem, type BenchSystem, type WiringKind } from "./lib/system.js";
+import { countersPer, countersSince, schemaCounters, type RelationCounter } from "./lib/schemaCounters.js";
 import type { BenchOptions } from "./meetings.js";
 
 const ENDPOINTS = 10;
@@ -100,7 +101,7 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
         `database backends ${perDelivery(fannedCost.database - baselineCost.database)}; ` +
         `webhooks SQL statements per delivery ${sql === undefined ? "— (another process: not counted)" : `${(sql / Math.max(1, delivered)).toFixed(2)} (${sql} for ${delivered})`}`,
     );
-    if (touched) console.log(`  webhooks rows per delivery: ${touched.map(({ table, written, hot, indexRead }) => `${table} ${(written / Math.max(1, delivered)).toFixed(2)} written (${(hot / Math.max(1, delivered)).toFixed(2)} HOT), ${(indexRead / Math.max(1, delivered)).toFixed(1)} index entries read`).join("; ")}`);
+    if (touched) for (const line of countersPer(touched, delivered)) console.log(`  webhooks, per delivery: ${line}`);
   } finally {
     receiver.closeAllConnections();
     receiver.close();
@@ -123,51 +124,13 @@ function statementCounter(system: BenchSystem): { reset(): void; count(): number
   };
 }
 
-/**
- * A backend reports its table counters when it goes idle, at most once a
- * second and otherwise within ten: waiting this long before a reading lets
- * every backend's share of the phase arrive.
- */
-const STATS_SETTLE_MS = 11_000;
-
-interface TableCounters {
-  table: string;
-  written: number;
-  hot: number;
-  indexRead: number;
-}
-
-/**
- * Rows of the webhooks schema's tables inserted, updated (and of those, in
- * place: HOT) or deleted, and index entries read, from Postgres's own
- * counters: the same in every Postgres wiring and whatever the load. Undefined
- * for standalone.
- */
-function tableActivity(system: BenchSystem): { read(): Promise<TableCounters[]>; since(before: TableCounters[]): Promise<TableCounters[] | undefined> } {
+/** The webhooks schema's counters (rows written, index entries read) at a reading; none for standalone, which has no Postgres to ask. */
+function tableActivity(system: BenchSystem): { read(): Promise<Map<string, RelationCounter>>; since(before: Map<string, RelationCounter>): Promise<Map<string, RelationCounter> | undefined> } {
   const db = system.kind === "standalone" ? undefined : system.database("webhooks");
-  const read = async (): Promise<TableCounters[]> => {
-    if (!db) return [];
-    await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
-    const { rows } = await db.transaction(async (trx) => {
-      await trx.raw("select pg_stat_clear_snapshot()");
-      return trx.raw<{ rows: { table: string; written: string; hot: string; index_read: string }[] }>(
-        `select t.relname as table, t.n_tup_ins + t.n_tup_upd + t.n_tup_del as written, t.n_tup_hot_upd as hot,
-                coalesce((select sum(i.idx_tup_read) from pg_stat_user_indexes i where i.relid = t.relid), 0) as index_read
-         from pg_stat_user_tables t where t.schemaname = 'webhooks' order by t.relname`,
-      );
-    });
-    return rows.map((r) => ({ table: r.table, written: Number(r.written), hot: Number(r.hot), indexRead: Number(r.index_read) }));
-  };
+  const read = async () => (db ? schemaCounters(db, "webhooks") : new Map<string, RelationCounter>());
   return {
     read,
-    async since(before) {
-      if (!db) return undefined;
-      const after = await read();
-      return after.map((a) => {
-        const b = before.find((x) => x.table === a.table);
-        return { table: a.table, written: a.written - (b?.written ?? 0), hot: a.hot - (b?.hot ?? 0), indexRead: a.indexRead - (b?.indexRead ?? 0) };
-      });
-    },
+    since: async (before) => (db ? countersSince(before, await read()) : undefined),
   };
 }
 
