@@ -52,7 +52,7 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" || name === "webhooks-drain" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
 await BENCHMARKS[name]!({ wirings, quick, profile });
