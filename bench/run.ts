@@ -1,5 +1,6 @@
 /**
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
+ * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
  * npm run bench -- side-by-side [--quick] [--profile]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
@@ -14,6 +15,7 @@ import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchSideBySide } from "./sideBySide.js";
 import { benchStartup } from "./startup.js";
 import { benchWebhooks } from "./webhooks.js";
+import { benchWebhooksDrain } from "./webhooksDrain.js";
 import type { WiringKind } from "./lib/system.js";
 
 const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) => Promise<void>> = {
@@ -22,6 +24,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) 
   availability: benchAvailability,
   startup: benchStartup,
   webhooks: benchWebhooks,
+  "webhooks-drain": benchWebhooksDrain,
 };
 
 function usage(message: string): never {
@@ -49,7 +52,7 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" || name === "webhooks-drain" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
 await BENCHMARKS[name]!({ wirings, quick, profile });

@@ -6,6 +6,7 @@ import type { Knex } from "@sched/db";
 import { callApi, createUser } from "./lib/api.js";
 import { percentile } from "./lib/stats.js";
 import { startBenchSystem, type BenchSystem, type WiringKind } from "./lib/system.js";
+import { countersPer, countersSince, schemaCounters, type RelationCounter } from "./lib/schemaCounters.js";
 import type { BenchOptions } from "./meetings.js";
 
 const ENDPOINTS = 10;
@@ -62,11 +63,13 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     }
     const statements = statementCounter(system);
     const cpu = await cpuMeter(system);
+    const tables = tableActivity(system);
 
     const baselineCpu = await cpu.start();
     const baseline = await createAtRate(system.url, quiet.key, rate, seconds);
     const baselineCost = await baselineCpu();
 
+    const tablesBefore = await tables.read();
     statements.reset();
     const fannedCpu = await cpu.start();
     const fanned = await createAtRate(system.url, loud.key, rate, seconds);
@@ -74,6 +77,7 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     while ([...fanned.committedAt.keys()].some((id) => (arrivals.get(id)?.length ?? 0) < ENDPOINTS) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const fannedCost = await fannedCpu();
     const sql = statements.count();
+    const touched = await tables.since(tablesBefore);
 
     const lags: number[] = [];
     let missing = 0;
@@ -95,8 +99,9 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
     console.log(
       `  CPU of the fan-out over the creates alone, per delivery: this process ${perDelivery(fannedCost.process - baselineCost.process)}, ` +
         `database backends ${perDelivery(fannedCost.database - baselineCost.database)}; ` +
-        `webhooks SQL statements per delivery ${(sql / Math.max(1, delivered)).toFixed(2)} (${sql} for ${delivered})`,
+        `webhooks SQL statements per delivery ${sql === undefined ? "— (another process: not counted)" : `${(sql / Math.max(1, delivered)).toFixed(2)} (${sql} for ${delivered})`}`,
     );
+    if (touched) for (const line of countersPer(touched, delivered)) console.log(`  webhooks, per delivery: ${line}`);
   } finally {
     receiver.closeAllConnections();
     receiver.close();
@@ -104,13 +109,28 @@ async function benchRate(kind: WiringKind, rate: number, seconds: number): Promi
   }
 }
 
-/** The statements the webhooks service sends, transactions' begin and commit included; in-process wirings only. */
-function statementCounter(system: BenchSystem): { reset(): void; count(): number } {
+/**
+ * The statements the webhooks service sends, transactions' begin and commit
+ * included. Counted as the service's query builder sends them, so only where
+ * it runs in this process: undefined in the processes wiring (the local
+ * Postgres has no pg_stat_statements to count them at the other end).
+ */
+function statementCounter(system: BenchSystem): { reset(): void; count(): number | undefined } {
   let count = 0;
   if (system.kind !== "processes") system.database("webhooks").on("query", () => count++);
   return {
     reset: () => (count = 0),
-    count: () => (system.kind === "processes" ? Number.NaN : count),
+    count: () => (system.kind === "processes" ? undefined : count),
+  };
+}
+
+/** The webhooks schema's counters (rows written, index entries read) at a reading; none for standalone, which has no Postgres to ask. */
+function tableActivity(system: BenchSystem): { read(): Promise<Map<string, RelationCounter>>; since(before: Map<string, RelationCounter>): Promise<Map<string, RelationCounter> | undefined> } {
+  const db = system.kind === "standalone" ? undefined : system.database("webhooks");
+  const read = async () => (db ? schemaCounters(db, "webhooks") : new Map<string, RelationCounter>());
+  return {
+    read,
+    since: async (before) => (db ? countersSince(before, await read()) : undefined),
   };
 }
 

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 const TICK_US = 10_000;
 
 /** User plus system CPU time of one process so far, in µs; 0 once it is gone. */
-function processCpuUs(pid: number): number {
+export function processCpuUs(pid: number): number {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -1,9 +1,9 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimDue, insertEndpoint, lastMeetingState, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts } from "../src/db/queries.js";
+import { claimDue, insertEndpoint, lastMeetingStates, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts, type Settlement } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
-import { batchRecorder } from "../src/consumers/recording.js";
+import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 let db: Knex;
@@ -18,7 +18,7 @@ const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Dat
   data: { object: { id: meetingId, title: "T", description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [{ email: "a@example.com", response: "needsAction", respondedAt: null }], recurrence: null, seriesId: null, originalStartTime: null } },
 });
 
-const record = (userId: string, e: PublicEvent, source = id("src")) => batchRecorder(db)({ sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e });
+const record = async (userId: string, e: PublicEvent, source = id("src")) => (await recordBatch(db, [{ sourceEventId: source, userId, meetingId: meetingIdOf(e), event: e }])) === 1;
 const endpoint = (userId: string, events = ["*"]) => insertEndpoint(db, { id: id("whe"), userId, mode: "test", url: "http://127.0.0.1:9/", events, description: "", sealedSecret: "sealed" });
 const claim = (held = new Map<string, number>(), perEndpoint = 4) => claimDue(db, { limit: 50, perEndpoint, held, leaseMs: 30_000 });
 
@@ -33,7 +33,8 @@ describe("webhooks queries", () => {
     await record("usr_last", created);
     const invite = { meetingId: "mtg_last", email: "a@example.com", kind: "request", sequence: 1, state: "sent", channel: "email", attempts: 1, lastError: null, updatedAt: created.createdAt, response: null, respondedAt: null } as const;
     await record("usr_last", { ...created, id: id("evt"), type: "invite.sent", data: { object: invite } });
-    expect(await lastMeetingState(db, "mtg_last")).toEqual(created.data.object);
+    expect((await lastMeetingStates(db, ["mtg_last", "mtg_never"])).get("mtg_last")).toEqual(created.data.object);
+    expect((await lastMeetingStates(db, ["mtg_never"])).has("mtg_never")).toBe(false);
   });
 
   it("records an event once, with one delivery per subscribed endpoint of its user and mode", async () => {
@@ -118,6 +119,57 @@ describe("webhooks queries", () => {
     await settleAttempts(db, claimed.map((c) => ({ seq: c.seq, endpointId: c.endpoint.id, attempt: 1, outcome, next: { state: "delivered" as const } })));
     const [settled] = await listDeliveries(db, { ids: claimed.filter((c) => c.endpoint.id === kept.id).map((c) => c.id) });
     expect(settled).toMatchObject({ state: "delivered", attempts: [{ status: 204 }] });
+  });
+
+  it("records a batch in one write, in its order, each event once however often the batch holds it", async () => {
+    const target = await endpoint("usr_j");
+    const events = [event("mtg_j1", "meeting.created"), event("mtg_j1", "meeting.updated"), event("mtg_j2", "meeting.created")];
+    const records = events.map((e, i) => ({ sourceEventId: `src_j${i}`, userId: "usr_j", meetingId: meetingIdOf(e), event: e }));
+    expect(await recordBatch(db, [...records, records[0]!])).toBe(3);
+    expect(await recordBatch(db, records)).toBe(0);
+    const stored = await db("events").where({ user_id: "usr_j" }).orderBy("seq").pluck("id");
+    expect(stored).toEqual(events.map((e) => e.id));
+    const owed = await db("deliveries").where({ endpoint_id: target.id }).orderBy("seq").select<{ event_seq: number }[]>("event_seq");
+    expect(owed).toHaveLength(3);
+  });
+
+  it("keeps a claimed delivery from every claim until its lease runs out", async () => {
+    const target = await endpoint("usr_k");
+    await record("usr_k", event("mtg_k1", "meeting.created"));
+    const [taken] = (await claimDue(db, { limit: 50, perEndpoint: 4, held: new Map(), leaseMs: 300 })).filter((c) => c.endpoint.id === target.id);
+    expect(taken).toBeDefined();
+    expect((await claim()).filter((c) => c.endpoint.id === target.id)).toEqual([]);
+    const [leased] = await listDeliveries(db, { ids: [taken!.id] });
+    expect(leased!.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() - 1_000);
+    const deadline = Date.now() + 30_000;
+    let again: Awaited<ReturnType<typeof claim>> = [];
+    while (again.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = (await claim()).filter((c) => c.endpoint.id === target.id);
+    }
+    expect(again.map((c) => c.id)).toEqual([taken!.id]);
+  });
+
+  it("lists every attempt of a retried delivery in order, the latest kept on its row, a repeated attempt once", async () => {
+    const target = await endpoint("usr_l");
+    await record("usr_l", event("mtg_l1", "meeting.created"));
+    const [first] = (await claim()).filter((c) => c.endpoint.id === target.id);
+    const at = (s: number) => new Date(Date.UTC(2031, 0, 1, 10, 0, s));
+    const failed = (s: number) => ({ at: at(s), status: 503, error: "the endpoint answered 503", durationMs: s });
+    const settle = (attempt: number, outcome: Settlement["outcome"], next: Settlement["next"]) =>
+      settleAttempts(db, [{ seq: first!.seq, endpointId: target.id, attempt, outcome, next }]);
+    await settle(1, failed(1), { state: "pending", nextAttemptAt: new Date() });
+    await settle(2, failed(2), { state: "pending", nextAttemptAt: new Date() });
+    await settle(2, failed(3), { state: "pending", nextAttemptAt: new Date() });
+    await settle(3, { at: at(4), status: 204, error: null, durationMs: 4 }, { state: "delivered" });
+    await settle(1, failed(5), { state: "pending", nextAttemptAt: new Date() });
+    const [view] = await listDeliveries(db, { ids: [first!.id] });
+    expect(view!.state).toBe("delivered");
+    expect(view!.attempts.map((a) => [a.at.getUTCSeconds(), a.status])).toEqual([
+      [1, 503],
+      [3, 503],
+      [4, 204],
+    ]);
   });
 
   it("gives claimed deliveries back at once", async () => {

@@ -21,9 +21,16 @@ describe("retry schedule", () => {
   });
 
   it("disables an endpoint only when nothing reached it since the failed delivery was queued", () => {
-    expect(disablesEndpoint(null, 1_000)).toBe(true);
-    expect(disablesEndpoint(500, 1_000)).toBe(true);
-    expect(disablesEndpoint(2_000, 1_000)).toBe(false);
+    expect(disablesEndpoint(null, 1_000, 0)).toBe(true);
+    expect(disablesEndpoint(500, 1_000, 0)).toBe(true);
+    expect(disablesEndpoint(2_000, 1_000, 0)).toBe(false);
+  });
+
+  it("disables only when the recorded last success, however stale within its grain, is older than the delivery", () => {
+    // A success up to the grain after the recorded one may have gone unrecorded: it could be after the delivery was queued.
+    expect(disablesEndpoint(500, 1_000, 400)).toBe(true);
+    expect(disablesEndpoint(700, 1_000, 400)).toBe(false);
+    expect(disablesEndpoint(null, 1_000, 400)).toBe(true);
   });
 
   it("counts any 2xx as delivered", () => {

@@ -9,7 +9,7 @@ import { insertEndpoint } from "../src/db/queries.js";
 import { DeliveryWorker } from "../src/outbound/worker.js";
 import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
-import { batchRecorder } from "../src/consumers/recording.js";
+import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
 
 const EVENTS = 150;
@@ -65,7 +65,7 @@ describe("the delivery worker", () => {
           mode: "test",
           data: { object: { id: meetingId, title: `W ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null } },
         };
-        await batchRecorder(db)({ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event });
+        await recordBatch(db, [{ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event }]);
         worker.wake();
         ids.push(event.id);
         // Events keep coming while claims run.

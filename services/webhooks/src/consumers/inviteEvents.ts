@@ -3,9 +3,9 @@ import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
-import { lastMeetingState } from "../db/queries.js";
+import { lastMeetingStates } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
-import { batchRecorder } from "./recording.js";
+import { recordBatch } from "./recording.js";
 
 const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
 
@@ -14,29 +14,26 @@ const EVENTS_PER_BATCH = 100;
 /**
  * Turns every invite settlement of the INVITES stream into a public event
  * and the deliveries it owes, once, as consumeMeetingEvents does meeting
- * events: a batch in one transaction, acknowledged once committed; a
+ * events: a batch written in one statement, acknowledged once committed; a
  * redelivered settlement finds itself recorded (its id is the source id).
  * The invite's answer is the participant's as the meeting's newest event
- * here showed it. A settlement that overtook its meeting's first event
- * (another stream, another consumer) fails the batch, retried with back-off
- * until that event is recorded or the grace is over: so an invite event
- * follows its meeting's.
+ * here showed it (read for the whole batch at once). A settlement that
+ * overtook its meeting's first event (another stream, another consumer)
+ * fails the batch, retried with back-off until that event is recorded or
+ * the grace is over: so an invite event follows its meeting's.
  */
 export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
   const options = { durable: INVITE_EVENTS_CONSUMER, events: inviteEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
-    let added = 0;
-    await db.transaction(async (trx) => {
-      const record = batchRecorder(trx);
-      for (const message of messages) {
-        const payload = message.payload as PayloadOf<typeof inviteFailed>;
-        const kind = message.subject === inviteFailed.subject ? "invite.failed" : "invite.sent";
-        const meeting = await lastMeetingState(trx, payload.meetingId);
-        if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, new Date())) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
-        const event = inviteEventOf({ ...payload, kind }, newId("evt"), meeting);
-        if (await record({ sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event })) added++;
-      }
+    const payloads = messages.map((message) => ({ ...(message.payload as PayloadOf<typeof inviteFailed>), kind: message.subject === inviteFailed.subject ? ("invite.failed" as const) : ("invite.sent" as const) }));
+    const meetings = await lastMeetingStates(db, payloads.map((p) => p.meetingId));
+    const now = new Date();
+    const records = payloads.map((payload) => {
+      const meeting = meetings.get(payload.meetingId);
+      if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, now)) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
+      return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event: inviteEventOf(payload, newId("evt"), meeting) };
     });
+    const added = await recordBatch(db, records);
     logger.debug({ events: messages.length, added }, "invite webhook events recorded");
     if (added > 0) recorded();
   });

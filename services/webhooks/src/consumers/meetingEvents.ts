@@ -2,10 +2,10 @@ import type { Bus, EventMessage, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
-import { lastMeetingState } from "../db/queries.js";
+import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type Meeting, type PayloadOf, type PublicEvent } from "@sched/proto";
+import { lastMeetingStates } from "../db/queries.js";
 import { publicEventOf, responseEventOf, type MeetingChange, type ResponseChange } from "../domain/publicEvent.js";
-import { batchRecorder } from "./recording.js";
+import { recordBatch } from "./recording.js";
 
 export const MEETING_EVENTS_CONSUMER = "webhooks-meeting-events";
 
@@ -19,18 +19,19 @@ const KIND_OF_SUBJECT = new Map<string, MeetingChange["kind"]>([
   [meetingDeleted.subject, "meeting.deleted"],
 ]);
 
-/** The public event of one event of the MEETINGS stream; a change or an answer finds the meeting as this service's newest event of it showed it. */
-async function publicEventOfMessage(trx: Knex, message: EventMessage, id: string): Promise<PublicEvent> {
-  const { meetingId } = message.payload as { meetingId: string };
-  if (message.subject === meetingResponseUpdated.subject) return responseEventOf(message.payload as ResponseChange, id, await lastMeetingState(trx, meetingId));
+/** The public event of one event of the MEETINGS stream; a change or an answer finds the meeting as the event before it here showed it. */
+function publicEventOfMessage(message: EventMessage, id: string, before: Meeting | undefined): PublicEvent {
+  if (message.subject === meetingResponseUpdated.subject) return responseEventOf(message.payload as ResponseChange, id, before);
   const change: MeetingChange = { ...(message.payload as PayloadOf<typeof meetingUpdated>), kind: KIND_OF_SUBJECT.get(message.subject)! };
-  return publicEventOf(change, id, change.kind === "meeting.created" ? undefined : await lastMeetingState(trx, meetingId));
+  return publicEventOf(change, id, change.kind === "meeting.created" ? undefined : before);
 }
 
 /**
  * Turns every meeting event (answers included) into a public event and the
- * deliveries it owes, once: a batch in one transaction, in stream order (so a meeting's events
- * are recorded in their order, and an update finds the state before it),
+ * deliveries it owes, once: a batch in stream order (so a meeting's events
+ * are recorded in their order, and an update finds the state before it:
+ * from the batch's earlier event of its meeting, else from the newest
+ * recorded, read for the whole batch at once), written in one statement and
  * acknowledged only once committed. A redelivered event finds itself
  * recorded and adds nothing. Only the database can make this fail, so a
  * batch is retried for as long as it takes.
@@ -38,15 +39,16 @@ async function publicEventOfMessage(trx: Knex, message: EventMessage, id: string
 export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
   const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingStreamEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
-    let added = 0;
-    await db.transaction(async (trx) => {
-      const record = batchRecorder(trx);
-      for (const message of messages) {
-        const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
-        const event = await publicEventOfMessage(trx, message, newId("evt"));
-        if (await record({ sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event })) added++;
-      }
+    const meetingOf = (message: EventMessage) => (message.payload as { meetingId: string }).meetingId;
+    // A create needs no earlier state: a batch of creates reads none.
+    const states = await lastMeetingStates(db, messages.filter((m) => m.subject !== meetingCreated.subject).map(meetingOf));
+    const records = messages.map((message) => {
+      const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
+      const event = publicEventOfMessage(message, newId("evt"), states.get(payload.meetingId));
+      states.set(payload.meetingId, event.data.object as Meeting);
+      return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event };
     });
+    const added = await recordBatch(db, records);
     logger.debug({ events: messages.length, added }, "webhook events recorded");
     if (added > 0) recorded();
   });

@@ -1,25 +1,22 @@
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
-import { enabledEndpoints, recordEvent, type EventToRecord, type SubscribedEndpoint } from "../db/queries.js";
+import { enabledEndpoints, ownerKey, recordEvents, type EventToRecord } from "../db/queries.js";
 import { subscribes } from "../domain/publicEvent.js";
 
 /**
- * Records events of one consumed batch, in its transaction: each with a
- * delivery for every enabled endpoint of its user and mode subscribed to its
- * type, in one statement. A user's endpoints are read once a batch, not once
- * an event; the batch's transaction sees them as they were when first read.
- * A redelivered event records nothing again: false.
+ * Records the events of one consumed batch, each with a delivery for every
+ * enabled endpoint of its user and mode subscribed to its type: the owners'
+ * endpoints read in one statement, the events and their deliveries written
+ * in another (so all at once, or none). An event seen before (a redelivery,
+ * or twice in the batch) records nothing again. How many events were new.
  */
-export function batchRecorder(trx: Knex): (record: EventToRecord) => Promise<boolean> {
-  const endpointsOf = new Map<string, Promise<SubscribedEndpoint[]>>();
-  return async (record) => {
-    const owner = `${record.userId} ${record.event.mode}`;
-    let endpoints = endpointsOf.get(owner);
-    if (!endpoints) {
-      endpoints = enabledEndpoints(trx, record.userId, record.event.mode);
-      endpointsOf.set(owner, endpoints);
-    }
-    const owed = (await endpoints).filter((e) => subscribes(e.events, record.event.type));
-    return recordEvent(trx, record, owed.map((e) => ({ id: newId("whd"), endpointId: e.id })));
-  };
+export async function recordBatch(db: Knex, records: readonly EventToRecord[]): Promise<number> {
+  const seen = new Set<string>();
+  const fresh = records.filter((r) => !seen.has(r.sourceEventId) && seen.add(r.sourceEventId));
+  const endpoints = await enabledEndpoints(db, fresh.map((r) => ({ userId: r.userId, mode: r.event.mode })));
+  const owed = fresh.map((r) => ({
+    ...r,
+    deliveries: (endpoints.get(ownerKey(r.userId, r.event.mode)) ?? []).filter((e) => subscribes(e.events, r.event.type)).map((e) => ({ id: newId("whd"), endpointId: e.id })),
+  }));
+  return recordEvents(db, owed);
 }

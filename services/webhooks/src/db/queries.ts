@@ -17,14 +17,23 @@ export interface EventToRecord {
   event: PublicEvent;
 }
 
-/** The meeting as this service's newest meeting event of it showed it (an invite event's object is an invite), to tell an update's earlier values. */
-export async function lastMeetingState(db: Knex, meetingId: string): Promise<Meeting | undefined> {
-  const row = await db("events")
-    .where({ meeting_id: meetingId })
-    .andWhere("type", "like", "meeting.%")
-    .orderBy("seq", "desc")
-    .first<{ body: PublicEvent | string } | undefined>("body");
-  return row ? (json<PublicEvent>(row.body).data.object as Meeting) : undefined;
+/**
+ * Each meeting as this service's newest meeting event of it showed it (an
+ * invite event's object is an invite), to tell an update's earlier values and
+ * an invite's answer; a meeting with no event here is missing. One statement
+ * for a batch's meetings.
+ */
+export async function lastMeetingStates(db: Knex, meetingIds: readonly string[]): Promise<Map<string, Meeting>> {
+  const states = new Map<string, Meeting>();
+  if (meetingIds.length === 0) return states;
+  const { rows } = await db.raw<{ rows: { meeting_id: string; body: PublicEvent | string }[] }>(
+    `select distinct on (meeting_id) meeting_id, body from events
+     where meeting_id = any(?) and type like 'meeting.%'
+     order by meeting_id, seq desc`,
+    [[...new Set(meetingIds)]],
+  );
+  for (const row of rows) states.set(row.meeting_id, json<PublicEvent>(row.body).data.object as Meeting);
+  return states;
 }
 
 /** An enabled endpoint and the event types it takes. */
@@ -33,43 +42,66 @@ export interface SubscribedEndpoint {
   events: string[];
 }
 
-/** The enabled endpoints of a user's mode: those an event of theirs may be owed to. */
-export async function enabledEndpoints(db: Knex, userId: string, mode: Mode): Promise<SubscribedEndpoint[]> {
-  const rows = await db("endpoints").where({ user_id: userId, mode, enabled: true }).select<{ id: string; events: string[] | string }[]>("id", "events");
-  return rows.map((r) => ({ id: r.id, events: json<string[]>(r.events) }));
+/** The enabled endpoints of users' modes (key: user id, a space, mode): those their events may be owed to. One statement for a batch's users. */
+export async function enabledEndpoints(db: Knex, owners: readonly { userId: string; mode: Mode }[]): Promise<Map<string, SubscribedEndpoint[]>> {
+  const byOwner = new Map<string, SubscribedEndpoint[]>(owners.map((o) => [ownerKey(o.userId, o.mode), []]));
+  if (owners.length === 0) return byOwner;
+  const rows = await db("endpoints")
+    .whereIn("user_id", [...new Set(owners.map((o) => o.userId))])
+    .andWhere({ enabled: true })
+    .select<{ id: string; user_id: string; mode: Mode; events: string[] | string }[]>("id", "user_id", "mode", "events");
+  for (const r of rows) byOwner.get(ownerKey(r.user_id, r.mode))?.push({ id: r.id, events: json<string[]>(r.events) });
+  return byOwner;
+}
+
+/** The key of a user's mode among a batch's owners of events. */
+export const ownerKey = (userId: string, mode: Mode): string => `${userId} ${mode}`;
+
+/** An event to record with the deliveries it owes, one a subscribed endpoint. */
+export interface EventWithDeliveries extends EventToRecord {
+  deliveries: readonly { id: string; endpointId: string }[];
 }
 
 /**
- * Records an event and its deliveries (one a subscribed endpoint) in one
- * statement. A meeting event seen before (a redelivery) records nothing
- * again: false.
+ * Records a batch of events and their deliveries in one statement, in the
+ * batch's order (so `seq` follows it). An event whose source was seen before
+ * (a redelivery) records nothing again; the source ids must be distinct
+ * within the batch. How many events were new.
  */
-export async function recordEvent(db: Knex, record: EventToRecord, deliveries: readonly { id: string; endpointId: string }[]): Promise<boolean> {
-  const { event } = record;
-  const { rows } = await db.raw<{ rows: { seq: number }[] }>(
-    `with recorded as (
+export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const batch = records.map((r, ord) => ({
+    ord,
+    id: r.event.id,
+    source_event_id: r.sourceEventId,
+    user_id: r.userId,
+    mode: r.event.mode,
+    type: r.event.type,
+    meeting_id: r.meetingId,
+    body: r.event,
+    created_at: r.event.createdAt,
+    deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
+  }));
+  // The body is a json value inside the batch's json: Postgres keeps its text as written, field order included.
+  const { rows } = await db.raw<{ rows: { added: number }[] }>(
+    `with batch as (
+       select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
+                                                     meeting_id varchar, body json, created_at timestamptz, deliveries json)
+     ), recorded as (
        insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_event_id) do nothing returning seq
+       select id, source_event_id, user_id, mode, type, meeting_id, body, created_at from batch order by ord
+       on conflict (source_event_id) do nothing
+       returning seq, source_event_id
      ), queued as (
        insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
-       select owed.id, owed.endpoint_id, recorded.seq, ?, 'pending'
-       from recorded, json_to_recordset(?::json) as owed(id varchar, endpoint_id varchar)
+       select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
+       from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
+       order by recorded.seq
      )
-     select seq from recorded`,
-    [
-      event.id,
-      record.sourceEventId,
-      record.userId,
-      event.mode,
-      event.type,
-      record.meetingId,
-      JSON.stringify(event),
-      event.createdAt,
-      record.meetingId,
-      JSON.stringify(deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId }))),
-    ],
+     select count(*)::int as added from recorded`,
+    [JSON.stringify(batch)],
   );
-  return rows.length > 0;
+  return rows[0]?.added ?? 0;
 }
 
 /**
@@ -237,9 +269,10 @@ const MAX_CANDIDATES = 1_000;
  * meeting's events arrive in order); of one endpoint at most `perEndpoint`
  * less what this worker already `held` of it are taken: a receiver that
  * never answers holds up only its own deliveries. Rows another replica is
- * claiming at the same moment are skipped, not waited for; leased rows are
- * skipped until the lease runs out (a crashed worker's deliveries are taken
- * again then).
+ * claiming at the same moment are skipped, not waited for. The lease is the
+ * due time moved to its end, so a leased delivery is not due until it runs
+ * out (a crashed worker's deliveries are taken again then) and no claim
+ * reads it meanwhile.
  */
 export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
@@ -252,7 +285,6 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
        from deliveries d
        join endpoints e on e.id = d.endpoint_id and e.enabled
        where d.state = 'pending' and d.next_attempt_at <= now()
-         and (d.lease_until is null or d.lease_until < now())
          and not exists (select 1 from room where room.endpoint_id = d.endpoint_id and room.free <= 0)
          and not exists (
            select 1 from deliveries p
@@ -268,10 +300,12 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
        select seq from placed where place <= free order by next_attempt_at, seq limit ?
      ), locked as (
        select d.seq from deliveries d
-       where d.seq = any(array(select seq from picked)) and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+       -- coalesce: so that no partial index of pending deliveries matches and the rows are found by their keys; else,
+       -- while the table's statistics lag a growing backlog, Postgres may read every due delivery again here.
+       where d.seq = any(array(select seq from picked)) and coalesce(d.state, '') = 'pending' and d.next_attempt_at <= now()
        for update skip locked
      )
-     update deliveries d set lease_until = now() + (? * interval '1 millisecond')
+     update deliveries d set next_attempt_at = now() + (? * interval '1 millisecond')
      from events ev, endpoints e
      where d.seq = any(array(select seq from locked)) and ev.seq = d.event_seq and e.id = d.endpoint_id
      returning d.seq, d.id, d.attempts, d.created_at, ev.id as event_id, ev.body::text as body,
@@ -312,7 +346,7 @@ interface ClaimedRow {
 /** Gives claimed deliveries that were not sent back at once, rather than when their lease runs out: for a worker that stops. */
 export async function releaseClaims(db: Knex, seqs: readonly number[]): Promise<void> {
   if (seqs.length === 0) return;
-  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ lease_until: null });
+  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ next_attempt_at: db.fn.now() });
 }
 
 interface AttemptOutcome {
@@ -332,13 +366,23 @@ export interface Settlement {
 }
 
 /**
+ * How stale an endpoint's recorded last success may be: a success within
+ * this of the one recorded does not write the endpoint's row again, so a busy
+ * endpoint's row is written about once a second, not once a batch.
+ * disablesEndpoint allows for it.
+ */
+export const LAST_SUCCESS_GRAIN_MS = 1_000;
+
+/**
  * Writes attempts and where they leave their deliveries, all in one
- * statement (so at once, or not at all): each attempt's record, its
- * delivery's state, the last success of endpoints that took one, and
- * endpoints to disable, unless the same batch holds a success of theirs.
- * A delivery that is gone (its endpoint was deleted meanwhile) is passed
- * over. Whether a settled delivery was holding back a later event of its meeting
- * for its endpoint, which is due now.
+ * statement (so at once, or not at all): each attempt and its delivery's
+ * state in one update of the delivery's row (the attempt before it, if any,
+ * moved to `delivery_attempts`), the last success of endpoints that took one
+ * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
+ * disable, unless the same batch holds a success of theirs. A delivery that
+ * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
+ * settled delivery was holding back a later event of its meeting for its
+ * endpoint, which is due now.
  */
 export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
   if (settlements.length === 0) return false;
@@ -358,15 +402,18 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
     `with outcome as (
        select * from json_to_recordset(?::json) as o(seq bigint, endpoint_id varchar, attempt int, at timestamptz, status int, error text,
                                                      duration_ms int, state varchar, next_attempt_at timestamptz, disable boolean)
-     ), recorded as (
+     ), earlier as (
+       -- A retry's attempt takes the row's place of the one before it, which joins the earlier ones (all CTEs see the rows as they were).
        insert into delivery_attempts (delivery_seq, attempt, at, status, error, duration_ms)
-       select o.seq, o.attempt, o.at, o.status, o.error, o.duration_ms from outcome o
-       where exists (select 1 from deliveries d where d.seq = o.seq)
+       select d.seq, d.attempts, d.last_attempt_at, d.last_status, d.last_error, d.last_duration_ms
+       from outcome o join deliveries d on d.seq = o.seq
+       where o.attempt > 1 and d.last_attempt_at is not null and d.attempts < o.attempt
        on conflict (delivery_seq, attempt) do nothing
      ), settled as (
        update deliveries d
-       set state = o.state, attempts = o.attempt, lease_until = null, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
-       from outcome o where d.seq = o.seq
+       set state = o.state, attempts = o.attempt, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
+           last_attempt_at = o.at, last_status = o.status, last_error = o.error, last_duration_ms = o.duration_ms
+       from outcome o where d.seq = o.seq and d.attempts <= o.attempt
        returning d.endpoint_id, d.meeting_id, d.event_seq, d.state
      ), of_endpoint as (
        select endpoint_id, max(at) filter (where state = 'delivered') as succeeded_at, bool_or(disable) as disable
@@ -376,14 +423,15 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        set last_success_at = greatest(e.last_success_at, p.succeeded_at),
            enabled = e.enabled and not (p.disable and p.succeeded_at is null)
        from of_endpoint p
-       where e.id = p.endpoint_id and (p.succeeded_at is not null or p.disable)
+       where e.id = p.endpoint_id
+         and ((p.succeeded_at is not null and (e.last_success_at is null or e.last_success_at < p.succeeded_at - ? * interval '1 millisecond')) or p.disable)
      )
      select exists (
        select 1 from settled s join deliveries later
          on later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
        where s.state <> 'pending'
      ) as unblocked`,
-    [JSON.stringify(outcomes)],
+    [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
   );
   return rows[0]?.unblocked ?? false;
 }
@@ -417,6 +465,21 @@ export interface DeliveryView {
   attempts: AttemptOutcome[];
 }
 
+interface DeliveryRow {
+  seq: number;
+  id: string;
+  event_id: string;
+  type: EventType;
+  state: DeliveryView["state"];
+  next_attempt_at: Date | string;
+  created_at: Date | string;
+  attempts: number;
+  last_attempt_at: Date | string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+}
+
 /** Deliveries with their attempts, newest first: of one endpoint (paged) or by id. */
 export async function listDeliveries(db: Knex, q: { endpointId: string; afterSeq?: number; limit: number } | { ids: readonly string[] }): Promise<DeliveryView[]> {
   const query = db("deliveries as d").join("events as ev", "ev.seq", "d.event_seq").orderBy("d.seq", "desc");
@@ -425,7 +488,7 @@ export async function listDeliveries(db: Knex, q: { endpointId: string; afterSeq
     query.where("d.endpoint_id", q.endpointId).limit(q.limit);
     if (q.afterSeq !== undefined) query.where("d.seq", "<", q.afterSeq);
   }
-  const rows = await query.select<{ seq: number; id: string; event_id: string; type: EventType; state: DeliveryView["state"]; next_attempt_at: Date | string; created_at: Date | string }[]>(
+  const rows = await query.select<DeliveryRow[]>(
     "d.seq",
     "d.id",
     "ev.id as event_id",
@@ -433,18 +496,30 @@ export async function listDeliveries(db: Knex, q: { endpointId: string; afterSeq
     "d.state",
     "d.next_attempt_at",
     "d.created_at",
+    "d.attempts",
+    "d.last_attempt_at",
+    "d.last_status",
+    "d.last_error",
+    "d.last_duration_ms",
   );
-  const attempts = rows.length === 0 ? [] : await db("delivery_attempts").whereIn("delivery_seq", rows.map((r) => r.seq)).orderBy(["delivery_seq", "attempt"]).select<{ delivery_seq: number; at: Date | string; status: number | null; error: string | null; duration_ms: number }[]>("*");
-  return rows.map((r) => ({
-    seq: r.seq,
-    id: r.id,
-    eventId: r.event_id,
-    eventType: r.type,
-    state: r.state,
-    nextAttemptAt: r.state === "pending" ? date(r.next_attempt_at) : null,
-    createdAt: date(r.created_at),
-    attempts: attempts.filter((a) => a.delivery_seq === r.seq).map((a) => ({ at: date(a.at), status: a.status, error: a.error, durationMs: a.duration_ms })),
-  }));
+  const earlier = rows.some((r) => r.attempts > 1 || (r.attempts > 0 && r.last_attempt_at === null))
+    ? await db("delivery_attempts").whereIn("delivery_seq", rows.map((r) => r.seq)).orderBy(["delivery_seq", "attempt"]).select<{ delivery_seq: number; attempt: number; at: Date | string; status: number | null; error: string | null; duration_ms: number }[]>("*")
+    : [];
+  return rows.map((r) => {
+    const stored = earlier.filter((a) => a.delivery_seq === r.seq);
+    // The latest attempt is on the row (unless written before it was kept there, or also moved by a repeated attempt).
+    const latest = r.last_attempt_at !== null && !stored.some((a) => a.attempt === r.attempts) ? [{ at: r.last_attempt_at, status: r.last_status, error: r.last_error, duration_ms: r.last_duration_ms ?? 0 }] : [];
+    return {
+      seq: r.seq,
+      id: r.id,
+      eventId: r.event_id,
+      eventType: r.type,
+      state: r.state,
+      nextAttemptAt: r.state === "pending" ? date(r.next_attempt_at) : null,
+      createdAt: date(r.created_at),
+      attempts: [...stored, ...latest].map((a) => ({ at: date(a.at), status: a.status, error: a.error, durationMs: a.duration_ms })),
+    };
+  });
 }
 
 /** The list position of one of an endpoint's deliveries, for `startingAfter`. */

@@ -24,10 +24,14 @@ export function nextAttemptAt(attempts: number, createdAt: number, now: number, 
 /**
  * Whether a delivery that has just failed for good disables its endpoint:
  * when nothing reached the endpoint since that delivery was queued, the
- * endpoint has failed everything for the whole retry window.
+ * endpoint has failed everything for the whole retry window. The recorded
+ * last success may trail the true one by up to `grainMs` (it is not written
+ * again for a success that close to it), so only one older than the
+ * delivery by more than that proves nothing came since; within it, the
+ * endpoint stays enabled and the next delivery to fail for good decides.
  */
-export function disablesEndpoint(lastSuccessAt: number | null, deliveryCreatedAt: number): boolean {
-  return lastSuccessAt === null || lastSuccessAt < deliveryCreatedAt;
+export function disablesEndpoint(lastSuccessAt: number | null, deliveryCreatedAt: number, grainMs: number): boolean {
+  return lastSuccessAt === null || lastSuccessAt + grainMs < deliveryCreatedAt;
 }
 
 /** Whether an HTTP status counts as delivered (Standard Webhooks: any 2xx). */

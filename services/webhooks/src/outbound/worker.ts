@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { claimDue, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type Settlement } from "../db/queries.js";
+import { claimDue, LAST_SUCCESS_GRAIN_MS, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type Settlement } from "../db/queries.js";
 import { disablesEndpoint, isDelivered, nextAttemptAt, type RetryPolicy } from "../domain/retry.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
@@ -192,7 +192,7 @@ export class DeliveryWorker {
     if (isDelivered(result.status)) return { ...settled, next: { state: "delivered" } };
     const due = nextAttemptAt(attempt, delivery.createdAt.getTime(), Date.now(), this.settings.retry);
     if (due !== null) return { ...settled, next: { state: "pending", nextAttemptAt: new Date(due) } };
-    const disable = disablesEndpoint((await lastSuccessAt(this.db, endpoint.id))?.getTime() ?? null, delivery.createdAt.getTime());
+    const disable = disablesEndpoint((await lastSuccessAt(this.db, endpoint.id))?.getTime() ?? null, delivery.createdAt.getTime(), LAST_SUCCESS_GRAIN_MS);
     if (disable) this.logger.warn({ endpoint: endpoint.id }, "webhook endpoint disabled: every delivery failed for the whole retry window");
     return { ...settled, next: { state: "failed", disable } };
   }

@@ -2,6 +2,7 @@ import type { Migration } from "@sched/db";
 import { createWebhooks } from "./001_create_webhooks.js";
 import { deliveriesRoomToLease } from "./002_deliveries_room_to_lease.js";
 import { createIdempotencyKeys } from "./003_create_idempotency_keys.js";
+import { deliveriesLeaseAndLastAttempt } from "./004_deliveries_lease_and_last_attempt.js";
 
 /** Every migration of the webhooks schema, in order. */
-export const migrations: readonly Migration[] = [createWebhooks, deliveriesRoomToLease, createIdempotencyKeys];
+export const migrations: readonly Migration[] = [createWebhooks, deliveriesRoomToLease, createIdempotencyKeys, deliveriesLeaseAndLastAttempt];
