@@ -43,7 +43,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const nc = await connect({ servers: NATS_URL, noAsyncTraces: true });
 const subject = `bench.${uniqueSuffix()}.get`;
-nc.subscribe(subject, { callback: (_err, msg) => msg.respond(msg.data) });
+nc.subscribe(subject, {
+  callback: (_err, msg) => {
+    msg.respond(msg.data);
+  },
+});
 await nc.flush();
 const replies = new NatsReplies(nc);
 const payload = JSON.stringify({ params: { id: "mtg_0123456789abcdef" }, query: {}, body: undefined });
