@@ -39,16 +39,18 @@ export function encodeHeaders(headers: Readonly<Record<string, string>>): Array<
   return encoded.length > 0 ? [...wire, [ENCODED_HEADERS, encoded.join(",")]] : wire;
 }
 
-/** Headers as a plain record (first value of each), as they were sent: ENCODED_HEADERS read and left out. */
+/** Headers as a plain record (first value of each), as they were sent: ENCODED_HEADERS read and left out. One pass, as every message served reads them. */
 export function headerValues(h: Iterable<[string, string[]]> | undefined): Record<string, string> {
-  const entries = h ? [...h].map(([name, values]): [string, string] => [name, values[0] ?? ""]) : [];
-  const listed = entries.find(([name]) => name.toLowerCase() === ENCODED_HEADER_NAME)?.[1];
-  const encoded = new Set((listed ?? "").split(",").map((n) => n.trim().toLowerCase()));
   const out: Record<string, string> = {};
-  for (const [name, value] of entries) {
-    if (name.toLowerCase() === ENCODED_HEADER_NAME) continue;
-    out[name] = encoded.has(name.toLowerCase()) ? fromJsonText(value) : value;
+  if (!h) return out;
+  let listed: string | undefined;
+  for (const [name, values] of h) {
+    if (name.toLowerCase() === ENCODED_HEADER_NAME) listed ??= values[0] ?? "";
+    else out[name] = values[0] ?? "";
   }
+  if (listed === undefined) return out;
+  const encoded = new Set(listed.split(",").map((n) => n.trim().toLowerCase()));
+  for (const name of Object.keys(out)) if (encoded.has(name.toLowerCase())) out[name] = fromJsonText(out[name]!);
   return out;
 }
 

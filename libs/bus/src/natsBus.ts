@@ -1,7 +1,7 @@
 import { AppError, internalError, unavailable } from "@sched/errors";
 import type { Logger } from "@sched/logging";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, StreamDef } from "@sched/proto";
-import { headers as natsHeaders, nanos, RequestError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
+import { headers as natsHeaders, nanos, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   JetStreamApiCodes,
   JetStreamApiError,
@@ -20,6 +20,7 @@ import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
+import { NatsReplies, RequestNotAnswered } from "./natsReplies.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
   checkMaxBatch,
@@ -87,6 +88,7 @@ class NatsBus implements Bus {
   private readonly running = new Set<Stoppable>();
   private connected = true;
   private closing = false;
+  private readonly replies: NatsReplies;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -94,6 +96,7 @@ class NatsBus implements Bus {
     private readonly jsm: JetStreamManager,
     private readonly options: NatsBusOptions,
   ) {
+    this.replies = new NatsReplies(nc);
     void this.watchConnection();
   }
 
@@ -140,11 +143,11 @@ class NatsBus implements Bus {
       h.set(DEADLINE_HEADER, String(deadline));
       let msg: Msg;
       try {
-        msg = await this.nc.request(this.subject(endpoint.subject), encode(payload), { timeout, headers: h });
+        msg = await this.replies.request(this.subject(endpoint.subject), encode(payload), h, timeout);
       } catch (err) {
         // Deadline passed, nobody serves the subject, or the connection is gone: a fast 503 either way.
         this.options.logger.debug({ err, subject: endpoint.subject }, "request not answered");
-        failure = transportFailure(err);
+        failure = err instanceof RequestNotAnswered ? err.outcome : "unavailable";
         throw unavailable();
       }
       if (ServiceError.isServiceError(msg)) {
@@ -393,11 +396,4 @@ function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; dead
     else headers[k] = v;
   }
   return { caller, deadline, headers };
-}
-
-/** Why a request got no reply, for the time-out and error metrics. */
-function transportFailure(err: unknown): BusOutcome {
-  if (err instanceof TimeoutError) return "timeout";
-  if (err instanceof RequestError && err.isNoResponders()) return "no_responders";
-  return "unavailable";
 }
