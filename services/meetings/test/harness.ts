@@ -9,9 +9,11 @@ import {
   meetingsCreate,
   meetingsGet,
   meetingsList,
+  meetingsRecordResponse,
   meetingsUpdate,
   type Caller,
   type Endpoint,
+  type GivenResponse,
   type HttpReply,
   type Meeting,
   type Mode,
@@ -136,6 +138,11 @@ export function client(bus: Bus) {
     update: (caller: Caller | undefined, id: string, body: unknown) => call(bus, meetingsUpdate, { params: { id }, body }, caller),
     list: (caller: Caller | undefined, query: Record<string, unknown> = {}) => call(bus, meetingsList, { query }, caller),
   };
+}
+
+/** Records an e-mailed answer (meetings.v1.responses.record) in test mode, as invites would send it. */
+export function recordAnswer(bus: Bus, organizer: Caller, meetingId: string, email: string, response: GivenResponse, respondedAt: string) {
+  return bus.request(meetingsRecordResponse, { mode: "test", meetingId, organizerEmail: organizer.email, email, response, respondedAt, source: "email" });
 }
 
 /** Creates a meeting that must succeed and returns it. */

@@ -1,6 +1,6 @@
 import { meetingsBusy, meetingsRecordResponse, type Caller, type GivenResponse } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, created, newCaller, startMeetings, type TestMeetings } from "./harness.js";
+import { client, created, newCaller, recordAnswer, startMeetings, type TestMeetings } from "./harness.js";
 
 let h: TestMeetings;
 
@@ -9,8 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const answer = (organizer: Caller, meetingId: string, email: string, response: GivenResponse, respondedAt: string) =>
-  h.bus.request(meetingsRecordResponse, { mode: "test", meetingId, organizerEmail: organizer.email, email, response, respondedAt, source: "email" });
+const answer = (organizer: Caller, meetingId: string, email: string, response: GivenResponse, respondedAt: string) => recordAnswer(h.bus, organizer, meetingId, email, response, respondedAt);
 
 const attendeesOf = async (caller: Caller, id: string) => ((await client(h.bus).get(caller, id)).body as { attendees: unknown[] }).attendees;
 

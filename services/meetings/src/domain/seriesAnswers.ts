@@ -6,7 +6,7 @@ import { formatTimestamp } from "./timing.js";
  * which an occurrence keeps when its own time changed, so that it asks again
  * instead of taking the series' answer (docs/recurrence.md).
  */
-export interface KeptAnswer {
+interface KeptAnswer {
   response: AttendeeResponse;
   respondedAt: Date | null;
 }

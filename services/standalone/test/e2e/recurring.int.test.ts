@@ -98,4 +98,30 @@ describe.each(WIRINGS)("recurring meetings end to end (%s)", async (wiring) => {
     expectError(await call(suite.url, "GET", `/v1/meetings/${occurrence("20310317T140000Z")}`, { key: guest.key }), 404, "not_found");
     expect((await call(suite.url, "GET", "/v1/meetings?filter=all&from=2031-03-01&to=2031-05-01", { key: guest.key })).body.data).toEqual([]);
   });
+
+  it.runIf(available)("moving the series to another time of day keeps its cancelled and changed occurrences on their days; the guest's day view follows", async () => {
+    const org = await createUserWithKey(suite.url, { timezone: "Europe/Berlin" });
+    const guest = await createUserWithKey(suite.url, { timezone: "Europe/Berlin" });
+    const created = await call(suite.url, "POST", "/v1/meetings", {
+      key: org.key,
+      body: { title: "Standup", duration: "30 mins", startTime: "2031-09-01T09:00", participants: [guest.email], recurrence: "FREQ=DAILY;COUNT=5" },
+    });
+    expect(created.status).toBe(201);
+    const seriesId = created.body.id as string;
+    expect((await call(suite.url, "DELETE", `/v1/meetings/${seriesId}_20310902T070000Z`, { key: org.key })).status).toBe(204);
+    expect((await call(suite.url, "PATCH", `/v1/meetings/${seriesId}_20310903T070000Z`, { key: org.key, body: { title: "Demo" } })).status).toBe(200);
+    expect((await call(suite.url, "PATCH", `/v1/meetings/${seriesId}`, { key: org.key, body: { startTime: "2031-09-01T11:00" } })).status).toBe(200);
+
+    const listed = await call(suite.url, "GET", "/v1/meetings?filter=all&from=2031-09-01&to=2031-09-08&limit=100", { key: guest.key });
+    expect((listed.body.data as Item[]).map((m) => [m.startTime, m.title, m.status]).reverse()).toEqual([
+      ["2031-09-01T09:00:00Z", "Standup", "confirmed"],
+      ["2031-09-02T09:00:00Z", "Standup", "cancelled"],
+      ["2031-09-03T09:00:00Z", "Demo", "confirmed"],
+      ["2031-09-04T09:00:00Z", "Standup", "confirmed"],
+      ["2031-09-05T09:00:00Z", "Standup", "confirmed"],
+    ]);
+    const day = async (date: string) => (await call(suite.url, "GET", `/v1/availability?date=${date}`, { key: guest.key })).body.slots as { start: string; status: string }[];
+    expect((await day("2031-09-02")).filter((s) => s.status === "busy")).toEqual([]);
+    expect((await day("2031-09-03")).filter((s) => s.status === "busy").map((s) => s.start)).toEqual(["11:00"]);
+  });
 });

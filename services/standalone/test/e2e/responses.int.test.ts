@@ -1,22 +1,14 @@
-import { freePort, eventually } from "@sched/testing";
+import { eventually } from "@sched/testing";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, createUserWithKey, systemPerSuite, WIRINGS } from "../harness.js";
-import { parseInvite, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
-import { itipReply, mailReply as mailReplyTo } from "../replyMail.js";
-
-const INBOUND_DOMAIN = "replies.sched.test";
+import { call, createUserWithKey, WIRINGS } from "../harness.js";
+import { parseInvite } from "../invitesSetup.js";
+import { INBOUND_DOMAIN, itipReply, mailReply as mailReplyTo, replySuite } from "../replyMail.js";
 
 describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
-  let world: InvitesWorld;
-  let inboundPort: number;
-  const suite = await systemPerSuite(wiring, async () => {
-    inboundPort = await freePort();
-    world = await startInvitesWorld(wiring, { INBOUND_EMAIL_DOMAIN: INBOUND_DOMAIN, INBOUND_SMTP_PORT: String(inboundPort), INBOUND_SMTP_HOST: "127.0.0.1" });
-    return { ...world.sys, stop: () => world.stop() };
-  });
+  const { suite, world: worldOf, port } = await replySuite(wiring);
 
-  const mailReply = (to: string, from: string, ics: string | { raw: string }) => mailReplyTo(inboundPort, to, from, ics);
+  const mailReply = (to: string, from: string, ics: string | { raw: string }) => mailReplyTo(port(), to, from, ics);
 
   const attendeesOf = async (key: string, id: string) => {
     const res = await call(suite.url, "GET", `/v1/meetings/${id}`, { key });
@@ -26,7 +18,7 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
 
   /** The invite one participant received: where to reply, and the calendar to answer. */
   const inviteTo = async (email: string) => {
-    const mail = await eventually(() => world.smtp.to(email)[0], 10_000);
+    const mail = await eventually(() => worldOf().smtp.to(email)[0], 10_000);
     const replyTo = mail.mail.replyTo?.value[0]?.address;
     if (!replyTo) throw new Error("the invite has no Reply-To");
     return { replyTo, invite: parseInvite(mail.ics!) };
@@ -47,7 +39,7 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
 
     const { replyTo, invite } = await inviteTo(bob.email);
     expect(replyTo).toMatch(new RegExp(`^reply-[0-9a-f]{32}@${INBOUND_DOMAIN.replace(/\./g, "\\.")}$`));
-    expect(world.smtp.to(bob.email)[0]!.ics!.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${replyTo}"`);
+    expect(worldOf().smtp.to(bob.email)[0]!.ics!.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${replyTo}"`);
     expect((await inviteTo(ann)).replyTo).not.toBe(replyTo);
     const answer = (partstat: string) => itipReply({ uid: invite.uid, sequence: invite.sequence, organizer: invite.organizer, attendee: bob.email, partstat, start: invite.start, end: invite.end });
 
@@ -82,7 +74,7 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
     expect(orgDay.body.slots).toContainEqual({ start: "10:00", end: "11:00", status: "busy" });
 
     // Each answer is one meeting.response_updated event, written with it for the bus.
-    const events = (await world.sys.system.database("meetings")("outbox").where("subject", "like", "%meeting.response_updated").select("payload")) as { payload: { meetingId: string; attendee: { email: string; response: string }; previousResponse: string; source: string } }[];
+    const events = (await worldOf().sys.system.database("meetings")("outbox").where("subject", "like", "%meeting.response_updated").select("payload")) as { payload: { meetingId: string; attendee: { email: string; response: string }; previousResponse: string; source: string } }[];
     expect(events.map((e) => e.payload).filter((p) => p.meetingId === id).map((p) => [p.attendee.email, p.previousResponse, p.attendee.response, p.source])).toEqual([
       [bob.email, "needsAction", "accepted", "email"],
       [bob.email, "accepted", "declined", "email"],
