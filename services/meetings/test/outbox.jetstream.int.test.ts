@@ -1,6 +1,7 @@
 import { connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { meetingEvents } from "@sched/proto";
+import { startModule } from "@sched/runtime";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, uniqueSuffix } from "@sched/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { meetingsService } from "../src/index.js";
@@ -29,7 +30,7 @@ describe.runIf(natsAvailable)("the meetings outbox on JetStream", () => {
   const consumers: Stoppable[] = [];
 
   const startService = async (bus: Bus) => {
-    service = await meetingsService.start({ bus, db, logger, config: {} });
+    service = await startModule(meetingsService, { database: { migrated: db }, bus, logger, settings: {} });
   };
   const stopService = async () => {
     await service?.stop();
