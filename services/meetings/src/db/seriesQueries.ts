@@ -180,9 +180,22 @@ export async function findException(db: Knex, seriesId: string, originalStart: D
   return row ? toException(row) : undefined;
 }
 
-/** The series' cancelled occurrences, for EXDATE. */
-export async function cancelledExceptions(db: Knex, seriesId: string): Promise<ExceptionRecord[]> {
-  const rows = (await db("meeting_exceptions").where({ series_id: seriesId, status: "cancelled" }).orderBy("original_start")) as ExceptionRow[];
+/**
+ * The exceptions a series' event carries: every cancelled occurrence (for
+ * EXDATE) and the changed ones not ended by `now` (each its own VEVENT), in
+ * original-start order.
+ */
+export async function eventExceptions(db: Knex, seriesId: string, now: Date): Promise<ExceptionRecord[]> {
+  const rows = (await db("meeting_exceptions")
+    .where({ series_id: seriesId })
+    .andWhere((q) => q.where({ status: "cancelled" }).orWhere("end_time", ">", iso(now)))
+    .orderBy("original_start")) as ExceptionRow[];
+  return rows.map(toException);
+}
+
+/** Removes the series' exceptions not ended by `now` (a new time or rule has other occurrences); returns them. */
+export async function dropExceptionsAfter(trx: Knex.Transaction, seriesId: string, now: Date): Promise<ExceptionRecord[]> {
+  const rows = (await trx("meeting_exceptions").where({ series_id: seriesId }).andWhere("end_time", ">", iso(now)).delete().returning("*")) as ExceptionRow[];
   return rows.map(toException);
 }
 

@@ -9,7 +9,7 @@ import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recu
 import { occurrenceOf, occurrenceToMeeting, ruleOf, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
 import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
 import { endTimeOf } from "../domain/timing.js";
-import { cancelledExceptions, deleteSeries, exceptionStartsBefore, findException, findSeries, saveExceptions, updateSeries } from "../db/seriesQueries.js";
+import { deleteSeries, dropExceptionsAfter, eventExceptions, exceptionStartsBefore, findException, findSeries, saveExceptions, updateSeries } from "../db/seriesQueries.js";
 import type { Knex } from "@sched/db";
 import type { MeetingsDeps } from "./deps.js";
 
@@ -73,8 +73,8 @@ export async function updateOccurrence(
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, ...state, sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
-  const cancelled = await cancelledExceptions(trx, series.id);
-  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  const exceptions = await eventExceptions(trx, series.id, now);
+  const event = exceptionEvent({ ...series, sequence }, before, after, exceptions, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: occurrenceToMeeting(series, after), changed: true };
 }
@@ -132,11 +132,11 @@ export async function updateWholeSeries(
     await saveExceptions(trx, ended);
     activeFrom = now;
   }
-  if (retimed) await trx("meeting_exceptions").where({ series_id: series.id }).andWhere("end_time", ">", now.toISOString()).delete();
+  const dropped = retimed ? await dropExceptionsAfter(trx, series.id, now) : [];
   const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence };
   await updateSeries(trx, after, now);
-  const cancelled = await cancelledExceptions(trx, series.id);
-  const event = seriesChangeEvent(series, after, cancelled, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
+  const exceptions = await eventExceptions(trx, series.id, now);
+  const event = seriesChangeEvent(series, after, exceptions, dropped, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: seriesToMeeting(after), changed: true };
 }
@@ -150,17 +150,17 @@ export async function cancelOccurrence(trx: Knex.Transaction, ref: { seriesId: s
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, status: "cancelled", sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
-  const cancelled = await cancelledExceptions(trx, series.id);
-  const event = exceptionEvent({ ...series, sequence }, before, after, cancelled, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
+  const exceptions = await eventExceptions(trx, series.id, now);
+  const event = exceptionEvent({ ...series, sequence }, before, after, exceptions, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
 }
 
 /** DELETE of a series id: the whole series goes. */
 export async function deleteWholeSeries(trx: Knex.Transaction, id: string, caller: Caller, sendInvites: boolean, now: Date): Promise<void> {
   const series = await lockedSeries(trx, id, caller, "remove");
-  const cancelled = await cancelledExceptions(trx, series.id);
+  const exceptions = await eventExceptions(trx, series.id, now);
   await deleteSeries(trx, series.id);
   const owed = sendInvites && series.status === "confirmed" && series.lastEnd.getTime() > now.getTime();
-  const payload = seriesDeletedEvent(series, cancelled, owed, newEventId(), now);
+  const payload = seriesDeletedEvent(series, exceptions, owed, newEventId(), now);
   await enqueueEvent(trx, meetingDeleted, payload, eventMsgId(series.id, payload.sequence));
 }
