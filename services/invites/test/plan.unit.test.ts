@@ -152,3 +152,24 @@ describe("plannedDeliveries of a series with occurrences changed on their own", 
     ]);
   });
 });
+
+describe("plannedDeliveries of one occurrence cancelled", () => {
+  it("cancels it for everyone it had, those added to it alone included", () => {
+    const occurrence: Meeting = { ...meeting(["a@example.com", "x@example.com"], "cancelled"), id: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_20310108T100000Z", seriesId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", originalStartTime: "2031-01-08T10:00:00Z" };
+    const event: MeetingEvent = {
+      ...base,
+      meetingId: occurrence.id,
+      meeting: occurrence,
+      series: { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "UTC", cancelledStarts: ["2031-01-08T10:00:00Z"] },
+      sequence: 3,
+      sendInvites: true,
+      changedFields: ["status"],
+      previousStatus: "confirmed",
+      previousParticipants: ["a@example.com", "x@example.com"],
+    };
+    expect(plannedDeliveries(event)).toEqual([
+      { email: "a@example.com", kind: "cancel" },
+      { email: "x@example.com", kind: "cancel" },
+    ]);
+  });
+});
