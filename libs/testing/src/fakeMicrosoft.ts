@@ -193,6 +193,22 @@ export class FakeMicrosoft {
     entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
   }
 
+  /**
+   * An attendee answers one occurrence of a series on its own: Exchange keeps
+   * the answer on that instance (an exception), the series' answer on the others.
+   */
+  respondToOccurrence(masterId: string, originalStart: string, attendee: string, response: "accepted" | "declined" | "tentativelyAccepted", at = new Date()): void {
+    const master = this.events.get(masterId);
+    const start = Date.parse(originalStart);
+    const instance = master?.type === "seriesMaster" ? this.instanceAt(master, start) : undefined;
+    if (!master || !instance) throw new Error(`event ${masterId} has no occurrence starting ${originalStart}`);
+    const attendees = instance.attendees.map((a) => ({ ...a, status: { ...a.status } }));
+    const entry = attendees.find((a) => a.emailAddress.address.toLowerCase() === attendee.toLowerCase());
+    if (!entry) throw new Error(`${attendee} is not an attendee of that occurrence`);
+    entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
+    master.exceptions.set(start, { ...(master.exceptions.get(start) ?? { isCancelled: false }), attendees });
+  }
+
   /** The live (not removed) event created with this transactionId. */
   eventOfTransaction(transactionId: string): GraphEvent | undefined {
     return [...this.events.values()].find((e) => e.transactionId === transactionId && !e.removed);
