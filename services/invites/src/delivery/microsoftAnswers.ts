@@ -7,6 +7,7 @@ import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { answersToRecord, type AnswerToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
 import { graphDateTime, graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import type { MicrosoftSession } from "./microsoft.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -37,7 +38,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
 
-  const readCalendarView = async (connectionId: string): Promise<Event[] | undefined> => {
+  const readCalendarView = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
     const session = vault.microsoft(connection);
@@ -60,14 +61,11 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
       throw failure;
     }
-    return events;
+    return { events, session };
   };
 
   /** A series' recurring event as Graph keeps it, read once a round: its attendees' answers to the whole series. */
-  const readSeriesMaster = async (connectionId: string, masterId: string): Promise<Event | undefined> => {
-    const connection = await connectionById(db, connectionId);
-    if (!connection || connection.status !== "active") return undefined;
-    const session = vault.microsoft(connection);
+  const readSeriesMaster = async (session: MicrosoftSession, masterId: string): Promise<Event | undefined> => {
     try {
       return (await session.graph.api(`/me/events/${encodeURIComponent(masterId)}`).select(["id", "attendees", "isCancelled"]).get()) as Event;
     } catch (err) {
@@ -100,7 +98,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
     const instancesBySeries = new Map<string, Event[]>();
-    for (const event of read) {
+    for (const event of read.events) {
       if (event.isCancelled) continue;
       const single = event.id ? byEventId.get(event.id) : undefined;
       if (single) for (const answer of answersToRecord(single.meetingId, shownAnswers(event))) await record(single, answer);
@@ -108,7 +106,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
     for (const [masterId, instances] of instancesBySeries) {
       const series = byEventId.get(masterId)!;
-      const master = await readSeriesMaster(connectionId, masterId);
+      const master = await readSeriesMaster(read.session, masterId);
       if (!master || master.isCancelled) continue;
       const ofInstances = instances.filter((i) => i.originalStart).map((i) => ({ originalStart: i.originalStart!, shown: shownAnswers(i) }));
       for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances)) await record(series, answer);
