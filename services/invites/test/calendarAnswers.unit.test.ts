@@ -58,3 +58,14 @@ describe("answersOfGoogleEvents", () => {
     ]);
   });
 });
+
+describe("answersToRecord after an answer of one's own to an occurrence", () => {
+  it("sends the instance's answer for the occurrence even when it is the series' again", () => {
+    const apart = new Set([`${SERIES}_20310324T080000Z|ann@example.com`]);
+    const answers = answersToRecord(SERIES, [{ email: "ann@example.com", response: "accepted" }], [{ originalStart: "2031-03-24T08:00:00Z", shown: [{ email: "ann@example.com", response: "accepted" }] }], (id, email) => apart.has(`${id}|${email}`));
+    expect(answers.map((a) => [a.meetingId, a.response])).toEqual([
+      [SERIES, "accepted"],
+      [`${SERIES}_20310324T080000Z`, "accepted"],
+    ]);
+  });
+});

@@ -188,5 +188,9 @@ describe("series through Microsoft Graph (Postgres, fake Graph)", () => {
         [occurrenceId, "ann@example.com", "declined", "2031-01-03T10:00:00Z", org.email, "microsoft"],
       ].sort(),
     );
+    // Ann accepts that occurrence again, as she did the series: recorded for the occurrence, which has an answer of its own.
+    microsoft.respondToOccurrence(masterId, second, "ann@example.com", "accepted", new Date("2031-01-04T10:00:00Z"));
+    await eventually(() => (mine().length >= 4 ? true : undefined), 20_000, 50);
+    expect(mine().slice(3).map((r) => [r.meetingId, r.email, r.response, r.respondedAt])).toEqual([[occurrenceId, "ann@example.com", "accepted", "2031-01-04T10:00:00Z"]]);
   });
 });

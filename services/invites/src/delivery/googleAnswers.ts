@@ -37,6 +37,9 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
   const log = logger.child({ component: "google-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
+  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
+  const apart = new Set<string>();
+  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
   const readEvents = async (connectionId: string): Promise<calendar_v3.Schema$Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -77,6 +80,7 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
       { timeoutMs: settings.timeoutMs },
     );
     seen.add(key);
+    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
     if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Google calendar");
     else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Google calendar not recorded");
   };
@@ -84,7 +88,7 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
     const read = await readEvents(connectionId);
     if (!read) return;
-    for (const { meeting, answers } of answersOfGoogleEvents(read, ours)) for (const answer of answers) await record(meeting, answer);
+    for (const { meeting, answers } of answersOfGoogleEvents(read, ours, answeredApart)) for (const answer of answers) await record(meeting, answer);
   };
 
   return everyInterval(

@@ -37,6 +37,9 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   const log = logger.child({ component: "microsoft-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
+  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
+  const apart = new Set<string>();
+  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
   const readCalendarView = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -83,6 +86,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       { timeoutMs: settings.timeoutMs },
     );
     seen.add(key);
+    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
     if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Microsoft calendar");
     else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Microsoft calendar not recorded");
   };
@@ -109,7 +113,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       const master = await readSeriesMaster(read.session, masterId);
       if (!master || master.isCancelled) continue;
       const ofInstances = instances.filter((i) => i.originalStart).map((i) => ({ originalStart: i.originalStart!, shown: shownAnswers(i) }));
-      for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances)) await record(series, answer);
+      for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances, answeredApart)) await record(series, answer);
     }
   };
 

@@ -21,16 +21,24 @@ export interface AnswerToRecord extends ShownAnswer {
  * of the series (named by its original start) gives an answer to that
  * occurrence only where the attendee answered it otherwise than the series:
  * calendars copy the series' answer into every instance, and an answer to
- * the series must not become one per occurrence.
+ * the series must not become one per occurrence. Once an attendee has an
+ * answer of their own to an occurrence (`answeredApart`: one was sent for
+ * it), the instance's answer goes for the occurrence whatever it is, so
+ * coming back to the series' answer is recorded too.
  */
-export function answersToRecord(meetingId: string, shown: readonly ShownAnswer[], instances: ReadonlyArray<{ originalStart: string; shown: readonly ShownAnswer[] }> = []): AnswerToRecord[] {
+export function answersToRecord(
+  meetingId: string,
+  shown: readonly ShownAnswer[],
+  instances: ReadonlyArray<{ originalStart: string; shown: readonly ShownAnswer[] }> = [],
+  answeredApart: (occurrenceId: string, email: string) => boolean = () => false,
+): AnswerToRecord[] {
   const ofSeries = new Map(shown.map((a) => [a.email.toLowerCase(), a.response]));
   const answers: AnswerToRecord[] = shown.map((a) => ({ ...a, email: a.email.toLowerCase(), meetingId }));
   for (const instance of instances) {
     const occurrenceId = occurrenceIdOf(meetingId, instance.originalStart);
     for (const a of instance.shown) {
       const email = a.email.toLowerCase();
-      if (ofSeries.get(email) !== a.response) answers.push({ ...a, email, meetingId: occurrenceId });
+      if (ofSeries.get(email) !== a.response || answeredApart(occurrenceId, email)) answers.push({ ...a, email, meetingId: occurrenceId });
     }
   }
   return answers;
@@ -53,7 +61,11 @@ const GOOGLE_GIVEN: Readonly<Record<string, GivenResponse>> = { accepted: "accep
  * a single event's, or a series' event's with those of its instances listed
  * beside it (answersToRecord). Cancelled items show none.
  */
-export function answersOfGoogleEvents<M extends { providerEventId: string; meetingId: string }>(items: readonly GoogleListedEvent[], ours: readonly M[]): Array<{ meeting: M; answers: AnswerToRecord[] }> {
+export function answersOfGoogleEvents<M extends { providerEventId: string; meetingId: string }>(
+  items: readonly GoogleListedEvent[],
+  ours: readonly M[],
+  answeredApart?: (occurrenceId: string, email: string) => boolean,
+): Array<{ meeting: M; answers: AnswerToRecord[] }> {
   const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
   const live = items.filter((e) => e.status !== "cancelled");
   const shown = (event: GoogleListedEvent): ShownAnswer[] =>
@@ -67,6 +79,6 @@ export function answersOfGoogleEvents<M extends { providerEventId: string; meeti
     const instances = live
       .filter((i) => i.recurringEventId === event.id && i.originalStartTime?.dateTime)
       .map((i) => ({ originalStart: new Date(i.originalStartTime!.dateTime!).toISOString(), shown: shown(i) }));
-    return [{ meeting, answers: answersToRecord(meeting.meetingId, shown(event), instances) }];
+    return [{ meeting, answers: answersToRecord(meeting.meetingId, shown(event), instances, answeredApart) }];
   });
 }
