@@ -274,14 +274,39 @@ export const MeetingField = z.enum(MEETING_FIELDS);
 export type MeetingField = z.infer<typeof MeetingField>;
 
 /**
+ * One occurrence of a series changed on its own (an exception that is not
+ * cancelled): what it has instead of the series' values, named by its
+ * original start (iCalendar's RECURRENCE-ID).
+ */
+export const ChangedOccurrence = z.object({
+  originalStartTime: Timestamp,
+  title: z.string(),
+  description: z.string(),
+  startTime: Timestamp,
+  duration: Duration,
+  participants: z.array(z.string()),
+  sequence: z.number().int().positive(),
+});
+export type ChangedOccurrence = z.infer<typeof ChangedOccurrence>;
+
+/**
  * What a consumer needs to write a series as one recurring event: the rule
- * (RRULE), the zone it is expanded in (DTSTART's TZID) and the original starts
- * of cancelled occurrences (EXDATE), in UTC, in order.
+ * (RRULE), the zone it is expanded in (DTSTART's TZID), the original starts
+ * of cancelled occurrences (EXDATE), in UTC, in order, and the occurrences
+ * changed on their own that have not ended (each a VEVENT with RECURRENCE-ID
+ * beside the series', RFC 5546 3.2.2), in original-start order. Events
+ * stored before the last two existed carry neither.
  */
 export const SeriesOfEvent = z.object({
   rule: z.string(),
   timeZone: z.string(),
   cancelledStarts: z.array(Timestamp),
+  changedOccurrences: z.array(ChangedOccurrence).optional(),
+  /**
+   * The changed occurrences this change of the series removed (a new time
+   * or rule drops those not yet ended): their own participants lose them.
+   */
+  droppedOccurrences: z.array(ChangedOccurrence).optional(),
 });
 export type SeriesOfEvent = z.infer<typeof SeriesOfEvent>;
 

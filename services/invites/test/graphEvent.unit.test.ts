@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Meeting } from "@sched/proto";
-import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphSeriesBody, graphTransactionId, instanceWindow, isInstanceOf, responseOfGraph } from "../src/domain/graphEvent.js";
+import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphSeriesBody, graphTransactionId, instanceShows, instanceWindow, isInstanceOf, responseOfGraph } from "../src/domain/graphEvent.js";
 
 const meeting: Meeting = {
   id: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
@@ -111,5 +111,25 @@ describe("Graph's recurring event of a series", () => {
     expect(isInstanceOf({ originalStart: "2031-05-13T07:00:00.0000000Z" }, "2031-05-13T07:00:00Z")).toBe(true);
     expect(isInstanceOf({ originalStart: "2031-05-20T07:00:00Z" }, "2031-05-13T07:00:00Z")).toBe(false);
     expect(isInstanceOf({ originalStart: null }, "2031-05-13T07:00:00Z")).toBe(false);
+  });
+});
+
+describe("instanceShows", () => {
+  const body = {
+    subject: "Moved",
+    start: { dateTime: "2031-03-25T09:00:00", timeZone: "UTC" },
+    end: { dateTime: "2031-03-25T09:30:00", timeZone: "UTC" },
+    attendees: [{ emailAddress: { address: "ann@example.com" } }, { emailAddress: { address: "bob@example.com" } }],
+  };
+
+  it("holds for an instance with the same times (Graph's precision), subject and attendees in any order", () => {
+    const instance = { ...body, start: { dateTime: "2031-03-25T09:00:00.0000000", timeZone: "UTC" }, end: { dateTime: "2031-03-25T09:30:00.0000000", timeZone: "UTC" }, attendees: [...body.attendees].reverse() };
+    expect(instanceShows(instance, body)).toBe(true);
+  });
+
+  it("fails for an instance Exchange put back to the series' values", () => {
+    expect(instanceShows({ ...body, start: { dateTime: "2031-03-24T08:00:00.0000000", timeZone: "UTC" } }, body)).toBe(false);
+    expect(instanceShows({ ...body, subject: "Weekly" }, body)).toBe(false);
+    expect(instanceShows({ ...body, attendees: body.attendees.slice(0, 1) }, body)).toBe(false);
   });
 });

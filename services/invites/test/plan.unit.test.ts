@@ -111,3 +111,65 @@ describe("a series and its exceptions", () => {
     expect(orderingIdOf(changeOf(created(["a@example.com"])))).toBeNull();
   });
 });
+
+describe("plannedDeliveries of a series with occurrences changed on their own", () => {
+  const SERIES = "mtg_aaaaaaaaaaaaaaaaaaaaaaaa";
+  const seriesMeeting = (status: Meeting["status"] = "confirmed"): Meeting => ({ ...meeting(["a@example.com", "b@example.com"], status), recurrence: "FREQ=WEEKLY;COUNT=4" });
+  const extra = { originalStartTime: "2031-01-08T10:00:00Z", title: "T", description: "", startTime: "2031-01-09T10:00:00Z", duration: "30 mins" as const, participants: ["a@example.com", "b@example.com", "x@example.com"], sequence: 2 };
+  const series = { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "Europe/Berlin", cancelledStarts: [] };
+  const change = (status: Meeting["status"], seriesOfEvent: object, changedFields: Array<"status" | "startTime">): MeetingEvent => ({
+    ...base,
+    meetingId: SERIES,
+    meeting: seriesMeeting(status),
+    series: { ...series, ...seriesOfEvent },
+    sequence: 3,
+    sendInvites: true,
+    changedFields,
+    previousStatus: "confirmed",
+    previousParticipants: ["a@example.com", "b@example.com"],
+  });
+
+  it("cancelled: the series' participants and whoever was added to one of its changed occurrences", () => {
+    expect(plannedDeliveries(change("cancelled", { changedOccurrences: [extra] }, ["status"]))).toEqual([
+      { email: "a@example.com", kind: "cancel" },
+      { email: "b@example.com", kind: "cancel" },
+      { email: "x@example.com", kind: "cancel" },
+    ]);
+  });
+
+  it("moved so that a changed occurrence goes: its added participant gets a cancellation, the series' an update", () => {
+    expect(plannedDeliveries(change("confirmed", { droppedOccurrences: [extra] }, ["startTime"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "request" },
+      { email: "x@example.com", kind: "cancel" },
+    ]);
+  });
+
+  it("changed otherwise: the occurrence stays, and its added participant hears nothing of the series", () => {
+    expect(plannedDeliveries(change("confirmed", { changedOccurrences: [extra] }, ["startTime"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "request" },
+    ]);
+  });
+});
+
+describe("plannedDeliveries of one occurrence cancelled", () => {
+  it("cancels it for everyone it had, those added to it alone included", () => {
+    const occurrence: Meeting = { ...meeting(["a@example.com", "x@example.com"], "cancelled"), id: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_20310108T100000Z", seriesId: "mtg_aaaaaaaaaaaaaaaaaaaaaaaa", originalStartTime: "2031-01-08T10:00:00Z" };
+    const event: MeetingEvent = {
+      ...base,
+      meetingId: occurrence.id,
+      meeting: occurrence,
+      series: { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "UTC", cancelledStarts: ["2031-01-08T10:00:00Z"] },
+      sequence: 3,
+      sendInvites: true,
+      changedFields: ["status"],
+      previousStatus: "confirmed",
+      previousParticipants: ["a@example.com", "x@example.com"],
+    };
+    expect(plannedDeliveries(event)).toEqual([
+      { email: "a@example.com", kind: "cancel" },
+      { email: "x@example.com", kind: "cancel" },
+    ]);
+  });
+});

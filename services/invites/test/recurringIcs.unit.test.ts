@@ -147,6 +147,80 @@ describe("an exception of a series", () => {
   });
 });
 
+describe("a series sent again after its occurrences were changed", () => {
+  /** 20 October moved to Wednesday 10:00 Berlin with Cy added; 3 November renamed; 27 October cancelled; 13 October over by now. */
+  const changed: SeriesOfEvent = {
+    ...series,
+    cancelledStarts: ["2026-10-27T08:00:00Z"],
+    changedOccurrences: [
+      { originalStartTime: "2026-10-13T07:00:00Z", title: "Weekly planning", description: "", startTime: "2026-10-13T07:00:00Z", duration: "30 mins", participants: ["ann@example.com"], sequence: 2 },
+      { originalStartTime: "2026-10-20T07:00:00Z", title: "Planning, moved", description: "", startTime: "2026-10-21T08:00:00Z", duration: "1 hour", participants: ["ann@example.com", "bob@example.com", "cy@example.com"], sequence: 3 },
+      { originalStartTime: "2026-11-03T08:00:00Z", title: "Planning, renamed", description: "", startTime: "2026-11-03T08:00:00Z", duration: "30 mins", participants: ["ann@example.com", "bob@example.com"], sequence: 4 },
+    ],
+  };
+  const now = Date.parse("2026-10-14T00:00:00Z");
+
+  it("carries the series and every changed occurrence not yet ended (RECURRENCE-ID), the cancelled one as EXDATE: a client keeps the moved one where it went", () => {
+    const ics = buildIcs({ meeting: { ...seriesMeeting, title: "Weekly planning (new)" }, series: changed, sequence: 6, kind: "request", recipient: "ann@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now });
+    const { method, events } = parse(ics);
+    expect(method).toBe("REQUEST");
+    expect(events.map((e) => [e.uid, e.isRecurring(), e.isRecurrenceException(), e.sequence])).toEqual([
+      [meetingUid(SERIES_ID, UID_DOMAIN), true, false, 6],
+      [meetingUid(SERIES_ID, UID_DOMAIN), false, true, 6],
+      [meetingUid(SERIES_ID, UID_DOMAIN), false, true, 6],
+    ]);
+    const [master, moved, renamed] = events as [ICAL.Event, ICAL.Event, ICAL.Event];
+    expect(master.component.getFirstProperty("exdate")!.getFirstValue()!.toString()).toBe("2026-10-27T09:00:00");
+    expect([moved.recurrenceId.toString(), moved.component.getFirstProperty("recurrence-id")!.getParameter("tzid")]).toEqual(["2026-10-20T09:00:00", "Europe/Berlin"]);
+    expect([moved.summary, moved.startDate.toJSDate().toISOString(), moved.endDate.toJSDate().toISOString()]).toEqual(["Planning, moved", "2026-10-21T08:00:00.000Z", "2026-10-21T09:00:00.000Z"]);
+    expect(moved.attendees.map((a) => String(a.getFirstValue()).toLowerCase())).toEqual(["mailto:ann@example.com", "mailto:bob@example.com", "mailto:cy@example.com"]);
+    expect(renamed.summary).toBe("Planning, renamed");
+    // As a client reads the message: the series with its overrides related.
+    master.relateException(moved);
+    master.relateException(renamed);
+    const iterator = master.iterator();
+    const seen: string[][] = [];
+    for (let next = iterator.next(); next; next = iterator.next()) {
+      const details = master.getOccurrenceDetails(next);
+      seen.push([details.startDate.toJSDate().toISOString(), details.item.summary]);
+    }
+    expect(seen).toEqual([
+      ["2026-10-13T07:00:00.000Z", "Weekly planning (new)"],
+      ["2026-10-21T08:00:00.000Z", "Planning, moved"],
+      ["2026-11-03T08:00:00.000Z", "Planning, renamed"],
+    ]);
+  });
+
+  it("is the series alone when no occurrence was changed, and a message about one occurrence carries that occurrence only", () => {
+    expect(parse(buildIcs({ meeting: seriesMeeting, series, sequence: 1, kind: "request", recipient: "ann@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now })).events).toHaveLength(1);
+    const single = buildIcs({ meeting: occurrence("2026-11-03T08:00:00Z", { title: "Planning, renamed" }), series: changed, sequence: 4, kind: "request", recipient: "ann@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now });
+    expect(parse(single).events.map((e) => e.recurrenceId.toJSDate().toISOString())).toEqual(["2026-11-03T08:00:00.000Z"]);
+  });
+
+  it("cancelled, tells someone added to one occurrence only a CANCEL of that occurrence", () => {
+    const ics = buildIcs({ meeting: { ...seriesMeeting, status: "cancelled" }, series: changed, sequence: 7, kind: "cancel", recipient: "cy@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now });
+    const { method, events } = parse(ics);
+    expect(method).toBe("CANCEL");
+    expect(events).toHaveLength(1);
+    expect([events[0]!.uid, events[0]!.recurrenceId.toJSDate().toISOString(), events[0]!.sequence]).toEqual([meetingUid(SERIES_ID, UID_DOMAIN), "2026-10-20T07:00:00.000Z", 7]);
+    expect(events[0]!.component.getFirstPropertyValue("status")).toBe("CANCELLED");
+    expect(events[0]!.attendees.map((a) => String(a.getFirstValue()).toLowerCase())).toEqual(["mailto:cy@example.com"]);
+    // A participant of the series gets the CANCEL of the whole UID.
+    const whole = parse(buildIcs({ meeting: { ...seriesMeeting, status: "cancelled" }, series: changed, sequence: 7, kind: "cancel", recipient: "bob@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now }));
+    expect(whole.events.map((e) => e.component.getFirstPropertyValue("recurrence-id"))).toEqual([null]);
+  });
+
+  it("moved to another time, tells someone added to a dropped occurrence a CANCEL of it, and the others the series without it", () => {
+    const retimed: SeriesOfEvent = { ...series, droppedOccurrences: changed.changedOccurrences!.slice(1, 2) };
+    const moved = { ...seriesMeeting, startTime: "2026-10-13T08:00:00Z" };
+    const cancel = parse(buildIcs({ meeting: moved, series: retimed, sequence: 8, kind: "cancel", recipient: "cy@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now }));
+    expect(cancel.method).toBe("CANCEL");
+    expect(cancel.events.map((e) => e.recurrenceId.toJSDate().toISOString())).toEqual(["2026-10-20T07:00:00.000Z"]);
+    const request = parse(buildIcs({ meeting: moved, series: retimed, sequence: 8, kind: "request", recipient: "ann@example.com", organizer: ORGANIZER, uidDomain: UID_DOMAIN, now }));
+    expect(request.events).toHaveLength(1);
+  });
+});
+
 describe("a series in the organizer's calendar", () => {
   it("is one VEVENT with the rule and the zone", () => {
     const ics = calendarObject({ meeting: seriesMeeting, series, sequence: 1, organizerEmail: ORGANIZER.email, uidDomain: UID_DOMAIN });

@@ -117,6 +117,10 @@ describe("recurring meetings (meetings service)", () => {
     expect(events[1]).toMatchObject({ meeting: { id: first, seriesId: series.id, originalStartTime: "2031-03-24T08:00:00Z" }, series: { rule: "FREQ=WEEKLY;COUNT=4", timeZone: "Europe/Berlin", cancelledStarts: [] }, changedFields: ["title", "startTime"] });
     expect(events[2]).toMatchObject({ series: { cancelledStarts: ["2031-04-07T07:00:00Z"] }, sendInvites: true });
     expect(events[4]).toMatchObject({ meeting: { id: series.id, status: "cancelled", recurrence: "FREQ=WEEKLY;COUNT=4" } });
+    // The series' events carry the changed occurrence beside the cancelled one, for calendars sent the series again.
+    const movedOccurrence = { originalStartTime: "2031-03-24T08:00:00Z", title: "Moved", startTime: "2031-04-01T08:00:00Z", duration: "30 mins", participants: ["cy@example.com"], sequence: 2 };
+    expect(events[3]).toMatchObject({ series: { cancelledStarts: ["2031-04-07T07:00:00Z"], changedOccurrences: [movedOccurrence], droppedOccurrences: [] } });
+    expect(events[4]).toMatchObject({ series: { changedOccurrences: [movedOccurrence] } });
   });
 
   it("a change of the whole series keeps the occurrences that have ended as they were", async () => {
@@ -147,7 +151,9 @@ describe("recurring meetings (meetings service)", () => {
       ["2031-06-05T12:00:00Z", "Sync"],
     ]);
     await eventually(() => eventsOf(series.id).length === 3);
-    expect(eventsOf(series.id)[2]).toMatchObject({ changedFields: ["startTime", "recurrence"], sequence: 3, series: { rule: "FREQ=DAILY;COUNT=3", timeZone: "America/New_York" } });
+    expect(eventsOf(series.id)[2]).toMatchObject({ changedFields: ["startTime", "recurrence"], sequence: 3, series: { rule: "FREQ=DAILY;COUNT=3", timeZone: "America/New_York", changedOccurrences: [] } });
+    // The changed occurrence the new rule dropped is named, so those added to it only can be told.
+    expect(eventsOf(series.id)[2]!.series!.droppedOccurrences!.map((o) => [o.originalStartTime, o.title])).toEqual([["2031-06-09T13:00:00Z", "Changed"]]);
   });
 
   it("a new time of day keeps each changed or cancelled occurrence on its day, at the new time; a new rule keeps those of the days it still has", async () => {

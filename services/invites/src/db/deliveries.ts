@@ -16,6 +16,8 @@ export interface DeliveryRecord {
   state: InviteState;
   attempts: number;
   lastError: string | null;
+  /** Why e-mail carried it rather than the organizer's calendar, when the calendar said (a rule it cannot say). */
+  fallbackReason: string | null;
   updatedAt: Date;
 }
 
@@ -34,6 +36,8 @@ interface DeliveryRow {
   state: InviteState;
   attempts: number;
   last_error: string | null;
+  /** Absent from rows a statement returned without it. */
+  fallback_reason?: string | null;
   updated_at: Date | string;
 }
 
@@ -59,6 +63,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   state: row.state,
   attempts: row.attempts,
   lastError: row.last_error,
+  fallbackReason: row.fallback_reason ?? null,
   updatedAt: row.updated_at instanceof Date ? row.updated_at : new Date(row.updated_at),
 });
 
@@ -336,6 +341,8 @@ export interface DeliveryOutcome {
   channel: InviteChannel;
   attempts: number;
   error?: string;
+  /** Why e-mail carries it rather than the organizer's calendar; unset keeps what was recorded. */
+  fallbackReason?: string;
 }
 
 const outcomeColumns = (db: Knex, outcome: DeliveryOutcome) => ({
@@ -343,6 +350,7 @@ const outcomeColumns = (db: Knex, outcome: DeliveryOutcome) => ({
   channel: outcome.channel,
   attempts: outcome.attempts,
   last_error: outcome.error ?? null,
+  ...(outcome.fallbackReason ? { fallback_reason: outcome.fallbackReason } : {}),
   sending_attempt: null,
   sending_since: null,
   updated_at: db.fn.now(),

@@ -87,6 +87,21 @@ export function instanceWindow(originalStart: string, meeting: Meeting): { start
   return { startDateTime: formatTimestamp(Math.min(...times) - DAY_MS), endDateTime: formatTimestamp(Math.max(...times) + DAY_MS) };
 }
 
+/**
+ * Whether an instance (read in UTC) already shows what `body` would write:
+ * the same times, subject and attendees. Graph's body text is not compared:
+ * Exchange rewrites it as HTML.
+ */
+export function instanceShows(instance: Pick<Event, "subject" | "start" | "end" | "attendees">, body: Pick<Event, "subject" | "start" | "end" | "attendees">): boolean {
+  const addresses = (e: Pick<Event, "attendees">) => (e.attendees ?? []).map((a) => a.emailAddress?.address?.toLowerCase() ?? "").sort().join(",");
+  return (
+    instance.subject === body.subject &&
+    epochMsOfGraphDateTime(instance.start) === epochMsOfGraphDateTime(body.start) &&
+    epochMsOfGraphDateTime(instance.end) === epochMsOfGraphDateTime(body.end) &&
+    addresses(instance) === addresses(body)
+  );
+}
+
 /** Whether Graph's `originalStart` of an instance (UTC, any precision) is this original start. */
 export function isInstanceOf(instance: Pick<Event, "originalStart">, originalStart: string): boolean {
   return instance.originalStart != null && Date.parse(instance.originalStart) === Date.parse(originalStart);

@@ -1,6 +1,7 @@
 import { isId } from "@sched/ids";
 import type { AttendeeResponse, InviteKind, Meeting, SeriesOfEvent } from "@sched/proto";
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, type ICalCalendar } from "ical-generator";
+import { changedOccurrencesInForce, occurrenceMeeting, occurrencesLostBy } from "./changedOccurrences.js";
 import { meetingEndMs } from "./meetingTimes.js";
 import { calendarMeetingId, occurrenceStart, recurrenceLines } from "./series.js";
 import { inZone, vtimezoneOf, writtenZone } from "./seriesZone.js";
@@ -18,6 +19,8 @@ export interface IcsInput {
   replyAddress?: string;
   /** The domain of UIDs: the same meeting keeps one UID forever, so clients update rather than duplicate. */
   uidDomain: string;
+  /** When the message is written (epoch ms; now when absent): changed occurrences ended by then are history, not sent. */
+  now?: number;
 }
 
 /** The iCalendar UID of a meeting: stable across every change of it. */
@@ -78,7 +81,10 @@ function withZone(calendar: ICalCalendar, fields: { timezone: string | null }): 
 
 /**
  * The iTIP message (RFC 5546) for one participant: METHOD:REQUEST carries the
- * whole meeting with every attendee; METHOD:CANCEL of a cancelled meeting
+ * whole meeting with every attendee (a series with each of its changed
+ * occurrences not yet ended as its own VEVENT with RECURRENCE-ID, RFC 5546
+ * 3.2.2, so a client taking the series again keeps them where they were
+ * moved); METHOD:CANCEL of a cancelled meeting
  * lists everyone and says CANCELLED, while one telling a removed participant
  * lists only them, so the others' copies are not touched. Times are UTC,
  * a series' in its zone. An occurrence changed or cancelled on its own is
@@ -87,20 +93,38 @@ function withZone(calendar: ICalCalendar, fields: { timezone: string | null }): 
  * occurrence is a CANCEL naming it, not the series sent again with a new
  * EXDATE, which would be a new version of the whole series (every
  * attendee's client would ask for their answer again). A series cancelled
- * cancels every occurrence: a CANCEL without RECURRENCE-ID.
+ * cancels every occurrence: a CANCEL without RECURRENCE-ID; someone added
+ * to some of its occurrences only gets a CANCEL of those occurrences, as
+ * when a new time of the series drops the occurrences they were added to.
  */
 export function buildIcs(input: IcsInput): string {
-  const { meeting, kind, recipient } = input;
-  const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
-  const attendees = kind === "request" || wholeMeetingCancelled ? meeting.participants.filter((p) => p !== input.organizer.email) : [recipient];
+  const { meeting, kind, recipient, series } = input;
   const calendar = ical({ prodId: PRODUCT_ID, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
-  const fields = meetingEventFields(meeting, input.series, input.sequence, input.uidDomain);
-  withZone(calendar, fields).createEvent({
-    ...fields,
-    organizer: { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) },
-    status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
-    attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
-  });
+  const organizer = { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) };
+  const others = (m: Meeting) => m.participants.filter((p) => p !== input.organizer.email);
+  const add = (m: Meeting, attendees: string[]) => {
+    const fields = meetingEventFields(m, series, input.sequence, input.uidDomain);
+    withZone(calendar, fields).createEvent({
+      ...fields,
+      organizer,
+      status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+      attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
+    });
+  };
+  const lost = kind === "cancel" && series ? occurrencesLostBy(meeting, series, recipient) : [];
+  if (lost.length > 0) {
+    // Not a participant of the series: only the occurrences they were added to are theirs to cancel.
+    for (const occurrence of lost) add(occurrenceMeeting(meeting, occurrence), [recipient]);
+    return calendar.toString();
+  }
+  const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
+  add(meeting, kind === "request" || wholeMeetingCancelled ? others(meeting) : [recipient]);
+  if (kind === "request" && series && !occurrenceStart(meeting)) {
+    for (const occurrence of changedOccurrencesInForce(series, input.now ?? Date.now())) {
+      const changed = occurrenceMeeting(meeting, occurrence);
+      add(changed, others(changed));
+    }
+  }
   return calendar.toString();
 }
 

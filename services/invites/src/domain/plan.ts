@@ -1,4 +1,5 @@
 import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingDeleted, meetingUpdated, Mode, PayloadOf, SeriesOfEvent } from "@sched/proto";
+import { occurrenceOnlyLosers } from "./changedOccurrences.js";
 import { calendarMeetingId } from "./series.js";
 
 /**
@@ -33,7 +34,10 @@ export interface MeetingChange {
  * organizer is never sent their own invitation. A series and each of its
  * occurrences changed on their own are meetings of their own here: the
  * series' participants hear of the series, an occurrence's of that
- * occurrence (its update or cancellation names it), each once.
+ * occurrence (its update or cancellation names it), each once. Someone
+ * added to one occurrence only is told when a change of the series takes
+ * it away (the series cancelled, or a new time dropping the occurrence):
+ * a cancellation of that occurrence.
  */
 export function plannedDeliveries(event: MeetingEvent): PlannedDelivery[] {
   if (!event.sendInvites) return [];
@@ -41,12 +45,14 @@ export function plannedDeliveries(event: MeetingEvent): PlannedDelivery[] {
   const current = event.meeting.participants.map((p) => p.toLowerCase()).filter((p) => p !== organizer);
   // A draft never sent anything: nobody it listed has an invitation to take back.
   const previous = "previousStatus" in event && event.previousStatus !== "draft" ? event.previousParticipants.map((p) => p.toLowerCase()).filter((p) => p !== organizer) : [];
-  if (event.meeting.status === "cancelled") {
-    return [...new Set([...current, ...previous])].map((email) => ({ email, kind: "cancel" }));
-  }
+  // Someone added to one occurrence only hears of the series when it takes that occurrence away.
+  const heard = new Set([...current, ...previous]);
+  const occurrenceOnly = occurrenceOnlyLosers(event.meeting, event.series, organizer).filter((email) => !heard.has(email));
+  const cancels = (emails: Iterable<string>) => [...new Set(emails)].map((email) => ({ email, kind: "cancel" as const }));
+  if (event.meeting.status === "cancelled") return cancels([...current, ...previous, ...occurrenceOnly]);
   const stillIn = new Set(current);
   const removed = previous.filter((p) => !stillIn.has(p));
-  return [...current.map((email) => ({ email, kind: "request" as const })), ...[...new Set(removed)].map((email) => ({ email, kind: "cancel" as const }))];
+  return [...current.map((email) => ({ email, kind: "request" as const })), ...cancels([...removed, ...occurrenceOnly])];
 }
 
 export function changeOf(event: MeetingEvent): MeetingChange {

@@ -1,9 +1,10 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { formatTimestamp, meetingsRecordResponse, type GivenResponse } from "@sched/proto";
+import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import type { calendar_v3 } from "@googleapis/calendar";
 import { connectionById } from "../db/connections.js";
+import { answersOfGoogleEvents, type AnswerToRecord } from "../domain/calendarAnswers.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { googleFailure } from "./google.js";
 import { everyInterval } from "./pollRounds.js";
@@ -19,8 +20,6 @@ export interface GoogleAnswerSettings {
 /** Events of one list page; Google follows with `nextPageToken` beyond it. */
 const PAGE_SIZE = 2_500;
 
-const GIVEN: Record<string, GivenResponse> = { accepted: "accepted", declined: "declined", tentative: "tentative" };
-
 /**
  * Reads attendees' answers back from organizers' Google calendars: Google
  * writes each attendee's answer into the organizer's event
@@ -28,12 +27,19 @@ const GIVEN: Record<string, GivenResponse> = { accepted: "accepted", declined: "
  * of the primary calendar's events over the coming window (more only past
  * 2,500 events) is read, its events matched with the ones this service
  * inserted, and an answer not seen before is sent to meetings to record.
- * Google keeps no time of the answer: it is dated when first read.
+ * Google keeps no time of the answer: it is dated when first read. A series
+ * is listed as its recurring event (answers to the whole series, sent for
+ * the series' id) and its instances changed on their own, an attendee's
+ * answer to one occurrence among them (sent for the occurrence's id where
+ * it differs from their answer to the series).
  */
 export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: GoogleAnswerSettings & { timeoutMs: number }): Stoppable {
   const log = logger.child({ component: "google-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
+  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
+  const apart = new Set<string>();
+  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
   const readEvents = async (connectionId: string): Promise<calendar_v3.Schema$Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -48,9 +54,10 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
           calendarId: "primary",
           timeMin: new Date(now - 86_400_000).toISOString(),
           timeMax: new Date(now + settings.windowDays * 86_400_000).toISOString(),
-          singleEvents: true,
+          // Series as one item each, with their instances changed on their own (an answer to one occurrence makes one) beside them.
+          singleEvents: false,
           maxResults: PAGE_SIZE,
-          fields: "items(id,status,attendees(email,responseStatus)),nextPageToken",
+          fields: "items(id,status,recurringEventId,originalStartTime,attendees(email,responseStatus)),nextPageToken",
           ...(pageToken ? { pageToken } : {}),
         });
         events.push(...(res.data.items ?? []));
@@ -64,28 +71,24 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
     return events;
   };
 
+  const record = async (meeting: ProviderEvent, answer: AnswerToRecord) => {
+    const key = `${answer.meetingId}|${answer.email}|${answer.response}`;
+    if (seen.has(key)) return;
+    const { outcome } = await bus.request(
+      meetingsRecordResponse,
+      { mode: "live", meetingId: answer.meetingId, organizerEmail: meeting.organizerEmail, email: answer.email, response: answer.response, respondedAt: formatTimestamp(new Date()), source: "google" },
+      { timeoutMs: settings.timeoutMs },
+    );
+    seen.add(key);
+    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
+    if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Google calendar");
+    else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Google calendar not recorded");
+  };
+
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
     const read = await readEvents(connectionId);
     if (!read) return;
-    const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
-    for (const event of read) {
-      const meeting = event.id ? byEventId.get(event.id) : undefined;
-      if (!meeting || event.status === "cancelled") continue;
-      for (const attendee of event.attendees ?? []) {
-        const email = attendee.email?.toLowerCase();
-        const response = attendee.responseStatus ? GIVEN[attendee.responseStatus] : undefined;
-        if (!email || !response) continue;
-        const key = `${meeting.meetingId}|${email}|${response}`;
-        if (seen.has(key)) continue;
-        const { outcome } = await bus.request(
-          meetingsRecordResponse,
-          { mode: "live", meetingId: meeting.meetingId, organizerEmail: meeting.organizerEmail, email, response, respondedAt: formatTimestamp(new Date()), source: "google" },
-          { timeoutMs: settings.timeoutMs },
-        );
-        seen.add(key);
-        if (outcome === "applied") log.info({ meetingId: meeting.meetingId, response }, "answer read from the organizer's Google calendar");
-      }
-    }
+    for (const { meeting, answers } of answersOfGoogleEvents(read, ours, answeredApart)) for (const answer of answers) await record(meeting, answer);
   };
 
   return everyInterval(
@@ -99,3 +102,4 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
     log,
   );
 }
+

@@ -9,6 +9,11 @@ import type { ConnectionVault } from "./vault.js";
 /** Google could not carry this change (it never had the meeting): the participants are told by e-mail instead. */
 export const NOT_ON_PROVIDER = "not-on-provider";
 
+/** A provider will not carry the meeting, for the reason given (a rule it cannot say): e-mail carries it, and the reason is kept with its deliveries. */
+export interface ByEmail {
+  byEmail: string;
+}
+
 /**
  * Puts one meeting change on the organizer's Google Calendar, from which
  * Google sends the invitations, updates and cancellations to the attendees

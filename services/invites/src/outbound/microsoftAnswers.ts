@@ -5,7 +5,9 @@ import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
+import { answersToRecord, type AnswerToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
 import { graphDateTime, graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import type { MicrosoftSession } from "./microsoft.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -26,14 +28,20 @@ const PAGE_SIZE = 500;
  * (`attendees[].status`). Every interval, per connection, one calendar
  * view over the coming window (more only past 500 events) is read, its
  * events matched with the ones this service created, and an answer not
- * seen before is sent to meetings to record.
+ * seen before is sent to meetings to record. A series with occurrences in
+ * the window costs one more read, of its recurring event: answers to the
+ * series go to the series' id, an answer to one occurrence that differs
+ * from it to the occurrence's id (calendarAnswers).
  */
 export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: MicrosoftAnswerSettings): Stoppable {
   const log = logger.child({ component: "microsoft-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
+  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
+  const apart = new Set<string>();
+  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
-  const readCalendarView = async (connectionId: string): Promise<Event[] | undefined> => {
+  const readCalendarView = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
     const session = vault.microsoft(connection);
@@ -43,7 +51,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       let page = (await session.graph
         .api("/me/calendarView")
         .query({ startDateTime: graphDateTime(now - 86_400_000).dateTime + "Z", endDateTime: graphDateTime(now + settings.windowDays * 86_400_000).dateTime + "Z" })
-        .select(["id", "attendees", "isCancelled"])
+        .select(["id", "attendees", "isCancelled", "type", "seriesMasterId", "originalStart"])
         .header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`)
         .get()) as { value?: Event[]; "@odata.nextLink"?: string };
       events.push(...(page.value ?? []));
@@ -56,31 +64,56 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
       throw failure;
     }
-    return events;
+    return { events, session };
   };
 
+  /** A series' recurring event as Graph keeps it, read once a round: its attendees' answers to the whole series. */
+  const readSeriesMaster = async (session: MicrosoftSession, masterId: string): Promise<Event | undefined> => {
+    try {
+      return (await session.graph.api(`/me/events/${encodeURIComponent(masterId)}`).select(["id", "attendees", "isCancelled"]).get()) as Event;
+    } catch (err) {
+      throw session.failureOf(err);
+    }
+  };
+
+  const record = async (meeting: ProviderEvent, answer: AnswerToRecord) => {
+    const key = `${answer.meetingId}|${answer.email}|${answer.response}|${answer.at ?? ""}`;
+    if (seen.has(key)) return;
+    const respondedAt = answer.at ?? formatTimestamp(new Date());
+    const { outcome } = await bus.request(
+      meetingsRecordResponse,
+      { mode: "live", meetingId: answer.meetingId, organizerEmail: meeting.organizerEmail, email: answer.email, response: answer.response, respondedAt, source: "microsoft" },
+      { timeoutMs: settings.timeoutMs },
+    );
+    seen.add(key);
+    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
+    if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Microsoft calendar");
+    else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Microsoft calendar not recorded");
+  };
+
+  /**
+   * A single event of ours gives answers to its meeting; the occurrences of
+   * a series of ours (calendarView lists occurrences, not the series) send
+   * the round to the series' event for the answers to the whole series, and
+   * give those an attendee gave one occurrence on its own.
+   */
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
     const read = await readCalendarView(connectionId);
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
-    for (const event of read) {
-      const meeting = event.id ? byEventId.get(event.id) : undefined;
-      if (!meeting || event.isCancelled) continue;
-      for (const attendee of event.attendees ?? []) {
-        const email = attendee.emailAddress?.address?.toLowerCase();
-        const response = responseOfGraph(attendee.status?.response);
-        if (!email || !response) continue;
-        const respondedAt = graphResponseTime(attendee.status?.time) ?? formatTimestamp(new Date());
-        const key = `${meeting.meetingId}|${email}|${response}|${attendee.status?.time ?? ""}`;
-        if (seen.has(key)) continue;
-        const { outcome } = await bus.request(
-          meetingsRecordResponse,
-          { mode: "live", meetingId: meeting.meetingId, organizerEmail: meeting.organizerEmail, email, response, respondedAt, source: "microsoft" },
-          { timeoutMs: settings.timeoutMs },
-        );
-        seen.add(key);
-        if (outcome === "applied") log.info({ meetingId: meeting.meetingId, response }, "answer read from the organizer's Microsoft calendar");
-      }
+    const instancesBySeries = new Map<string, Event[]>();
+    for (const event of read.events) {
+      if (event.isCancelled) continue;
+      const single = event.id ? byEventId.get(event.id) : undefined;
+      if (single) for (const answer of answersToRecord(single.meetingId, shownAnswers(event))) await record(single, answer);
+      else if (event.seriesMasterId && byEventId.has(event.seriesMasterId)) instancesBySeries.set(event.seriesMasterId, [...(instancesBySeries.get(event.seriesMasterId) ?? []), event]);
+    }
+    for (const [masterId, instances] of instancesBySeries) {
+      const series = byEventId.get(masterId)!;
+      const master = await readSeriesMaster(read.session, masterId);
+      if (!master || master.isCancelled) continue;
+      const ofInstances = instances.filter((i) => i.originalStart).map((i) => ({ originalStart: i.originalStart!, shown: shownAnswers(i) }));
+      for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances, answeredApart)) await record(series, answer);
     }
   };
 
@@ -94,4 +127,13 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     settings.everyMs,
     log,
   );
+}
+
+/** The answers an event's attendees gave, as Graph shows them (none for an attendee who has not answered). */
+function shownAnswers(event: Pick<Event, "attendees">): ShownAnswer[] {
+  return (event.attendees ?? []).flatMap((attendee) => {
+    const email = attendee.emailAddress?.address;
+    const response = responseOfGraph(attendee.status?.response);
+    return email && response ? [{ email, response, at: graphResponseTime(attendee.status?.time) }] : [];
+  });
 }

@@ -155,9 +155,11 @@ export class DeliveryWorker {
       if (rows.some((row) => row.sendingAttempt !== null && !row.sendingPresumedLost)) return await this.waitForOtherAttempt(change);
       const connection = rows.length > 0 ? await this.providerConnectionFor(change) : undefined;
       if (connection) channel = connection.provider;
-      if (!connection || !(await this.tryProvider(connection, change, rows, attempt))) {
+      const tried = connection ? await this.tryProvider(connection, change, rows, attempt) : { taken: false as const };
+      if (!tried.taken) {
         channel = "email";
-        await this.deliverByEmail(change, connection ? await pendingDeliveries(db, change) : rows, attempt);
+        if (tried.reason) logger.info({ meetingId: change.meetingId, sequence: change.sequence, provider: connection?.provider, reason: tried.reason }, "invites go by e-mail: the calendar cannot carry the meeting");
+        await this.deliverByEmail(change, connection ? await pendingDeliveries(db, change) : rows, attempt, tried.reason);
       }
       if (!(await finishChange(db, change, this.owner, "done"))) throw new LeaseLost();
       return "done";
@@ -257,16 +259,17 @@ export class DeliveryWorker {
   }
 
   /**
-   * True when the provider took the change; false when e-mail must carry it
-   * (revoked grant, or the provider never had the meeting). One call carries
-   * every delivery of the change, so all are marked as being sent before it.
+   * Whether the provider took the change; not taken when e-mail must carry
+   * it (revoked grant, the provider never had the meeting, or, with the
+   * reason, one it cannot carry). One call carries every delivery of the
+   * change, so all are marked as being sent before it.
    */
-  private async tryProvider(connection: ConnectionRecord, change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<boolean> {
+  private async tryProvider(connection: ConnectionRecord, change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<{ taken: true } | { taken: false; reason?: string }> {
     const { db, vault, settings } = this.deps;
     const channel = connection.provider;
     if (!(await beginSending(db, change, this.owner, settings.leaseMs, rows, attempt)).leased) throw new LeaseLost();
     const notTaken = (error?: string) => this.store(change, () => settleDeliveries(db, change, rows, { state: "pending", channel, attempts: change.attempts, error }, attempt));
-    let result: Awaited<ReturnType<typeof deliverThroughGoogle>>;
+    let result: Awaited<ReturnType<typeof deliverThroughMicrosoft>>;
     try {
       result = await this.deliverThrough(connection, change);
     } catch (err) {
@@ -274,26 +277,32 @@ export class DeliveryWorker {
       await notTaken(failure.message);
       if (failure.kind !== "revoked") throw failure;
       await vault.markBroken(connection, failure.message);
-      return false;
+      return { taken: false };
     }
     if (result === NOT_ON_PROVIDER) {
       await notTaken();
-      return false;
+      return { taken: false };
     }
+    if (typeof result === "object" && "byEmail" in result) {
+      await notTaken();
+      return { taken: false, reason: result.byEmail };
+    }
+    const inserted = typeof result === "object" ? result.inserted : undefined;
     await this.store(change, async () => {
-      if (typeof result === "object") await saveProviderEvent(db, change.meetingId, connection.id, result.inserted);
+      if (inserted) await saveProviderEvent(db, change.meetingId, connection.id, inserted);
       await settleDeliveries(db, change, rows, { state: "sent", channel, attempts: change.attempts }, attempt);
     });
     this.deps.settled?.();
     for (let i = 0; i < rows.length; i++) recordInviteDelivery("sent", channel);
-    return true;
+    return { taken: true };
   }
 
   /**
    * One message per participant, each marked as being sent before it goes
    * and settled as soon as the relay answers, so a retry sends only the rest.
+   * `fallbackReason`: why the organizer's calendar did not carry them, kept with each.
    */
-  private async deliverByEmail(change: ClaimedChange, rows: PendingDelivery[], attempt: string): Promise<void> {
+  private async deliverByEmail(change: ClaimedChange, rows: PendingDelivery[], attempt: string, fallbackReason?: string): Promise<void> {
     const { db, email, settings } = this.deps;
     let retry: DeliveryFailure | undefined;
     let doubted: DeliveryFailure | undefined;
@@ -315,7 +324,7 @@ export class DeliveryWorker {
         continue;
       }
       const state = !failure ? "sent" : failure.kind === "permanent" ? "failed" : "pending";
-      await this.store(change, () => settleDeliveries(db, change, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message }, attempt));
+      await this.store(change, () => settleDeliveries(db, change, [row], { state, channel: "email", attempts: change.attempts, error: failure?.message, fallbackReason }, attempt));
       if (state === "pending") retry ??= failure;
       else {
         recordInviteDelivery(state, "email");

@@ -194,9 +194,16 @@ export async function findException(db: Knex, seriesId: string, originalStart: D
   return row ? toException(row) : undefined;
 }
 
-/** The series' cancelled occurrences, for EXDATE. */
-export async function cancelledExceptions(db: Knex, seriesId: string): Promise<ExceptionRecord[]> {
-  const rows = (await db("meeting_exceptions").where({ series_id: seriesId, status: "cancelled" }).orderBy("original_start")) as ExceptionRow[];
+/**
+ * The exceptions a series' event carries: every cancelled occurrence (for
+ * EXDATE) and the changed ones not ended by `now` (each its own VEVENT), in
+ * original-start order.
+ */
+export async function eventExceptions(db: Knex, seriesId: string, now: Date): Promise<ExceptionRecord[]> {
+  const rows = (await db("meeting_exceptions")
+    .where({ series_id: seriesId })
+    .andWhere((q) => q.where({ status: "cancelled" }).orWhere("end_time", ">", iso(now)))
+    .orderBy("original_start")) as ExceptionRow[];
   return rows.map(toException);
 }
 

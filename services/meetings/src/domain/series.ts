@@ -1,4 +1,4 @@
-import type { Caller, Duration, Meeting, MeetingListItem, MeetingStatus, SeriesOfEvent } from "@sched/proto";
+import type { Caller, ChangedOccurrence, Duration, Meeting, MeetingListItem, MeetingStatus, SeriesOfEvent } from "@sched/proto";
 import type { MeetingState } from "./changes.js";
 import type { MeetingRecord } from "./meeting.js";
 import { attendeesOf, occurrenceAnswers, type Answers } from "./seriesAnswers.js";
@@ -145,11 +145,25 @@ export function seriesAccess(series: Pick<SeriesRecord, "mode" | "organizerId" |
   return series.participants.includes(caller.email.toLowerCase()) ? "participant" : "none";
 }
 
-/** What events about a series carry for calendars: the rule, its zone, and the cancelled occurrences (EXDATE). */
-export function seriesOfEvent(series: SeriesRecord, exceptions: readonly ExceptionRecord[]): SeriesOfEvent {
-  const cancelled = exceptions
-    .filter((e) => e.seriesId === series.id && e.status === "cancelled")
-    .map((e) => e.originalStart.getTime())
-    .sort((a, b) => a - b);
-  return { rule: series.recurrence, timeZone: series.timeZone, cancelledStarts: cancelled.map((t) => formatTimestamp(new Date(t))) };
+/**
+ * What events about a series carry for calendars: the rule, its zone, the
+ * cancelled occurrences (EXDATE), and the changed ones among `exceptions`
+ * (the caller passes those not yet ended) and among those the change `dropped`.
+ */
+export function seriesOfEvent(series: SeriesRecord, exceptions: readonly ExceptionRecord[], dropped: readonly ExceptionRecord[] = []): SeriesOfEvent {
+  const own = (list: readonly ExceptionRecord[]) => list.filter((e) => e.seriesId === series.id).sort((a, b) => a.originalStart.getTime() - b.originalStart.getTime());
+  const changed = (list: readonly ExceptionRecord[]) => own(list).filter((e) => e.status !== "cancelled").map(changedOccurrence);
+  const cancelled = own(exceptions).filter((e) => e.status === "cancelled");
+  return {
+    rule: series.recurrence,
+    timeZone: series.timeZone,
+    cancelledStarts: cancelled.map((e) => formatTimestamp(e.originalStart)),
+    changedOccurrences: changed(exceptions),
+    droppedOccurrences: changed(dropped),
+  };
+}
+
+function changedOccurrence(e: ExceptionRecord): ChangedOccurrence {
+  const { title, description, duration, participants, sequence } = e;
+  return { originalStartTime: formatTimestamp(e.originalStart), title, description, startTime: formatTimestamp(e.startTime), duration, participants, sequence };
 }

@@ -54,14 +54,14 @@ export function checkSeriesUpdatable(series: SeriesRecord, now: Date): void {
   if (series.lastEnd.getTime() <= now.getTime()) throw new AppError("meeting_ended", "This meeting has already ended and can no longer be updated.");
 }
 
-function base(series: SeriesRecord, exceptions: readonly ExceptionRecord[], sendInvites: boolean, eventId: string, now: Date) {
+function base(series: SeriesRecord, exceptions: readonly ExceptionRecord[], sendInvites: boolean, eventId: string, now: Date, dropped: readonly ExceptionRecord[] = []) {
   return {
     eventId,
     meetingId: series.id,
     mode: series.mode,
     organizer: { userId: series.organizerId, email: series.organizerEmail },
     meeting: seriesToMeeting(series),
-    series: seriesOfEvent(series, exceptions),
+    series: seriesOfEvent(series, exceptions, dropped),
     sequence: series.sequence,
     sendInvites,
     occurredAt: formatTimestamp(now),
@@ -76,13 +76,14 @@ export function seriesCreatedEvent(series: SeriesRecord, sendInvites: boolean, e
 export function seriesChangeEvent(
   before: { status: MeetingStatus; participants: string[] },
   after: SeriesRecord,
-  cancelled: readonly ExceptionRecord[],
+  exceptions: readonly ExceptionRecord[],
+  dropped: readonly ExceptionRecord[],
   changed: MeetingField[],
   sendInvites: boolean,
   eventId: string,
   now: Date,
 ): ChangeEvent {
-  const payload = { ...base(after, cancelled, sendInvites, eventId, now), changedFields: changed, previousStatus: before.status, previousParticipants: before.participants };
+  const payload = { ...base(after, exceptions, sendInvites, eventId, now, dropped), changedFields: changed, previousStatus: before.status, previousParticipants: before.participants };
   return after.status === "cancelled" && before.status !== "cancelled" ? { def: meetingCancelled, payload } : { def: meetingUpdated, payload };
 }
 
@@ -96,14 +97,14 @@ export function exceptionEvent(
   before: Occurrence,
   after: Occurrence,
   own: Answers | undefined,
-  cancelled: readonly ExceptionRecord[],
+  exceptions: readonly ExceptionRecord[],
   changed: MeetingField[],
   sendInvites: boolean,
   eventId: string,
   now: Date,
 ): ChangeEvent {
   const payload = {
-    ...base(series, cancelled, sendInvites, eventId, now),
+    ...base(series, exceptions, sendInvites, eventId, now),
     meetingId: after.id,
     meeting: occurrenceToMeeting(series, after, own),
     sequence: after.sequence,
@@ -115,7 +116,7 @@ export function exceptionEvent(
 }
 
 /** The event of removing a whole series: its last state marked cancelled, one sequence on. */
-export function seriesDeletedEvent(before: SeriesRecord, cancelled: readonly ExceptionRecord[], sendInvites: boolean, eventId: string, now: Date): PayloadOf<typeof meetingDeleted> {
+export function seriesDeletedEvent(before: SeriesRecord, exceptions: readonly ExceptionRecord[], sendInvites: boolean, eventId: string, now: Date): PayloadOf<typeof meetingDeleted> {
   const gone: SeriesRecord = { ...before, status: "cancelled", sequence: before.sequence + 1 };
-  return { ...base(gone, cancelled, sendInvites, eventId, now), previousStatus: before.status, previousParticipants: before.participants };
+  return { ...base(gone, exceptions, sendInvites, eventId, now), previousStatus: before.status, previousParticipants: before.participants };
 }

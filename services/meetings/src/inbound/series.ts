@@ -13,9 +13,9 @@ import { RESETTING, responsesAfterChange } from "../domain/responses.js";
 import { retimedExceptions } from "../domain/retimedExceptions.js";
 import { askAgain } from "../domain/seriesAnswers.js";
 import {
-  cancelledExceptions,
   deleteSeries,
   dropOccurrenceAnswersAfter,
+  eventExceptions,
   exceptionStartsBefore,
   findException,
   findSeries,
@@ -95,8 +95,8 @@ export async function updateOccurrence(
     await saveOccurrenceAnswers(trx, asked);
     own = Object.fromEntries(asked.map((a) => [a.email, a]));
   }
-  const cancelled = await cancelledExceptions(trx, series.id);
-  const event = exceptionEvent({ ...series, sequence }, before, after, own, cancelled, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  const exceptions = await eventExceptions(trx, series.id, now);
+  const event = exceptionEvent({ ...series, sequence }, before, after, own, exceptions, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: occurrenceToMeeting(series, after, own), changed: true };
 }
@@ -158,11 +158,20 @@ export async function updateWholeSeries(
   }
   const responses = responsesAfterChange(series.responses, state.participants, changed);
   const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence, responses };
-  if (retimed) await saveExceptions(trx, retimedExceptions(series, after, await takeExceptionsEndingAfter(trx, series.id, now), now));
+  let dropped: ExceptionRecord[] = [];
+  if (retimed) {
+    const taken = await takeExceptionsEndingAfter(trx, series.id, now);
+    const kept = retimedExceptions(series, after, taken, now);
+    await saveExceptions(trx, kept);
+    // An occurrence the new series does not have at the same start is gone for calendars (RECURRENCE-ID names the start):
+    // those told of it alone hear it is cancelled; a kept one comes again at its new start among the changed occurrences.
+    const keptStarts = new Set(kept.map((e) => e.originalStart.getTime()));
+    dropped = taken.filter((e) => !keptStarts.has(e.originalStart.getTime()));
+  }
   if (changed.some((field) => RESETTING.includes(field))) await dropOccurrenceAnswersAfter(trx, series.id, new Date(now.getTime() - DURATION_MINUTES[series.duration] * 60_000));
   await updateSeries(trx, after, now);
-  const cancelled = await cancelledExceptions(trx, series.id);
-  const event = seriesChangeEvent(series, after, cancelled, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
+  const exceptions = await eventExceptions(trx, series.id, now);
+  const event = seriesChangeEvent(series, after, exceptions, dropped, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: seriesToMeeting(after), changed: true };
 }
@@ -176,18 +185,18 @@ export async function cancelOccurrence(trx: Knex.Transaction, ref: { seriesId: s
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, status: "cancelled", sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
-  const cancelled = await cancelledExceptions(trx, series.id);
+  const exceptions = await eventExceptions(trx, series.id, now);
   const own = await ownAnswers(trx, series.id, before.originalStart);
-  const event = exceptionEvent({ ...series, sequence }, before, after, own, cancelled, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
+  const event = exceptionEvent({ ...series, sequence }, before, after, own, exceptions, ["status"], cancelsOnDelete(before, sendInvites, now), newEventId(), now);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
 }
 
 /** DELETE of a series id: the whole series goes. */
 export async function deleteWholeSeries(trx: Knex.Transaction, id: string, caller: Caller, sendInvites: boolean, now: Date): Promise<void> {
   const series = await lockedSeries(trx, id, caller, "remove");
-  const cancelled = await cancelledExceptions(trx, series.id);
+  const exceptions = await eventExceptions(trx, series.id, now);
   await deleteSeries(trx, series.id);
   const owed = sendInvites && series.status === "confirmed" && series.lastEnd.getTime() > now.getTime();
-  const payload = seriesDeletedEvent(series, cancelled, owed, newEventId(), now);
+  const payload = seriesDeletedEvent(series, exceptions, owed, newEventId(), now);
   await enqueueEvent(trx, meetingDeleted, payload, eventMsgId(series.id, payload.sequence));
 }

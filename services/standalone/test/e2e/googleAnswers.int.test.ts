@@ -36,7 +36,7 @@ describe.each(WIRINGS)("answers read back from Google calendars (%s)", async (wi
     }, 15_000, 100);
     expect(attendees["ga@example.com"]!.respondedAt).not.toBeNull();
     const reads = () => world.google.calendarCalls().filter((c) => c.method === "GET" && c.accessToken === grant.accessToken);
-    expect(reads().every((c) => c.path === "/calendar/v3/calendars/primary/events" && c.query.singleEvents === "true")).toBe(true);
+    expect(reads().every((c) => c.path === "/calendar/v3/calendars/primary/events" && c.query.singleEvents === "false")).toBe(true);
     const before = reads().length;
     const since = Date.now();
     await new Promise((r) => setTimeout(r, ANSWERS_POLL_MS * 5));

@@ -138,6 +138,76 @@ describe.each(WIRINGS)("invites of recurring meetings (%s)", async (wiring) => {
     expect((await invitesOf(org.key, series.id)).map((i) => [i.email, i.kind, i.state])).toEqual(guests.map((g) => [g, "cancel", "sent"]));
   });
 
+  it.runIf(available)("a series e-mailed again carries its moved occurrence; someone added to one occurrence only gets a CANCEL of it when the series goes", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    const guest = `eve-${uniqueSuffix()}@example.com`;
+    const extra = `fay-${uniqueSuffix()}@example.com`;
+    const series = await createSeries(org.key, [guest]);
+    const uid = `${series.id}@sched.invalid`;
+    const mailsOf = (who: string, count: number) => eventually(() => (world.smtp.to(who).length >= count ? world.smtp.to(who) : undefined), 20_000, 100);
+    await settledAt(org.key, series.id, 1, 1);
+
+    // 24 March moves to Tuesday 10:00 Berlin, with Fay added to it alone.
+    const movedId = series.occurrence("20310324T080000Z");
+    expect((await call(world.url, "PATCH", `/v1/meetings/${movedId}`, { key: org.key, body: { startTime: "2031-03-25T10:00", participants: [guest, extra] } })).status).toBe(200);
+    const [fayInvite] = await mailsOf(extra, 1);
+    const fayInvited = read(fayInvite!.ics!);
+    expect([fayInvited.method, fayInvited.events.length, fayInvited.events[0]!.recurrenceId.toJSDate().toISOString()]).toEqual(["REQUEST", 1, "2031-03-24T08:00:00.000Z"]);
+
+    // The series renamed: Eve's update is the series and, beside it, the moved occurrence where it went.
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { title: "Weekly sync, renamed" } })).status).toBe(200);
+    const renamed = read((await mailsOf(guest, 3))[2]!.ics!);
+    expect(renamed.method).toBe("REQUEST");
+    expect(renamed.events.map((e) => [e.uid, e.isRecurrenceException() ? e.recurrenceId.toJSDate().toISOString() : null])).toEqual([
+      [uid, null],
+      [uid, "2031-03-24T08:00:00.000Z"],
+    ]);
+    const [master, moved] = renamed.events as [ICAL.Event, ICAL.Event];
+    expect(master.summary).toBe("Weekly sync, renamed");
+    expect(moved.startDate.toJSDate().toISOString()).toBe("2031-03-25T09:00:00.000Z");
+    expect(moved.attendees.map((a) => String(a.getFirstValue()).toLowerCase().replace(/^mailto:/, ""))).toEqual([guest, extra]);
+    master.relateException(moved);
+    const seen: string[] = [];
+    const iterator = master.iterator();
+    for (let next = iterator.next(); next; next = iterator.next()) seen.push(master.getOccurrenceDetails(next).startDate.toJSDate().toISOString());
+    expect(seen).toEqual(["2031-03-17T08:00:00.000Z", "2031-03-25T09:00:00.000Z", "2031-03-31T07:00:00.000Z", "2031-04-07T07:00:00.000Z"]);
+
+    // The series cancelled: Eve a CANCEL of the UID, Fay a CANCEL of her occurrence.
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
+    const fayCancel = read((await mailsOf(extra, 2))[1]!.ics!);
+    expect(fayCancel.method).toBe("CANCEL");
+    expect(fayCancel.events.map((e) => [e.uid, e.recurrenceId.toJSDate().toISOString()])).toEqual([[uid, "2031-03-24T08:00:00.000Z"]]);
+    const eveCancel = read((await mailsOf(guest, 4))[3]!.ics!);
+    expect([eveCancel.method, eveCancel.events[0]!.component.getFirstPropertyValue("recurrence-id")]).toEqual(["CANCEL", null]);
+    const invites = await eventually(async () => {
+      const data = await invitesOf(org.key, series.id);
+      return data.length === 2 && data.every((i) => i.state === "sent" && i.kind === "cancel") ? data : undefined;
+    }, 20_000, 100);
+    expect(invites.map((i) => i.email)).toEqual([guest, extra].sort());
+  });
+
+  it.runIf(available)("a new rule for the series drops an occurrence changed on its own: the one added to it alone gets a CANCEL of it", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    const guest = `gil-${uniqueSuffix()}@example.com`;
+    const extra = `hal-${uniqueSuffix()}@example.com`;
+    const series = await createSeries(org.key, [guest]);
+    const mailsOf = (who: string, count: number) => eventually(() => (world.smtp.to(who).length >= count ? world.smtp.to(who) : undefined), 20_000, 100);
+    await settledAt(org.key, series.id, 1, 1);
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.occurrence("20310331T070000Z")}`, { key: org.key, body: { participants: [guest, extra] } })).status).toBe(200);
+    await mailsOf(extra, 1);
+
+    // Tuesdays from now on: Monday 31 March is no day of the new rule, so its changed occurrence goes.
+    const moved = await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { startTime: "2031-03-18T09:00", recurrence: "FREQ=WEEKLY;BYDAY=TU;COUNT=4" } });
+    expect(moved.status).toBe(200);
+    const halCancel = read((await mailsOf(extra, 2))[1]!.ics!);
+    expect(halCancel.method).toBe("CANCEL");
+    expect(halCancel.events.map((e) => e.recurrenceId.toJSDate().toISOString())).toEqual(["2031-03-31T07:00:00.000Z"]);
+    // Gil's update is the series on its new days, without the dropped occurrence.
+    const gilUpdate = read((await mailsOf(guest, 3))[2]!.ics!);
+    expect(gilUpdate.events).toHaveLength(1);
+    expect(berlinStarts(gilUpdate.events[0]!)).toEqual(["2031-03-18 09:00", "2031-03-25 09:00", "2031-04-01 09:00", "2031-04-08 09:00"]);
+  });
+
   it.runIf(available)("puts one recurring event on Google, changes and cancels one occurrence through its instance, and deletes the event for the series", async () => {
     const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
     await attachGoogle(world, org.userId, world.google.grant());
