@@ -2,28 +2,32 @@ import type { Handler } from "@sched/bus";
 import type { BusyInterval, meetingsBusy } from "@sched/proto";
 import { mergeIntervals, occurrenceBusy } from "../domain/busyOccurrences.js";
 import { busyIntervals } from "../db/queries.js";
-import { exceptionsNear, seriesOfUsers } from "../db/seriesQueries.js";
+import { readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /**
  * meetings.v1.busy: every requested user, with their merged busy time in
  * [from, to) as epoch-second pairs: single meetings and time off from one
- * statement, occurrences of recurring meetings expanded over [from, to) only.
+ * statement, which also names the versions of the users' confirmed series;
+ * their occurrences are expanded over [from, to) only, from the series kept
+ * under those versions (db/seriesStore.ts).
  */
 export function busy(deps: MeetingsDeps): Handler<typeof meetingsBusy> {
   return async (request) => {
     const from = new Date(request.from);
     const to = new Date(request.to);
-    const [rows, series] = await Promise.all([
-      busyIntervals(deps.db, { mode: request.mode, users: request.users, from, to }),
-      seriesOfUsers(deps.db, request.mode, request.users, from, to),
-    ]);
+    const { intervals, beside } = await busyIntervals(
+      deps.db,
+      { mode: request.mode, users: request.users, from, to },
+      seriesVersionsSql({ mode: request.mode, users: request.users, from, to, confirmedOnly: true }),
+    );
     const byUser = new Map<string, BusyInterval[]>(request.users.map((u) => [u.userId, []]));
-    for (const row of rows) byUser.get(row.userId)?.push([row.start, row.end]);
-    if (series.length > 0) {
-      const exceptions = await exceptionsNear(deps.db, series.map((s) => s.id), from, to);
+    for (const row of intervals) byUser.get(row.userId)?.push([row.start, row.end]);
+    const versions = readSeriesVersions(beside);
+    if (versions.length > 0) {
+      const kept = await deps.series.read(deps.db, request.mode, versions);
       for (const user of request.users) {
-        const extra = occurrenceBusy(series, exceptions, user, from, to);
+        const extra = occurrenceBusy(kept, user, from, to);
         if (extra.length > 0) byUser.set(user.userId, mergeIntervals([...(byUser.get(user.userId) ?? []), ...extra]));
       }
     }

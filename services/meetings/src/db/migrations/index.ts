@@ -8,6 +8,7 @@ import { claimsExpireWithRequests } from "./007_claims_expire_with_requests.js";
 import { createTimeOff } from "./008_create_time_off.js";
 import { participantResponses } from "./009_participant_responses.js";
 import { recurringSeries } from "./010_recurring_series.js";
+import { seriesVersions } from "./011_series_versions.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   createTimeOff,
   participantResponses,
   recurringSeries,
+  seriesVersions,
 ];
