@@ -9,13 +9,16 @@
  * meetings and availability services (cluster wiring: counted on their own
  * connection pools) and, in the processes wiring, each process's CPU time per
  * request (Postgres's connections to the run's database counted together).
- * With --profile (processes wiring) meetings and availability run under
- * `--cpu-prof` and their busy samples within the measured rounds are given
- * by layer.
+ * With --profile the busy CPU samples of each measured round are given by
+ * layer: in the processes wiring meetings' and availability's (run under
+ * `--cpu-prof`), in the cluster wiring those of this process's main thread
+ * (the gateway and every service; the load runs in a worker), profiled
+ * through the inspector for the round alone.
  */
 import type { Knex } from "@sched/db";
 import { uniqueSuffix } from "@sched/testing";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callApi, createUser } from "./lib/api.js";
@@ -50,6 +53,8 @@ interface Row {
   statements: Map<string, number>;
   cpu: Map<string, number>;
   window: [number, number];
+  /** The round's profile of this process's main thread (cluster wiring with --profile). */
+  profile?: string;
 }
 
 /** Counts the statements each watched service's pool sends (cluster wiring: the pools are in this process). */
@@ -83,7 +88,7 @@ function cpuGroups(bench: BenchSystem, db: Knex): CpuGroup[] {
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1_000n);
 
-async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row[]> {
+async function runWiring(bench: BenchSystem, options: BenchOptions & { profile: boolean }): Promise<Row[]> {
   const { url } = bench;
   const user = await createUser(url, bench.adminToken, { email: `bench-${uniqueSuffix()}@example.com`, name: "Bench", timezone: "UTC" });
   await insertMeetings(bench.database("meetings"), "test", calendar(user, MEETINGS));
@@ -94,15 +99,25 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   const statements = countStatements(bench);
   const groups = cpuGroups(bench, bench.database("meetings"));
   const rows: Row[] = [];
+  const inspector = options.profile && bench.kind === "cluster" ? new Session() : undefined;
+  inspector?.connect();
+  await inspector?.post("Profiler.enable");
+  await inspector?.post("Profiler.setSamplingInterval", { interval: 200 });
   const load = async (scenario: string, make: (i: number) => LoadRequest) => {
     await runLoad({ baseUrl: url, headers, ratePerSecond: rate, concurrency: 8, requests: Array.from({ length: 400 }, (_, i) => make(i)) });
     statements.take();
     const before = await cpuSnapshot(groups);
+    if (inspector) await inspector.post("Profiler.start");
     const from = monotonicUs();
     const report = await runLoad({ baseUrl: url, headers, ratePerSecond: rate, concurrency: 8, requests: Array.from({ length: count }, (_, i) => make(i)) });
     const window: [number, number] = [from, monotonicUs()];
     const cpu = cpuUsed(before, await cpuSnapshot(groups));
-    rows.push({ wiring: bench.kind, scenario, rate, report, statements: statements.take(), cpu, window });
+    let profile: string | undefined;
+    if (inspector) {
+      profile = join(mkdtempSync(join(tmpdir(), "recurring-profile-")), "main.cpuprofile");
+      writeFileSync(profile, JSON.stringify((await inspector.post("Profiler.stop")).profile));
+    }
+    rows.push({ wiring: bench.kind, scenario, rate, report, statements: statements.take(), cpu, window, ...(profile ? { profile } : {}) });
     console.log(`[${bench.kind}] ${scenario}: median ${ms(report.median)} ms, p99 ${ms(report.p99)} ms (${statusText(report.statuses)})`);
   };
 
@@ -114,24 +129,34 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   }
   await load(`GET /v1/meetings?filter=upcoming&limit=100 (+${SERIES} weekly series)`, upcoming);
   await load(`GET /v1/availability?date=… (day view, +${SERIES} weekly series)`, (i) => ({ method: "GET", path: `/v1/availability?date=${dayAhead(i % 7)}` }));
+  inspector?.disconnect();
   return rows;
 }
 
-function printProfiles(dir: string, rows: Row[]): void {
+function printShares(title: string, files: string[], rows: Row[]): void {
+  const shares = rows.map((r, i) => layerShares(files[i]!, RECURRING_LAYERS, r.profile ? 0 : r.window[0], r.profile ? Infinity : r.window[1]));
+  const names = [...RECURRING_LAYERS.map((l) => l.name), GARBAGE_COLLECTION, NODE_ITSELF];
+  printTable(
+    title,
+    ["layer", ...rows.map((r) => r.scenario.replace(/^GET /, ""))],
+    [
+      ["busy samples", ...shares.map((s) => s.busySamples)],
+      ...names.map((name) => [name, ...shares.map((s) => `${(((s.byLayer.get(name) ?? 0) / Math.max(1, s.busySamples)) * 100).toFixed(1)}%`)]),
+    ],
+  );
+}
+
+function printProfiles(dir: string | undefined, rows: Row[]): void {
+  if (rows.every((r) => r.profile)) {
+    printShares("the main thread (gateway and every service): share of busy CPU samples by layer within each measured round", rows.map((r) => r.profile!), rows);
+    return;
+  }
+  if (!dir) return;
   for (const service of WATCHED) {
     const files = readdirSync(join(dir, service)).filter((f) => f.endsWith(".cpuprofile"));
     if (files.length === 0) continue;
     const file = join(dir, service, files[0]!);
-    const shares = rows.map((r) => layerShares(file, RECURRING_LAYERS, r.window[0], r.window[1]));
-    const names = [...RECURRING_LAYERS.map((l) => l.name), GARBAGE_COLLECTION, NODE_ITSELF];
-    printTable(
-      `${service}: share of busy CPU samples by layer within each measured round (profile ${file})`,
-      ["layer", ...rows.map((r) => r.scenario.replace(/^GET /, ""))],
-      [
-        ["busy samples", ...shares.map((s) => s.busySamples)],
-        ...names.map((name) => [name, ...shares.map((s) => `${(((s.byLayer.get(name) ?? 0) / Math.max(1, s.busySamples)) * 100).toFixed(1)}%`)]),
-      ],
-    );
+    printShares(`${service}: share of busy CPU samples by layer within each measured round (profile ${file})`, rows.map(() => file), rows);
   }
 }
 
@@ -152,7 +177,7 @@ export async function benchRecurring(options: BenchOptions & { profile: boolean 
       await bench.stop();
     }
     printRows(rows);
-    if (profiled) printProfiles(profileDir!, rows);
+    if (options.profile) printProfiles(profiled ? profileDir : undefined, rows);
   }
 }
 
