@@ -317,7 +317,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
  * users' series, seriesVersionsSql) as one more row after the intervals, so
  * busy time asks Postgres once whether recurring meetings count.
  */
-export function busyBesideSql(q: BusyQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
+function busyBesideSql(q: BusyQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
   const busy = busySql(q);
   const sql = `select user_id, start_s, end_s, beside from (
                  select b.user_id, b.n, b.start_s, b.end_s, null::text as beside from (${busy.sql}) b
