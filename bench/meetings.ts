@@ -21,7 +21,7 @@ export interface BenchOptions {
   quick: boolean;
 }
 
-const MEETINGS = 100_000;
+export const MEETINGS = 100_000;
 const QUARTER_MS = 15 * 60_000;
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -34,7 +34,7 @@ interface Row {
 }
 
 /** The user's calendar: `count` meetings on quarter hours from two years back to one year ahead. */
-function calendar(user: ApiUser, count: number): SeedMeeting[] {
+export function calendar(user: ApiUser, count: number): SeedMeeting[] {
   const next = random(42);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const from = Math.floor((Date.now() - 730 * DAY_MS) / QUARTER_MS) * QUARTER_MS;
@@ -68,10 +68,10 @@ function creates(count: number): LoadRequest[] {
   }));
 }
 
-const SERIES = 200;
+export const SERIES = 200;
 
 /** `count` weekly series in Europe/Berlin's wall clock, begun up to a year ago, two years long, on every weekday and working hour. */
-function weeklySeries(count: number): Record<string, unknown>[] {
+export function weeklySeries(count: number): Record<string, unknown>[] {
   const next = random(11);
   return Array.from({ length: count }, (_, i) => {
     const start = new Date(Math.floor((Date.now() - next() * 365 * DAY_MS) / DAY_MS) * DAY_MS + (8 + (i % 9)) * 3_600_000);
@@ -86,7 +86,7 @@ function weeklySeries(count: number): Record<string, unknown>[] {
 }
 
 /** A date `days` ahead, as the day view takes it. */
-function dayAhead(days: number): string {
+export function dayAhead(days: number): string {
   return new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
 }
 

@@ -2,6 +2,7 @@
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
  * npm run bench -- side-by-side [--quick] [--profile]
+ * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -12,6 +13,7 @@
 import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
+import { benchRecurring } from "./recurring.js";
 import { benchSideBySide } from "./sideBySide.js";
 import { benchStartup } from "./startup.js";
 import { benchWebhooks } from "./webhooks.js";
@@ -20,6 +22,7 @@ import type { WiringKind } from "./lib/system.js";
 
 const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) => Promise<void>> = {
   meetings: benchMeetings,
+  recurring: benchRecurring,
   "side-by-side": benchSideBySide,
   availability: benchAvailability,
   startup: benchStartup,

@@ -22,8 +22,16 @@ export interface BenchSystem {
   database(service: string): Knex;
   /** The bus as a service sees it, for timing one endpoint alone. */
   bus: Bus;
+  /** Operating-system process ids by service name (the processes wiring only), for reading their CPU time. */
+  pids?: ReadonlyMap<string, number>;
   /** Stops the system and removes what it created: the database and the streams. */
   stop(): Promise<void>;
+}
+
+/** What a benchmark may ask of the system it starts. */
+export interface BenchSystemOptions {
+  /** More options for node by service name, in the processes wiring (`--cpu-prof`). */
+  nodeArgs?: Record<string, string[]>;
 }
 
 /** Systems still running: an interrupted run removes what it created before it exits. */
@@ -41,14 +49,14 @@ process.once("SIGINT", () => {
  * against the local NATS (its own namespace), a fresh Postgres database and
  * Redis; or standalone wiring (in-process bus, in-memory PGlite).
  */
-export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
+export async function startBenchSystem(kind: WiringKind, options: BenchSystemOptions = {}): Promise<BenchSystem> {
   const logger = createLogger({ name: "bench", level: "error" });
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
   if (kind === "standalone") {
     const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken }).start();
     return { kind, url: system.url, adminToken, database: (name) => system.database(name), bus: system.bus, stop: once(() => system.stop()) };
   }
-  if (kind === "processes") return startProcesses(adminToken);
+  if (kind === "processes") return startProcesses(adminToken, options);
   if (!(await clusterServersAvailable())) throw new Error("cluster wiring needs Postgres, NATS and Redis on their standard local ports");
   const database = await createTestDatabase();
   const namespace = `bench${uniqueSuffix()}`;
@@ -74,7 +82,7 @@ export async function startBenchSystem(kind: WiringKind): Promise<BenchSystem> {
 }
 
 /** Every service and the gateway as child processes on a fresh database and namespace, each ready when its probe says so. */
-async function startProcesses(adminToken: string): Promise<BenchSystem> {
+async function startProcesses(adminToken: string, options: BenchSystemOptions): Promise<BenchSystem> {
   if (!(await clusterServersAvailable())) throw new Error("the processes wiring needs Postgres, NATS and Redis on their standard local ports");
   const logger = createLogger({ name: "bench", level: "error" });
   const database = await createTestDatabase();
@@ -93,7 +101,10 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
     const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
     // Every start is awaited, failed or not, so a failure stops the processes that did start.
     const starts = await Promise.allSettled(
-      [...serviceModules.map((m) => startServiceProcess(m.name, { ...m.standaloneEnv, ...env })), startGatewayProcess(env)],
+      [
+        ...serviceModules.map((m) => startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: options.nodeArgs?.[m.name] ?? [] })),
+        startGatewayProcess(env, { nodeArgs: options.nodeArgs?.gateway ?? [] }),
+      ],
     );
     for (const s of starts) if (s.status === "fulfilled") processes.push(s.value);
     const failed = starts.find((s) => s.status === "rejected");
@@ -105,9 +116,11 @@ async function startProcesses(adminToken: string): Promise<BenchSystem> {
       schemas.push(db);
       byName.set(module.name, db);
     }
+    const names = [...serviceModules.map((m) => m.name), "gateway"];
     return {
       kind: "processes",
       url: processes.at(-1)!.url,
+      pids: new Map(processes.map((p, i) => [names[i]!, p.pid])),
       adminToken,
       database: (name) => {
         const db = byName.get(name);

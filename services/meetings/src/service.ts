@@ -5,6 +5,7 @@ import { meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
+import { SeriesStore } from "./db/seriesStore.js";
 import { busy } from "./inbound/busy.js";
 import { createMeeting } from "./inbound/createMeeting.js";
 import { deleteMeeting } from "./inbound/deleteMeeting.js";
@@ -38,7 +39,7 @@ export const meetingsService = defineService({
   start: async ({ bus, db, logger }) => {
     const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
-    const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes() };
+    const deps: MeetingsDeps = { db, relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes(), series: new SeriesStore() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
       bind(meetingsList, listMeetings(deps)),
       bind(meetingsCreate, createMeeting(deps)),

@@ -69,3 +69,32 @@ it("claims an earlier release left in progress expire a minute after they were m
     await database.drop();
   }
 });
+
+it("series stored before 011 gain a version, and the participants of their exceptions are found by e-mail", async () => {
+  const database = await createTestDatabase();
+  try {
+    const before = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations.filter((m) => m.name < "012"));
+    await before.raw(
+      `insert into meeting_series (id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence,
+                                   created_at, updated_at, recurrence, time_zone, last_end)
+       values ('mtg_series', 'test', 'usr_1', 'org@example.com', 'Daily', '', '2031-05-05T09:00:00Z', '30 mins', array['a@example.com'], 'confirmed', 2,
+               now(), now(), 'FREQ=DAILY;COUNT=3', 'UTC', '2031-05-07T09:30:00Z')`,
+    );
+    await before.raw("insert into series_participants (series_id, email, mode, last_end) values ('mtg_series', 'a@example.com', 'test', '2031-05-07T09:30:00Z')");
+    await before.raw(
+      `insert into meeting_exceptions (series_id, original_start, title, description, start_time, end_time, duration, participants, status, sequence)
+       values ('mtg_series', '2031-05-06T09:00:00Z', 'Daily', '', '2031-05-06T09:00:00Z', '2031-05-06T09:30:00Z', '30 mins', array['a@example.com', 'b@example.com'], 'confirmed', 2)`,
+    );
+    await before.destroy();
+    const db = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations);
+    try {
+      const emails = ((await db("series_participants").where({ series_id: "mtg_series" }).orderBy("email")) as { email: string }[]).map((r) => r.email);
+      expect(emails).toEqual(["a@example.com", "b@example.com"]);
+      expect(Number(((await db("meeting_series").where({ id: "mtg_series" }).first("version")) as { version: string }).version)).toBe(0);
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await database.drop();
+  }
+});

@@ -2,7 +2,8 @@ import { replyBodyBudget } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busySql, calendarPageSql, listCalendar } from "../src/db/queries.js";
+import { busySql, calendarPageBesideSql, calendarPageSql, listCalendar } from "../src/db/queries.js";
+import { seriesVersionsSql } from "../src/db/seriesQueries.js";
 import { planList, withWindow } from "../src/domain/filters.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
@@ -95,7 +96,7 @@ describe("query plans at 100,000 meetings per user", () => {
     const first = await explain(h.db, calendarPageSql(base));
     expectIndexScans(first.root, 1_500);
     expect(first.ms).toBeLessThan(250);
-    const items = JSON.parse((await listCalendar(h.db, base)).itemsJson) as { id: string; startTime: string; duration: string }[];
+    const items = JSON.parse((await listCalendar(h.db, base, seriesVersionsSql({ mode: "test", users: [USER], ...window }))).itemsJson) as { id: string; startTime: string; duration: string }[];
     expect(items).toHaveLength(100);
     for (const item of items) {
       expect(new Date(item.startTime).getTime()).toBeLessThan(window.to.getTime());
@@ -106,15 +107,16 @@ describe("query plans at 100,000 meetings per user", () => {
     expectIndexScans(next.root, 1_500);
   });
 
-  it.each(MEETING_FILTERS)("the %s list is one statement prepared once per connection, whatever the page size", async (filter) => {
+  it.each(MEETING_FILTERS)("the %s list is one statement (the series' versions beside it) prepared once per connection, whatever the page size", async (filter) => {
     const q = { mode: "test" as const, ...USER, plan: planList(filter, new Date()), limit: 20 };
     const plans = await h.db.transaction(async (trx) => {
       for (let i = 0; i < 8; i++) {
-        const page = await listCalendar(trx, i % 2 === 0 ? q : { ...q, limit: 100 });
+        const page = await listCalendar(trx, i % 2 === 0 ? q : { ...q, limit: 100 }, seriesVersionsSql({ mode: "test", users: [USER], from: new Date() }));
+        expect(page.beside).toBeNull();
         expect(JSON.parse(page.itemsJson)).toHaveLength(i % 2 === 0 ? 20 : 100);
         expect(page.hasMore).toBe(true);
       }
-      const { rows } = await trx.raw("select generic_plans, custom_plans from pg_prepared_statements where name = ?", [calendarPageSql(q).name]);
+      const { rows } = await trx.raw("select generic_plans, custom_plans from pg_prepared_statements where name = ?", [calendarPageBesideSql(q, seriesVersionsSql({ mode: "test", users: [USER] })).name]);
       return rows as { generic_plans: number; custom_plans: number }[];
     });
     expect(plans).toHaveLength(1);

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { exceptionsNearSql, seriesInCalendarSql } from "../src/db/seriesQueries.js";
+import { readSeriesVersions, seriesVersionsSql, seriesWithExceptionsSql } from "../src/db/seriesQueries.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
 /**
@@ -58,19 +58,21 @@ async function explain(db: Knex, q: { sql: string; bindings: unknown[] }): Promi
 
 const touched = (reads: PlanNode[]) => reads.reduce((sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1), 0);
 
-it("the series of a calendar that may overlap a window are index scans reading about what they return", async () => {
+it("the versions of a calendar's series that may overlap a window are index scans reading about what they name", async () => {
   const now = new Date();
-  const plan = await explain(h.db, seriesInCalendarSql({ mode: "test", ...USER, from: now, to: new Date(now.getTime() + 86_400_000) }));
-  expect(plan.rows).toBe(220); // 200 organized, 20 attended
+  const q = seriesVersionsSql({ mode: "test", users: [USER], from: now, to: new Date(now.getTime() + 86_400_000) });
+  const plan = await explain(h.db, { sql: `select ${q.sql} as versions`, bindings: q.bindings });
   for (const n of plan.reads) expect(["Index Scan", "Index Only Scan", "Bitmap Heap Scan"]).toContain(n["Node Type"]);
   expect(plan.all.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
   expect(touched(plan.reads)).toBeLessThan(3_000);
+  const { rows } = await h.db.raw(`select ${q.sql} as versions`, q.bindings as Knex.RawBinding[]);
+  expect(readSeriesVersions((rows as { versions: string }[])[0]!.versions)).toHaveLength(220); // 200 organized, 20 attended
 });
 
-it("the exceptions near a window are index scans", async () => {
+it("the series read again, each with all of its exceptions, are index scans", async () => {
   const ids = ((await h.db("meeting_series").select("id").where({ organizer_id: USER.userId })) as { id: string }[]).map((r) => r.id);
-  const now = new Date();
-  const plan = await explain(h.db, exceptionsNearSql(ids, now, new Date(now.getTime() + 7 * 86_400_000)));
+  const plan = await explain(h.db, seriesWithExceptionsSql(ids, "test"));
+  expect(plan.rows).toBe(200);
   expect(plan.all.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
   expect(touched(plan.reads)).toBeLessThan(5_000);
 });

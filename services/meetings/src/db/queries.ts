@@ -223,11 +223,23 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
   return { name: preparedName("calendar_page", sql), sql, bindings: [q.limit, q.itemBytes ?? null, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
 
-export async function listCalendar(db: Knex, q: CalendarQuery): Promise<CalendarPage> {
-  const { name, sql, bindings } = calendarPageSql(q);
+/**
+ * The page's statement with the value of `beside` next to it (a scalar
+ * subquery: the versions of the caller's series, seriesVersionsSql), so a
+ * list asks Postgres once whether recurring meetings may be on its page.
+ */
+export function calendarPageBesideSql(q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
+  const page = calendarPageSql(q);
+  const sql = `select page.items, page.has_more, ${beside.sql} as beside from (${page.sql}) page`;
+  return { name: preparedName("calendar_page_beside", sql), sql, bindings: [...beside.bindings, ...page.bindings] };
+}
+
+/** One page of the single meetings, and the value of `beside` (calendarPageBesideSql). */
+export async function listCalendar(db: Knex, q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): Promise<CalendarPage & { beside: string | null }> {
+  const { name, sql, bindings } = calendarPageBesideSql(q, beside);
   const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
-  const row = (result.rows as { items: string; has_more: boolean }[])[0]!;
-  return { itemsJson: row.items, hasMore: row.has_more };
+  const row = (result.rows as { items: string; has_more: boolean; beside: string | null }[])[0]!;
+  return { itemsJson: row.items, hasMore: row.has_more, beside: row.beside };
 }
 
 /** Where a meeting of the caller's calendar sits in list order; undefined when it is not theirs. */
@@ -269,7 +281,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
   const earliestStart = iso(new Date(q.from.getTime() - LONGEST_MEETING_MS));
   const range = [earliestStart, iso(q.to), iso(q.from)];
   return {
-    sql: `select w.user_id,
+    sql: `select w.user_id, w.n,
                  floor(extract(epoch from i.start_time))::int8 as start_s,
                  ceil(extract(epoch from i.end_time))::int8 as end_s
             from unnest(?::text[], ?::text[]) with ordinality as w(user_id, email, n)
@@ -300,18 +312,37 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
   };
 }
 
-/** Each user's merged busy intervals, `[start, end)` in epoch seconds, in start order. */
-export async function busyIntervals(db: Knex, q: BusyQuery): Promise<{ userId: string; start: number; end: number }[]> {
+/**
+ * busySql with the value of `beside` (a scalar subquery: the versions of the
+ * users' series, seriesVersionsSql) as one more row after the intervals, so
+ * busy time asks Postgres once whether recurring meetings count.
+ */
+function busyBesideSql(q: BusyQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
+  const busy = busySql(q);
+  const sql = `select user_id, start_s, end_s, beside from (
+                 select b.user_id, b.n, b.start_s, b.end_s, null::text as beside from (${busy.sql}) b
+                 union all
+                 select null, null, null, null, ${beside.sql}
+               ) rows order by n nulls last, start_s`;
+  return { name: preparedName("busy_beside", sql), sql, bindings: [...busy.bindings, ...beside.bindings] };
+}
+
+/** Each user's merged busy intervals, `[start, end)` in epoch seconds, in start order, and the value of `beside` (busyBesideSql). */
+export async function busyIntervals(
+  db: Knex,
+  q: BusyQuery,
+  beside: { sql: string; bindings: unknown[] },
+): Promise<{ intervals: { userId: string; start: number; end: number }[]; beside: string | null }> {
   const users = [...new Map(q.users.map((u) => [u.userId, u])).values()];
-  if (users.length === 0) return [];
-  const { sql, bindings } = busySql({ ...q, users });
-  const result = await db.raw(sql, bindings as Knex.RawBinding[]);
+  if (users.length === 0) return { intervals: [], beside: null };
+  const { name, sql, bindings } = busyBesideSql({ ...q, users }, beside);
+  const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
+  const rows = result.rows as { user_id: string | null; start_s: number | bigint | null; end_s: number | bigint | null; beside: string | null }[];
   // int8 arrives as a number from pg (libs/db) and may be a bigint from PGlite.
-  return (result.rows as { user_id: string; start_s: number | bigint; end_s: number | bigint }[]).map((r) => ({
-    userId: r.user_id,
-    start: Number(r.start_s),
-    end: Number(r.end_s),
-  }));
+  return {
+    intervals: rows.filter((r) => r.user_id !== null).map((r) => ({ userId: r.user_id!, start: Number(r.start_s), end: Number(r.end_s) })),
+    beside: rows.at(-1)?.beside ?? null,
+  };
 }
 
 // ---- time off ------------------------------------------------------------------------

@@ -104,11 +104,19 @@ function seriesColumns(s: SeriesRecord, now: Date) {
   };
 }
 
+/**
+ * Who the series' occurrences may concern, as rows found by e-mail: its
+ * participants and those of its exceptions (someone added to one occurrence
+ * only). Written after the exceptions of the same change, so it sees them.
+ */
 async function writeParticipants(db: Knex, s: SeriesRecord): Promise<void> {
   await db("series_participants").where({ series_id: s.id }).delete();
-  if (s.participants.length > 0) {
-    await db("series_participants").insert(s.participants.map((email) => ({ series_id: s.id, email, mode: s.mode, last_end: iso(s.lastEnd) })));
-  }
+  await db.raw(
+    `insert into series_participants (series_id, email, mode, last_end)
+     select ?, email, ?, ?::timestamptz
+       from (select unnest(?::text[]) as email union select unnest(participants) from meeting_exceptions where series_id = ?) concerned`,
+    [s.id, s.mode, iso(s.lastEnd), s.participants, s.id],
+  );
 }
 
 /** Stores a new series with its participant rows. */
@@ -134,59 +142,78 @@ export async function deleteSeries(trx: Knex.Transaction, id: string): Promise<v
   await trx("meeting_series").where({ id }).delete();
 }
 
+/** A series as a replica keeps it: under its version (011_series_versions), with all of its exceptions. */
+export interface VersionedSeries {
+  version: number;
+  series: SeriesRecord;
+  exceptions: ExceptionRecord[];
+}
+
+/** Which series (id and version) may overlap a window, as the text `id:version,…`; null when none does. */
+export interface SeriesVersionsQuery {
+  mode: Mode;
+  users: { userId: string; email: string }[];
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** Confirmed series only (busy time). */
+  confirmedOnly?: boolean;
+}
+
 /**
- * The series in a user's calendar (organized, or attended by their e-mail)
- * that may have occurrences overlapping [from, to): the last ends after
- * `from` and the first starts before `to`. Each side is an index range on
- * (mode, organizer_id | email, last_end).
+ * A scalar subquery giving the versions of the series these users organize
+ * or whose occurrences concern them (series_participants) that may overlap
+ * [from, to), as `id:version,…` or null: put beside a list's or busy time's
+ * own statement, so that a user without series costs no statement more, and
+ * one with series costs none more once they are kept (seriesStore.ts). Index
+ * ranges on (mode, organizer_id | email, last_end), then each id by its
+ * primary key (a lateral join: its `limit 1` keeps Postgres from a hash join
+ * that read the whole table).
  */
-export function seriesInCalendarSql(q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): { sql: string; bindings: unknown[] } {
+export function seriesVersionsSql(q: SeriesVersionsQuery): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
   const to = q.to ? iso(q.to) : "infinity";
-  // Each id is looked up by its primary key: a lateral join (its `limit 1` keeps Postgres from turning it into a
-  // hash join, which read the whole table).
-  const sql = `select s.* from (select id from meeting_series where mode = ? and organizer_id = ? and last_end > ?::timestamptz
-                                union
-                                select series_id from series_participants where mode = ? and email = ? and last_end > ?::timestamptz) ids
-                 cross join lateral (select * from meeting_series where id = ids.id and start_time < ?::timestamptz limit 1) s`;
-  return { sql, bindings: [q.mode, q.userId, from, q.mode, q.email, from, to] };
+  const sql = `(select string_agg(s.id || ':' || s.version, ',')
+                  from (select id from meeting_series where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz
+                        union
+                        select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) ids
+                  cross join lateral (select id, version from meeting_series
+                                       where id = ids.id and start_time < ?::timestamptz${q.confirmedOnly ? " and status = 'confirmed'" : ""} limit 1) s)`;
+  return { sql, bindings: [q.mode, q.users.map((u) => u.userId), from, q.mode, q.users.map((u) => u.email), from, to] };
 }
 
-export async function seriesInCalendar(db: Knex, q: { mode: Mode; userId: string; email: string; from?: Date | undefined; to?: Date | undefined }): Promise<SeriesRecord[]> {
-  const { sql, bindings } = seriesInCalendarSql(q);
-  const { rows } = (await db.raw(sql, bindings as Knex.RawBinding[]).options({ name: preparedName("series_in_calendar", sql) })) as { rows: SeriesRow[] };
-  return rows.map(toSeries);
+/** `id:version,…` read back. */
+export function readSeriesVersions(text: string | null): { id: string; version: number }[] {
+  if (!text) return [];
+  return text.split(",").map((pair) => {
+    const at = pair.lastIndexOf(":");
+    return { id: pair.slice(0, at), version: Number(pair.slice(at + 1)) };
+  });
 }
 
-/** Every series of these users (organized or attended) that may overlap [from, to), with the users it concerns. */
-export async function seriesOfUsers(db: Knex, mode: Mode, users: { userId: string; email: string }[], from: Date, to: Date): Promise<SeriesRecord[]> {
-  if (users.length === 0) return [];
-  const sql = `select s.* from (select id from meeting_series where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz
-                                union
-                                select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) ids
-                 cross join lateral (select * from meeting_series where id = ids.id and start_time < ?::timestamptz and status = 'confirmed' limit 1) s`;
-  const { rows } = (await db.raw(sql, [mode, users.map((u) => u.userId), iso(from), mode, users.map((u) => u.email), iso(from), iso(to)])) as { rows: SeriesRow[] };
-  return rows.map(toSeries);
+interface ExceptionJson extends Omit<ExceptionRow, "original_start" | "start_time"> {
+  original_start: string;
+  start_time: string;
 }
 
-/**
- * The exceptions of these series that may overlap [from, to) or replace an
- * occurrence that would: original or actual start within the window widened
- * by the longest meeting.
- */
-export function exceptionsNearSql(seriesIds: string[], from: Date | undefined, to: Date | undefined): { sql: string; bindings: unknown[] } {
-  const lo = from ? iso(new Date(from.getTime() - LONGEST_MEETING_MS)) : "-infinity";
-  const hi = to ? iso(to) : "infinity";
-  const sql = `select * from meeting_exceptions where series_id = any(?::text[])
-                 and ((start_time > ?::timestamptz and start_time < ?::timestamptz) or (original_start > ?::timestamptz and original_start < ?::timestamptz))`;
-  return { sql, bindings: [seriesIds, lo, hi, lo, hi] };
+const SERIES_WITH_EXCEPTIONS_SQL = `select s.*, (select coalesce(json_agg(e), '[]'::json) from meeting_exceptions e where e.series_id = s.id) as exceptions
+                                      from meeting_series s where s.id = any(?::text[]) and s.mode = ?`;
+
+export function seriesWithExceptionsSql(ids: readonly string[], mode: Mode): { sql: string; bindings: unknown[] } {
+  return { sql: SERIES_WITH_EXCEPTIONS_SQL, bindings: [ids, mode] };
 }
 
-export async function exceptionsNear(db: Knex, seriesIds: string[], from: Date | undefined, to: Date | undefined): Promise<ExceptionRecord[]> {
-  if (seriesIds.length === 0) return [];
-  const { sql, bindings } = exceptionsNearSql(seriesIds, from, to);
-  const { rows } = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: ExceptionRow[] };
-  return rows.map(toException);
+/** These series (those that still exist) with all of their exceptions and their versions, in one statement. */
+export async function seriesWithExceptions(db: Knex, ids: readonly string[], mode: Mode): Promise<VersionedSeries[]> {
+  if (ids.length === 0) return [];
+  const { sql, bindings } = seriesWithExceptionsSql(ids, mode);
+  const { rows } = (await db
+    .raw(sql, bindings as Knex.RawBinding[])
+    .options({ name: preparedName("series_with_exceptions", sql) })) as { rows: (SeriesRow & { version: string | number; exceptions: ExceptionJson[] })[] };
+  return rows.map((r) => ({
+    version: Number(r.version),
+    series: toSeries(r),
+    exceptions: r.exceptions.map((e) => toException({ ...e, original_start: new Date(e.original_start), start_time: new Date(e.start_time) })),
+  }));
 }
 
 export async function findException(db: Knex, seriesId: string, originalStart: Date): Promise<ExceptionRecord | undefined> {
@@ -253,7 +280,7 @@ const toOccurrenceAnswer = (r: OccurrenceAnswerRow): OccurrenceAnswer => ({
 
 /**
  * The own answers of the occurrences a window shows: those whose original
- * start is near the window (as exceptionsNear reads it) and those of the
+ * start is near the window (a meeting's longest length before it) and those of the
  * exceptions given (moved into it from elsewhere).
  */
 export async function occurrenceAnswersNear(db: Knex, seriesIds: string[], from: Date, to: Date, exceptions: readonly ExceptionRecord[]): Promise<OccurrenceAnswer[]> {

@@ -1,17 +1,17 @@
 import type { BusyInterval } from "@sched/proto";
 import { declined, occurrenceAnswers, ownAnswersOf, type AnswersByOccurrence } from "./seriesAnswers.js";
-import { occurrencesIn, type ExceptionRecord, type SeriesRecord } from "./series.js";
+import { occurrencesIn, seesOccurrence, type ExceptionRecord, type SeriesRecord } from "./series.js";
 import { endTimeOf } from "./timing.js";
 
 /**
  * A user's busy time from recurring meetings over [from, to): the confirmed
- * occurrences of the series they organize, or attend where the occurrence
- * still lists them and they have not declined it (its own answer, else
- * their answer to the series), as `[start, end)` in epoch seconds.
+ * occurrences of the series they organize, or whose occurrence lists them
+ * (seesOccurrence) and they have not declined (its own answer, else their
+ * answer to the series), as `[start, end)` in epoch seconds; each series
+ * with its own exceptions.
  */
 export function occurrenceBusy(
-  series: readonly SeriesRecord[],
-  exceptions: readonly ExceptionRecord[],
+  kept: readonly { series: SeriesRecord; exceptions: readonly ExceptionRecord[] }[],
   answers: AnswersByOccurrence,
   user: { userId: string; email: string },
   from: Date,
@@ -19,12 +19,11 @@ export function occurrenceBusy(
 ): BusyInterval[] {
   const email = user.email.toLowerCase();
   const out: BusyInterval[] = [];
-  for (const s of series) {
-    const organizes = s.organizerId === user.userId;
-    if (!organizes && !s.participants.includes(email) && !exceptions.some((e) => e.seriesId === s.id && e.participants.includes(email))) continue;
+  for (const { series: s, exceptions } of kept) {
+    if (s.organizerId !== user.userId && !s.participants.includes(email) && !exceptions.some((e) => e.participants.includes(email))) continue;
     for (const o of occurrencesIn(s, exceptions, from, to)) {
-      if (o.status !== "confirmed") continue;
-      if (!organizes && (!o.participants.includes(email) || declined(occurrenceAnswers(s.responses, ownAnswersOf(answers, o)), email))) continue;
+      if (o.status !== "confirmed" || !seesOccurrence(s, o, user)) continue;
+      if (s.organizerId !== user.userId && declined(occurrenceAnswers(s.responses, ownAnswersOf(answers, o)), email)) continue;
       out.push([Math.floor(o.startTime.getTime() / 1_000), Math.ceil(endTimeOf(o.startTime, o.duration).getTime() / 1_000)]);
     }
   }

@@ -1,6 +1,6 @@
 import type { MeetingListItem } from "@sched/proto";
 import { compareForList, matchesPlan, type ListPlan } from "./filters.js";
-import { occurrenceListItem, occurrencesIn, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
+import { occurrenceListItem, occurrencesIn, seesOccurrence, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
 import { LONGEST_MEETING_MS } from "./timing.js";
 
 const DAY_MS = 86_400_000;
@@ -32,11 +32,13 @@ function startRange(plan: ListPlan, series: readonly SeriesRecord[], after: Posi
  * expanded a window at a time (a week, then four times longer each time)
  * until `wanted` occurrences are found or the range is done: never the
  * whole series unless the page needs it. `exceptionsOf` reads the series'
- * exceptions near a window.
+ * exceptions near a window. Only the occurrences in the viewer's calendar
+ * count (seesOccurrence).
  */
 export async function occurrencesForPage(input: {
   plan: ListPlan;
   series: readonly SeriesRecord[];
+  viewer: { userId: string; email: string };
   after: Position | undefined;
   bound: Date | undefined;
   wanted: number;
@@ -55,12 +57,12 @@ export async function occurrencesForPage(input: {
   while (!done) {
     const from = plan.direction === "asc" ? lo : Math.max(lo, hi - span);
     const to = plan.direction === "asc" ? Math.min(hi, lo + span) : hi;
-    const exceptions = await input.exceptionsOf(new Date(from), new Date(to));
+    const exceptions = bySeries(await input.exceptionsOf(new Date(from), new Date(to)));
     for (const s of series) {
-      for (const o of occurrencesIn(s, exceptions, new Date(from), new Date(to))) {
+      for (const o of occurrencesIn(s, exceptions.get(s.id) ?? [], new Date(from), new Date(to))) {
         const start = o.startTime.getTime();
         if (start < from || start >= to) continue; // another window's
-        if (!matchesPlan(plan, o)) continue;
+        if (!matchesPlan(plan, o) || !seesOccurrence(s, o, input.viewer)) continue;
         if (after && compareForList(plan.direction, o, after) <= 0) continue;
         found.push({ series: s, occurrence: o });
       }
@@ -75,6 +77,16 @@ export async function occurrencesForPage(input: {
   // Only the occurrences the page can hold become list items.
   const items = found.slice(0, input.wanted).map(({ series: s, occurrence: o }) => ({ ...occurrenceListItem(s, o), at: o.startTime.getTime() }));
   return { items, exhausted: done && found.length <= input.wanted };
+}
+
+function bySeries(exceptions: readonly ExceptionRecord[]): Map<string, ExceptionRecord[]> {
+  const out = new Map<string, ExceptionRecord[]>();
+  for (const e of exceptions) {
+    const list = out.get(e.seriesId);
+    if (list) list.push(e);
+    else out.set(e.seriesId, [e]);
+  }
+  return out;
 }
 
 /**

@@ -138,6 +138,15 @@ export function occurrenceListItem(series: SeriesRecord, o: Occurrence): Meeting
   };
 }
 
+/**
+ * Whether an occurrence is in a user's calendar: they organize the series,
+ * or the occurrence lists them. An exception may add someone the series does
+ * not list, or leave out someone it does, for that occurrence alone.
+ */
+export function seesOccurrence(series: Pick<SeriesRecord, "organizerId">, occurrence: Pick<Occurrence, "participants">, user: { userId: string; email: string }): boolean {
+  return series.organizerId === user.userId || occurrence.participants.includes(user.email.toLowerCase());
+}
+
 /** Who sees a series: its organizer and its participants (by account e-mail), in its mode. */
 export function seriesAccess(series: Pick<SeriesRecord, "mode" | "organizerId" | "participants">, caller: Pick<Caller, "userId" | "email" | "mode">): "organizer" | "participant" | "none" {
   if (series.mode !== caller.mode) return "none";

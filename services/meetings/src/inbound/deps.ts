@@ -1,5 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { OutboxRelay } from "@sched/outbox";
+import type { SeriesStore } from "../db/seriesStore.js";
 
 /** What the handlers share. */
 export interface MeetingsDeps {
@@ -9,4 +10,6 @@ export interface MeetingsDeps {
   now: () => Date;
   /** The largest message the bus carries (undefined: no limit); a list page stays below it. */
   maxMessageBytes: () => number | undefined;
+  /** The series this replica has read, under their versions: lists and busy time read them from here. */
+  series: SeriesStore;
 }

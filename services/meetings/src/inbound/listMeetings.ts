@@ -4,9 +4,9 @@ import { JsonText, type Caller, type MeetingListItem, type meetingsList, type Mo
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
 import { mergePage, occurrencesForPage, type Position } from "../domain/occurrencePage.js";
-import { seriesAccess } from "../domain/series.js";
+import { seesOccurrence } from "../domain/series.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
-import { exceptionsNear, findSeries, seriesInCalendar } from "../db/seriesQueries.js";
+import { findSeries, readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
 import { findOccurrence, readMeetingRef } from "./series.js";
 import type { MeetingsDeps } from "./deps.js";
 
@@ -33,22 +33,23 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     }
     const plan = withWindow(planList(query.filter ?? "upcoming", deps.now()), window);
     const itemBytes = replyBodyBudget(deps.maxMessageBytes());
-    const series = await seriesInCalendar(deps.db, { ...whose, from: plan.endAfter ?? plan.startAfter, to: plan.startBefore ?? plan.startAtOrBefore });
-    if (series.length === 0) {
-      // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
-      const page = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes });
-      return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
-    }
-    const singles = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes });
+    const range = { from: plan.endAfter ?? plan.startAfter, to: plan.startBefore ?? plan.startAtOrBefore };
+    const singles = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes }, seriesVersionsSql({ mode: caller.mode, users: [whose], ...range }));
+    const versions = readSeriesVersions(singles.beside);
+    // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
+    if (versions.length === 0) return { status: 200, body: new JsonText(`{"data":${singles.itemsJson},"hasMore":${singles.hasMore}}`) };
+    const kept = await deps.series.read(deps.db, caller.mode, versions);
     const singleItems = JSON.parse(singles.itemsJson) as MeetingListItem[];
     const last = singleItems[singleItems.length - 1];
     const occurrences = await occurrencesForPage({
       plan,
-      series,
+      series: kept.map((k) => k.series),
+      viewer: whose,
       after,
       bound: singles.hasMore && last ? new Date(last.startTime) : undefined,
       wanted: limit + 1,
-      exceptionsOf: (from, to) => exceptionsNear(deps.db, series.map((s) => s.id), from, to),
+      // Every exception of these series is kept with them: each window takes what it needs.
+      exceptionsOf: async () => kept.flatMap((k) => k.exceptions),
     });
     const page = mergePage({ direction: plan.direction, singles: singleItems, singlesHaveMore: singles.hasMore, occurrences: occurrences.items, occurrencesExhausted: occurrences.exhausted, limit, itemBytes });
     return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
@@ -61,9 +62,9 @@ async function positionOf(deps: MeetingsDeps, whose: { mode: Mode; userId: strin
   if (ref.kind === "meeting") return findCalendarPosition(deps.db, { ...whose, id });
   if (ref.kind === "none") return undefined;
   const series = await findSeries(deps.db, ref.seriesId, caller.mode);
-  if (!series || seriesAccess(series, caller) === "none") return undefined;
+  if (!series) return undefined;
   const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
-  return occurrence && { startTime: occurrence.startTime, id: occurrence.id };
+  return occurrence && seesOccurrence(series, occurrence, caller) ? { startTime: occurrence.startTime, id: occurrence.id } : undefined;
 }
 
 /** `from` and `to` as instants (readBound: dates on the caller's clock); `to` must come after `from`. */

@@ -6,7 +6,7 @@ import { applyPatch, changedFields, invitesOnUpdate, type MeetingPatch } from ".
 import { eventMsgId, newEventId } from "../domain/events.js";
 import { cancelsOnDelete, checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
 import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recurrence.js";
-import { occurrenceOf, occurrenceToMeeting, ruleOf, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
+import { occurrenceOf, occurrenceToMeeting, ruleOf, seesOccurrence, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
 import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
 import { endTimeOf } from "../domain/timing.js";
 import { RESETTING, responsesAfterChange } from "../domain/responses.js";
@@ -50,10 +50,11 @@ export async function findOccurrence(db: Knex, series: SeriesRecord, originalSta
 export async function getSeriesOrOccurrence(deps: MeetingsDeps, ref: MeetingRef, caller: Caller): Promise<Meeting | undefined> {
   if (ref.kind === "none") return undefined;
   const series = await findSeries(deps.db, ref.kind === "meeting" ? ref.id : ref.seriesId, caller.mode);
-  if (!series || seriesAccess(series, caller) === "none") return undefined;
-  if (ref.kind === "meeting") return seriesToMeeting(series);
+  if (!series) return undefined;
+  if (ref.kind === "meeting") return seriesAccess(series, caller) === "none" ? undefined : seriesToMeeting(series);
+  // An occurrence is seen by whom it lists, as lists and busy time see it (an exception may add or leave out someone).
   const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
-  return occurrence && occurrenceToMeeting(series, occurrence, await ownAnswers(deps.db, series.id, occurrence.originalStart));
+  return occurrence && seesOccurrence(series, occurrence, caller) ? occurrenceToMeeting(series, occurrence, await ownAnswers(deps.db, series.id, occurrence.originalStart)) : undefined;
 }
 
 async function lockedSeries(trx: Knex.Transaction, id: string, caller: Caller, verb: string): Promise<SeriesRecord> {

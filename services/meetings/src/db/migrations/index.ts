@@ -9,6 +9,7 @@ import { createTimeOff } from "./008_create_time_off.js";
 import { participantResponses } from "./009_participant_responses.js";
 import { recurringSeries } from "./010_recurring_series.js";
 import { seriesAnswers } from "./011_series_answers.js";
+import { seriesVersions } from "./012_series_versions.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   participantResponses,
   recurringSeries,
   seriesAnswers,
+  seriesVersions,
 ];

@@ -1,0 +1,57 @@
+import type { Knex } from "@sched/db";
+import type { Mode } from "@sched/proto";
+import { seriesWithExceptions, type VersionedSeries } from "./seriesQueries.js";
+
+/** Most a store keeps, counting a series and each of its exceptions as one: a few tens of MB at most. */
+const MOST_KEPT = 200_000;
+
+/**
+ * The series a replica has read, each with all of its exceptions, under the
+ * version its row had (011_series_versions). A list or busy statement reads
+ * the versions of the series it concerns beside its own rows; a series kept
+ * under that version is used as kept, any other is read again (one statement
+ * for all of them). Since every write of a series or its exceptions takes
+ * the next version in the database, a change through any replica is seen by
+ * the next request on every replica, and nothing has to be told to forget.
+ * The occurrences the rule gives are kept with the series record they were
+ * expanded for (domain/series.ts), so they go when it goes.
+ */
+export class SeriesStore {
+  private readonly kept = new Map<string, VersionedSeries>();
+  private weight = 0;
+
+  constructor(private readonly most = MOST_KEPT) {}
+
+  /** The series named, as of at least the versions given; those gone since are left out. */
+  async read(db: Knex, mode: Mode, versions: readonly { id: string; version: number }[]): Promise<VersionedSeries[]> {
+    const out: VersionedSeries[] = [];
+    const missing: string[] = [];
+    for (const { id, version } of versions) {
+      const kept = this.kept.get(id);
+      if (kept && kept.version >= version && kept.series.mode === mode) out.push(kept);
+      else missing.push(id);
+    }
+    for (const fresh of await seriesWithExceptions(db, missing, mode)) {
+      this.keep(fresh);
+      out.push(fresh);
+    }
+    return out;
+  }
+
+  private keep(entry: VersionedSeries): void {
+    const before = this.kept.get(entry.series.id);
+    if (before) {
+      this.kept.delete(entry.series.id);
+      this.weight -= weightOf(before);
+    }
+    this.kept.set(entry.series.id, entry);
+    this.weight += weightOf(entry);
+    for (const [id, oldest] of this.kept) {
+      if (this.weight <= this.most || id === entry.series.id) break;
+      this.kept.delete(id);
+      this.weight -= weightOf(oldest);
+    }
+  }
+}
+
+const weightOf = (entry: VersionedSeries) => 1 + entry.exceptions.length;
