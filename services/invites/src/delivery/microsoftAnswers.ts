@@ -5,7 +5,8 @@ import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
-import { graphDateTime, graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import { graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import { readCalendarView } from "./graphCalendarView.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -17,14 +18,12 @@ export interface MicrosoftAnswerSettings {
   timeoutMs: number;
 }
 
-/** Events of one calendar-view page; Graph follows with `@odata.nextLink` beyond it. */
-const PAGE_SIZE = 500;
-
 /**
  * Reads attendees' answers back from organizers' Microsoft calendars:
  * Exchange writes each attendee's answer into the organizer's event
  * (`attendees[].status`). Every interval, per connection, one calendar
- * view over the coming window (more only past 500 events) is read, its
+ * view over the coming window (more only past 500 events, or a window
+ * longer than Graph's 1,825 days) is read, its
  * events matched with the ones this service created, and an answer not
  * seen before is sent to meetings to record.
  */
@@ -33,34 +32,22 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
 
-  const readCalendarView = async (connectionId: string): Promise<Event[] | undefined> => {
+  const readOrganizerCalendar = async (connectionId: string): Promise<Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
     const session = vault.microsoft(connection);
     const now = Date.now();
-    const events: Event[] = [];
     try {
-      let page = (await session.graph
-        .api("/me/calendarView")
-        .query({ startDateTime: graphDateTime(now - 86_400_000).dateTime + "Z", endDateTime: graphDateTime(now + settings.windowDays * 86_400_000).dateTime + "Z" })
-        .select(["id", "attendees", "isCancelled"])
-        .header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`)
-        .get()) as { value?: Event[]; "@odata.nextLink"?: string };
-      events.push(...(page.value ?? []));
-      while (page["@odata.nextLink"]) {
-        page = (await session.graph.api(page["@odata.nextLink"]).header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`).get()) as typeof page;
-        events.push(...(page.value ?? []));
-      }
+      return await readCalendarView(session, "/me/calendarView", now - 86_400_000, now + settings.windowDays * 86_400_000, ["attendees", "isCancelled"]);
     } catch (err) {
       const failure = session.failureOf(err);
       if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
       throw failure;
     }
-    return events;
   };
 
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
-    const read = await readCalendarView(connectionId);
+    const read = await readOrganizerCalendar(connectionId);
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
     for (const event of read) {
