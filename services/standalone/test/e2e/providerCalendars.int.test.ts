@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "@sched/testing";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { ADMIN_TOKEN, call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
 import { attachGoogle, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
@@ -11,6 +12,10 @@ const weekdayIn = (n: number) => {
 };
 
 type Listed = { id: string; name: string; busy: boolean };
+
+const DAY_MS = 86_400_000;
+/** Answers are read back this far ahead here: more than the 1,825 days one Graph calendar view may span. */
+const ANSWERS_WINDOW_DAYS = 2_000;
 
 /** A working day whose busy time comes from exactly the chosen calendars: 10–11 main, 13–14 work; family's 15–16 is not chosen. */
 const CHOSEN_DAY = [
@@ -34,6 +39,10 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
       MICROSOFT_CLIENT_SECRET: microsoft.clientSecret,
       MICROSOFT_AUTHORITY: `${url}/common`,
       MICROSOFT_GRAPH_URL: url,
+      MICROSOFT_ANSWERS_POLL_MS: "400",
+      PROVIDER_ANSWERS_WINDOW_DAYS: String(ANSWERS_WINDOW_DAYS),
+      // What is tested is which calendars are read, not the deadline: a busy machine must not make the answers late.
+      FREEBUSY_TIMEOUT_MS: "10000",
     });
   });
   afterAll(async () => {
@@ -149,6 +158,39 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
       { start: "15:00", end: "16:00", status: "busy" },
       { start: "16:00", end: "17:00", status: "free" },
     ]);
+  });
+
+  it.runIf(available)("reads answers back over a window longer than one calendar view may span, in views of at most 1,825 days", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live" });
+    const account = "farahead@contoso.example";
+    const grant = microsoft.grant(account);
+    const attached = await call(world.url, "POST", `/admin/v1/users/${org.userId}/calendar-connections`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: { provider: "microsoft", accountEmail: account, accessToken: grant.accessToken, refreshToken: grant.refreshToken },
+    });
+    expect(attached.status).toBe(201);
+    // The fake refuses a longer view as Graph does, so one view over the whole window would read nothing.
+    const tooLong = await fetch(`${microsoft.url}/v1.0/me/calendarView?startDateTime=${new Date().toISOString()}&endDateTime=${new Date(Date.now() + 1_826 * DAY_MS).toISOString()}`, { headers: { Authorization: `Bearer ${grant.accessToken}` } });
+    expect(tooLong.status).toBe(400);
+    expect(((await tooLong.json()) as { error: { message: string } }).error.message).toMatch(/Maximum number of days: 1825/);
+    const callsBefore = microsoft.graphCalls().length;
+
+    const start = `${new Date(Date.now() + 1_900 * DAY_MS).toISOString().slice(0, 10)}T10:00:00Z`;
+    const created = await call(world.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Far ahead M", duration: "30 mins", startTime: start, participants: ["far@example.com"] } });
+    expect(created.status).toBe(201);
+    const event = await eventually(() => [...microsoft.events.values()].find((e) => e.subject === "Far ahead M" && !e.removed), 20_000, 50);
+    microsoft.respond(event.id, "far@example.com", "accepted");
+    await eventually(async () => {
+      const res = await call(world.url, "GET", `/v1/meetings/${created.body.id as string}`, { key: org.key });
+      return (res.body.attendees as Array<{ response: string }>)[0]?.response === "accepted" ? true : undefined;
+    }, 20_000, 100);
+    const views = microsoft.graphCalls().slice(callsBefore).filter((c) => c.accessToken === grant.accessToken && c.path === "/v1.0/me/calendarView" && !c.query.$skip);
+    expect(views.length).toBeGreaterThanOrEqual(2);
+    for (const view of views) expect(Date.parse(view.query.endDateTime!) - Date.parse(view.query.startDateTime!)).toBeLessThanOrEqual(1_825 * DAY_MS);
+    // One round's views follow each other without a gap, from a day ago to the end of the window.
+    const [first, second] = views;
+    expect(second!.query.startDateTime).toBe(first!.query.endDateTime);
+    expect(Date.parse(second!.query.endDateTime!) - Date.parse(first!.query.startDateTime!)).toBe((ANSWERS_WINDOW_DAYS + 1) * DAY_MS);
   });
 
   it.runIf(available)("never lists a connection's calendars for a test key", async () => {
