@@ -9,6 +9,7 @@ import { microsoftConnections } from "./007_microsoft_connections.js";
 import { seriesChanges } from "./008_series_changes.js";
 import { dashboardConsents } from "./009_dashboard_consents.js";
 import { answerResets } from "./010_answer_resets.js";
+import { answerPollTurns } from "./011_answer_poll_turns.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections, seriesChanges, dashboardConsents, answerResets];
+export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections, seriesChanges, dashboardConsents, answerResets, answerPollTurns];
