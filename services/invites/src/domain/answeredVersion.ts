@@ -1,5 +1,12 @@
-import { ANSWER_RESETTING_FIELDS } from "@sched/proto";
-import type { MeetingEvent } from "./plan.js";
+import { ANSWER_RESETTING_FIELDS, type MeetingField, type Mode } from "@sched/proto";
+
+/** What of a meeting event says whether it asked everyone again: a created or deleted meeting's has no changed fields. */
+interface ChangeOfMeeting {
+  meetingId: string;
+  mode: Mode;
+  sequence: number;
+  changedFields?: readonly MeetingField[];
+}
 
 /**
  * The sequence from which earlier answers no longer hold: that of a live
@@ -7,8 +14,8 @@ import type { MeetingEvent } from "./plan.js";
  * any other change. Its invites carry this SEQUENCE, so a reply with a
  * lower one answered the time before.
  */
-export function answerResetOf(event: MeetingEvent): { meetingId: string; sequence: number } | undefined {
-  if (event.mode !== "live" || !("changedFields" in event)) return undefined;
+export function answerResetOf(event: ChangeOfMeeting): { meetingId: string; sequence: number } | undefined {
+  if (event.mode !== "live" || !event.changedFields) return undefined;
   return event.changedFields.some((field) => ANSWER_RESETTING_FIELDS.includes(field)) ? { meetingId: event.meetingId, sequence: event.sequence } : undefined;
 }
 

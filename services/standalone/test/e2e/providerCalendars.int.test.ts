@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "@sched/testing";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
-import { ADMIN_TOKEN, call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
-import { attachGoogle, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
+import { attachGoogle, attachMicrosoft, fakeMicrosoftEnv, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 
 /** The first weekday at least n days ahead, as YYYY-MM-DD (a working day of the day view). */
 const weekdayIn = (n: number) => {
@@ -33,12 +33,9 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
 
   beforeAll(async () => {
     if (!available) return;
-    const url = await microsoft.start();
+    await microsoft.start();
     world = await startInvitesWorld(wiring, {
-      MICROSOFT_CLIENT_ID: microsoft.clientId,
-      MICROSOFT_CLIENT_SECRET: microsoft.clientSecret,
-      MICROSOFT_AUTHORITY: `${url}/common`,
-      MICROSOFT_GRAPH_URL: url,
+      ...fakeMicrosoftEnv(microsoft),
       MICROSOFT_ANSWERS_POLL_MS: "400",
       PROVIDER_ANSWERS_WINDOW_DAYS: String(ANSWERS_WINDOW_DAYS),
       // What is tested is which calendars are read, not the deadline: a busy machine must not make the answers late.
@@ -112,12 +109,7 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
     const user = await createUserWithKey(world.url, { mode: "live", timezone: "UTC" });
     const account = "several@contoso.example";
     const grant = microsoft.grant(account);
-    const attached = await call(world.url, "POST", `/admin/v1/users/${user.userId}/calendar-connections`, {
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: { provider: "microsoft", accountEmail: account, accessToken: grant.accessToken, refreshToken: grant.refreshToken },
-    });
-    expect(attached.status).toBe(201);
-    const connectionId = attached.body.id as string;
+    const connectionId = await attachMicrosoft(world, user.userId, grant);
     const day = weekdayIn(30);
     const main = microsoft.calendarsOf(account)[0]!.id;
     const work = microsoft.addCalendar(account, "Work");
@@ -164,11 +156,7 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
     const org = await createUserWithKey(world.url, { mode: "live" });
     const account = "farahead@contoso.example";
     const grant = microsoft.grant(account);
-    const attached = await call(world.url, "POST", `/admin/v1/users/${org.userId}/calendar-connections`, {
-      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: { provider: "microsoft", accountEmail: account, accessToken: grant.accessToken, refreshToken: grant.refreshToken },
-    });
-    expect(attached.status).toBe(201);
+    await attachMicrosoft(world, org.userId, grant);
     // The fake refuses a longer view as Graph does, so one view over the whole window would read nothing.
     const tooLong = await fetch(`${microsoft.url}/v1.0/me/calendarView?startDateTime=${new Date().toISOString()}&endDateTime=${new Date(Date.now() + 1_826 * DAY_MS).toISOString()}`, { headers: { Authorization: `Bearer ${grant.accessToken}` } });
     expect(tooLong.status).toBe(400);
