@@ -9,7 +9,7 @@ import type { MicrosoftSession } from "./microsoft.js";
  * is greater than the allowed range. Maximum number of days: 1825"
  * (microsoftgraph/microsoft-graph-docs-contrib#6321; not on the reference page).
  */
-export const CALENDAR_VIEW_MAX_DAYS = 1_825;
+const CALENDAR_VIEW_MAX_DAYS = 1_825;
 
 /** Events of one calendar-view page; Graph follows with `@odata.nextLink` beyond it. */
 const PAGE_SIZE = 500;
