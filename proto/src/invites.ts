@@ -126,7 +126,7 @@ export const CalDavConnectBody = z.strictObject({
 });
 
 export const ProviderCalendar = z.object({
-  id: z.string().describe("The calendar's id at the provider (for CalDAV its URL); what `busyCalendars` lists."),
+  id: z.string().describe("The calendar's id at the provider (for CalDAV its URL; for Google and Microsoft the main calendar is `primary`); what `busyCalendars` lists."),
   name: z.string().describe("The calendar's name as the provider shows it."),
   busy: z.boolean().describe("Whether its events count as busy time."),
 });

@@ -290,6 +290,13 @@ export const ChangedOccurrence = z.object({
 export type ChangedOccurrence = z.infer<typeof ChangedOccurrence>;
 
 /**
+ * Changes that ask every participant again: an answer given before one was
+ * to another time. Meetings drops the answers kept; invites refuses replies
+ * to the versions before it (their SEQUENCE lower than its).
+ */
+export const ANSWER_RESETTING_FIELDS: readonly MeetingField[] = ["startTime", "duration"];
+
+/**
  * What a consumer needs to write a series as one recurring event: the rule
  * (RRULE), the zone it is expanded in (DTSTART's TZID), the original starts
  * of cancelled occurrences (EXDATE), in UTC, in order, and the occurrences

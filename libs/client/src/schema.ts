@@ -7927,7 +7927,7 @@ export interface operations {
                     "application/json": {
                         /** @description Every calendar of the connection that holds events. */
                         data: {
-                            /** @description The calendar's id at the provider (for CalDAV its URL); what `busyCalendars` lists. */
+                            /** @description The calendar's id at the provider (for CalDAV its URL; for Google and Microsoft the main calendar is `primary`); what `busyCalendars` lists. */
                             id: string;
                             /** @description The calendar's name as the provider shows it. */
                             name: string;

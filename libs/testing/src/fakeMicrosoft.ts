@@ -28,6 +28,10 @@ export interface GraphEvent {
   transactionId: string | undefined;
   /** The mailbox (account address) whose calendar holds it. */
   owner: string;
+  /** The calendar of the mailbox that holds it: the default one unless put elsewhere by the test. */
+  calendarId: string;
+  /** How the time shows in free/busy: `busy` unless the test put it otherwise. */
+  showAs: "free" | "tentative" | "busy" | "oof" | "workingElsewhere";
   subject: string;
   body: unknown;
   start: { dateTime: string; timeZone: string };
@@ -72,6 +76,16 @@ export interface GraphInstance {
 
 const NO_TIME = "0001-01-01T00:00:00Z";
 
+/** A calendar of a mailbox, as `/me/calendars` lists it. */
+export interface GraphCalendar {
+  id: string;
+  name: string;
+  isDefaultCalendar: boolean;
+}
+
+/** The longest span calendarView answers (Graph's "Maximum number of days: 1825"). */
+const CALENDAR_VIEW_MAX_MS = 1_825 * 86_400_000;
+
 const json = (res: ServerResponse, status: number, body?: unknown) => {
   res.writeHead(status, { "content-type": "application/json; odata.metadata=minimal; charset=utf-8" });
   res.end(body === undefined ? "" : JSON.stringify(body));
@@ -108,7 +122,10 @@ const instanceId = (masterId: string, originalStart: number) => `${masterId}_${o
  * created with a `transactionId` (a second create with the same one answers
  * the event already made), patched, cancelled and deleted; getSchedule
  * answered from the stored events (plus busy time set by the test); and
- * calendarView with paging. A recurring event (`recurrence`: pattern and
+ * calendarView with paging, refusing spans over 1,825 days as Graph does.
+ * A mailbox has a default calendar (what getSchedule and `/me/calendarView`
+ * read, where events are created) and the others the test adds, each with
+ * its calendar view; `/me/calendars` lists them. A recurring event (`recurrence`: pattern and
  * range) is expanded in its zone (graphRecurrenceExpansion); its instances
  * are listed (`/instances`), patched (becoming exceptions), cancelled, shown
  * in calendarView and counted by getSchedule; writing its pattern again
@@ -124,6 +141,7 @@ export class FakeMicrosoft {
   readonly busy = new Map<string, Array<{ start: string; end: string }>>();
   /** Delay of every Graph answer, in ms. */
   delayMs = 0;
+  private readonly calendars = new Map<string, GraphCalendar[]>();
   private readonly accessTokens = new Map<string, { account: string; expiresAt: number }>();
   private readonly refreshTokens = new Map<string, { account: string; revoked: boolean }>();
   private readonly codes = new Map<string, { account: string; redirectUri?: string }>();
@@ -207,6 +225,37 @@ export class FakeMicrosoft {
     if (!entry) throw new Error(`${attendee} is not an attendee of that occurrence`);
     entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
     master.exceptions.set(start, { ...(master.exceptions.get(start) ?? { isCancelled: false }), attendees });
+  }
+
+  /** A mailbox's calendars, the default one first (made on first use). */
+  calendarsOf(account: string): GraphCalendar[] {
+    const key = account.toLowerCase();
+    if (!this.calendars.has(key)) this.calendars.set(key, [{ id: `AAMkAGcal${randomBytes(18).toString("base64url")}=`, name: "Calendar", isDefaultCalendar: true }]);
+    return this.calendars.get(key)!;
+  }
+
+  private defaultCalendarId(account: string): string {
+    return this.calendarsOf(account)[0]!.id;
+  }
+
+  /** Another calendar in the mailbox, as its user would add one in Outlook; its id. */
+  addCalendar(account: string, name: string): string {
+    const id = `AAMkAGcal${randomBytes(18).toString("base64url")}=`;
+    this.calendarsOf(account).push({ id, name, isDefaultCalendar: false });
+    return id;
+  }
+
+  /** An event the mailbox's user made themselves in one of its calendars (no attendees); its id. */
+  addEvent(account: string, calendarId: string, event: { subject: string; start: string; end: string; showAs?: GraphEvent["showAs"] }): string {
+    const owner = account.toLowerCase();
+    if (!this.calendarsOf(owner).some((c) => c.id === calendarId)) throw new Error(`${calendarId} is no calendar of ${owner}`);
+    const id = `AAMkAG${randomBytes(24).toString("base64url")}=`;
+    this.events.set(id, {
+      ...{ id, transactionId: undefined, owner, calendarId, showAs: event.showAs ?? "busy", subject: event.subject, body: undefined },
+      ...{ start: utcOf(Date.parse(event.start)), end: utcOf(Date.parse(event.end)), attendees: [], organizer: { emailAddress: { address: owner } } },
+      ...{ isCancelled: false, removed: false, type: "singleInstance" as const, recurrence: null, exceptions: new Map() },
+    });
+    return id;
   }
 
   /** The live (not removed) event created with this transactionId. */
@@ -293,17 +342,17 @@ export class FakeMicrosoft {
   }
 
   private view(e: GraphEvent): Record<string, unknown> {
-    const { owner: _owner, removed: _removed, exceptions: _exceptions, ...rest } = e;
+    const { owner: _owner, removed: _removed, exceptions: _exceptions, calendarId: _calendarId, ...rest } = e;
     return rest;
   }
 
-  /** A mailbox's live events over a window as a calendar shows them: single events, and each series' occurrences. */
-  private shown(account: string, from: number, to: number): Array<{ start: GraphEvent["start"]; end: GraphEvent["end"]; view: Record<string, unknown> }> {
+  /** A calendar's live events over a window as it shows them (the mailbox's default calendar unless named): single events, and each series' occurrences. */
+  private shown(account: string, from: number, to: number, calendarId = this.defaultCalendarId(account)): Array<{ start: GraphEvent["start"]; end: GraphEvent["end"]; showAs: GraphEvent["showAs"]; view: Record<string, unknown> }> {
     const shown = [];
     for (const e of this.events.values()) {
-      if (e.owner !== account || e.removed) continue;
-      if (e.type === "seriesMaster") for (const i of this.instancesOf(e, from, to)) shown.push({ start: i.start, end: i.end, view: { ...i } });
-      else if (instantOf(e.start)! < to && instantOf(e.end)! > from) shown.push({ start: e.start, end: e.end, view: this.view(e) });
+      if (e.owner !== account || e.removed || e.calendarId !== calendarId) continue;
+      if (e.type === "seriesMaster") for (const i of this.instancesOf(e, from, to)) shown.push({ start: i.start, end: i.end, showAs: e.showAs, view: { ...i, showAs: e.showAs } });
+      else if (instantOf(e.start)! < to && instantOf(e.end)! > from) shown.push({ start: e.start, end: e.end, showAs: e.showAs, view: this.view(e) });
     }
     return shown.sort((a, b) => instantOf(a.start)! - instantOf(b.start)!);
   }
@@ -311,7 +360,14 @@ export class FakeMicrosoft {
   private graph(method: string, url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
     const path = url.pathname.slice("/v1.0".length);
     if (method === "POST" && path === "/me/calendar/getSchedule") return this.getSchedule(call, account, res);
-    if (method === "GET" && path === "/me/calendarView") return this.calendarView(url, call, account, res);
+    if (method === "GET" && path === "/me/calendarView") return this.calendarView(url, call, account, this.defaultCalendarId(account), res);
+    if (method === "GET" && path === "/me/calendars") return this.page(url, call, this.calendarsOf(account), res);
+    const ofCalendar = /^\/me\/calendars\/([^/]+)\/calendarView$/.exec(path);
+    if (method === "GET" && ofCalendar) {
+      const calendarId = decodeURIComponent(ofCalendar[1]!);
+      if (!this.calendarsOf(account).some((c) => c.id === calendarId)) return graphError(res, 404, "ErrorItemNotFound", "The specified object was not found in the store.");
+      return this.calendarView(url, call, account, calendarId, res);
+    }
     if (method === "POST" && (path === "/me/events" || path === "/me/calendar/events")) return this.create(call, account, res);
     const match = /^\/me\/events\/([^/]+)(\/cancel|\/instances)?$/.exec(path);
     if (!match) return graphError(res, 400, "BadRequest", `Resource not found for the segment '${path}'.`);
@@ -462,6 +518,8 @@ export class FakeMicrosoft {
       id,
       transactionId,
       owner: account,
+      calendarId: this.defaultCalendarId(account),
+      showAs: "busy",
       subject: body.subject,
       body: body.body,
       start: body.start as GraphEvent["start"],
@@ -478,14 +536,14 @@ export class FakeMicrosoft {
     return json(res, 201, this.view(event));
   }
 
-  /** Busy spans of a mailbox over a window: its live events and the busy time set for it. */
-  private busySpans(account: string, from: number, to: number): Array<[number, number]> {
-    const spans: Array<[number, number]> = [];
-    for (const e of this.shown(account, from, to)) spans.push([instantOf(e.start)!, instantOf(e.end)!]);
+  /** Free/busy of a mailbox over a window: the live events of its default calendar and the busy time set for it. */
+  private busySpans(account: string, from: number, to: number): Array<[number, number, GraphEvent["showAs"]]> {
+    const spans: Array<[number, number, GraphEvent["showAs"]]> = [];
+    for (const e of this.shown(account, from, to)) spans.push([instantOf(e.start)!, instantOf(e.end)!, e.showAs]);
     for (const b of this.busy.get(account) ?? []) {
       const start = Date.parse(b.start);
       const end = Date.parse(b.end);
-      if (start < to && end > from) spans.push([start, end]);
+      if (start < to && end > from) spans.push([start, end, "busy"]);
     }
     return spans.sort((a, b) => a[0] - b[0]);
   }
@@ -503,19 +561,20 @@ export class FakeMicrosoft {
       return {
         scheduleId,
         availabilityView: "",
-        scheduleItems: this.busySpans(account, from, to).map(([s, e]) => ({ isPrivate: false, status: "busy", start: { dateTime: graphUtc(s), timeZone: "UTC" }, end: { dateTime: graphUtc(e), timeZone: "UTC" } })),
+        scheduleItems: this.busySpans(account, from, to).map(([s, e, status]) => ({ isPrivate: false, status, start: { dateTime: graphUtc(s), timeZone: "UTC" }, end: { dateTime: graphUtc(e), timeZone: "UTC" } })),
         workingHours: { startTime: "08:00:00.0000000", endTime: "17:00:00.0000000", timeZone: { name: "UTC" } },
       };
     });
     return json(res, 200, { value });
   }
 
-  /** Events overlapping the window, in start order, a page at a time (Prefer: odata.maxpagesize, else $top, else 10). */
-  private calendarView(url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
+  /** A calendar's events overlapping the window, in start order, a page at a time (Prefer: odata.maxpagesize, else $top, else 10). */
+  private calendarView(url: URL, call: MicrosoftCall, account: string, calendarId: string, res: ServerResponse): void {
     const from = Date.parse(url.searchParams.get("startDateTime") ?? "");
     const to = Date.parse(url.searchParams.get("endDateTime") ?? "");
     if (Number.isNaN(from) || Number.isNaN(to)) return graphError(res, 400, "ErrorInvalidParameter", "startDateTime and endDateTime are required.");
-    return this.page(url, call, this.shown(account, from, to).map((e) => e.view), res);
+    if (to - from > CALENDAR_VIEW_MAX_MS) return graphError(res, 400, "ErrorInvalidRequest", "Your request can't be completed. The range between the start and end dates is greater than the allowed range. Maximum number of days: 1825");
+    return this.page(url, call, this.shown(account, from, to, calendarId).map((e) => e.view), res);
   }
 
   /** One page of a listing (Prefer: odata.maxpagesize, else $top, else 10), with the link to the next. */

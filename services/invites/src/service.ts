@@ -12,6 +12,7 @@ import { pollMicrosoftAnswers } from "./outbound/microsoftAnswers.js";
 import { ConnectionVault } from "./outbound/vault.js";
 import { pollCalDavAnswers } from "./outbound/caldavAnswers.js";
 import { DeliveryWorker } from "./outbound/worker.js";
+import { answerResetsOf } from "./db/answerResets.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./inbound/calendarBusy.js";
 import { connectionBindings } from "./inbound/connections.js";
@@ -136,7 +137,10 @@ export const invitesService = defineService({
     const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake(), () => relay.wake());
     const replyMail =
       replies && c.INBOUND_SMTP_PORT !== undefined
-        ? await startReplyListener(bus, logger, replies, { host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN })
+        ? await startReplyListener(bus, logger, replies, {
+            ...{ host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN },
+            answersResetAt: async (meetingId) => (await answerResetsOf(db, [meetingId])).get(meetingId),
+          })
         : undefined;
     const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
     const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });

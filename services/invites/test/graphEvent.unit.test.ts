@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Meeting } from "@sched/proto";
-import { busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphSeriesBody, graphTransactionId, instanceShows, instanceWindow, isInstanceOf, responseOfGraph } from "../src/domain/graphEvent.js";
+import { busyOfCalendarView, busyOfSchedule, epochMsOfGraphDateTime, graphDateTime, graphEventBody, graphResponseTime, graphSeriesBody, graphTransactionId, instanceShows, instanceWindow, isInstanceOf, responseOfGraph } from "../src/domain/graphEvent.js";
 
 const meeting: Meeting = {
   id: "mtg_4kQ9sVnB2xR7tLmP0aZcY8dE",
@@ -73,6 +73,22 @@ describe("Graph events of meetings", () => {
       [s("16:00"), s("17:00")],
     ]);
     expect(busyOfSchedule(undefined)).toEqual([]);
+  });
+
+  it("counts calendar-view events shown busy, away or tentative and not cancelled, as getSchedule would", () => {
+    const at = (t: string) => ({ dateTime: `2031-05-06T${t}:00.0000000`, timeZone: "UTC" });
+    const busy = busyOfCalendarView([
+      { showAs: "busy", isCancelled: false, start: at("13:00"), end: at("14:00") },
+      { showAs: "free", isCancelled: false, start: at("08:00"), end: at("09:00") },
+      { showAs: "oof", isCancelled: true, start: at("10:00"), end: at("11:00") },
+      { showAs: "tentative", isCancelled: false, start: at("09:00"), end: at("09:30") },
+      { showAs: "busy", isCancelled: false, start: at("15:00"), end: at("15:00") },
+    ]);
+    const s = (t: string) => Date.parse(`2031-05-06T${t}:00Z`) / 1_000;
+    expect(busy).toEqual([
+      [s("09:00"), s("09:30")],
+      [s("13:00"), s("14:00")],
+    ]);
   });
 });
 

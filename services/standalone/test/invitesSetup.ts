@@ -1,3 +1,4 @@
+import type { FakeMicrosoft } from "@sched/testing/microsoft";
 import { SmtpFake } from "@sched/testing/smtp";
 import ICAL from "ical.js";
 import { GoogleFake } from "./fakes/googleFake.js";
@@ -92,6 +93,21 @@ export async function attachGoogle(world: InvitesWorld, userId: string, grant: {
   const res = await call(world.url, "POST", `/admin/v1/users/${userId}/calendar-connections`, {
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     body: { provider: "google", accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresAt: new Date(grant.expiresAt).toISOString().replace(/\.\d{3}Z$/, "Z") },
+  });
+  if (res.status !== 201) throw new Error(`attach failed: ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** The invites settings that point Microsoft's identity platform and Graph at a started loopback fake. */
+export function fakeMicrosoftEnv(microsoft: FakeMicrosoft): Record<string, string> {
+  return { MICROSOFT_CLIENT_ID: microsoft.clientId, MICROSOFT_CLIENT_SECRET: microsoft.clientSecret, MICROSOFT_AUTHORITY: `${microsoft.url}/common`, MICROSOFT_GRAPH_URL: microsoft.url };
+}
+
+/** Attaches a Microsoft grant the fake honours to a user, through the admin API; the connection's id. */
+export async function attachMicrosoft(world: InvitesWorld, userId: string, grant: { accessToken: string; refreshToken: string; accountEmail: string }): Promise<string> {
+  const res = await call(world.url, "POST", `/admin/v1/users/${userId}/calendar-connections`, {
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: { provider: "microsoft", accountEmail: grant.accountEmail, accessToken: grant.accessToken, refreshToken: grant.refreshToken },
   });
   if (res.status !== 201) throw new Error(`attach failed: ${JSON.stringify(res.body)}`);
   return res.body.id as string;

@@ -3,7 +3,9 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { meetingEvents } from "@sched/proto";
 import { recordInviteDelivery, traceContextIn } from "@sched/telemetry";
+import { recordAnswerResets } from "../db/answerResets.js";
 import { recordChanges, type OwedChange } from "../db/deliveries.js";
+import { answerResetOf } from "../domain/answeredVersion.js";
 import { changeOf, plannedDeliveries, type MeetingEvent } from "../domain/plan.js";
 
 export const MEETING_EVENTS_CONSUMER = "invites-meeting-events";
@@ -16,7 +18,8 @@ const EVENTS_PER_BATCH = 100;
  * committed, and a redelivered event finds its rows already there: so an
  * event is never lost and never owes twice. Replicas may record batches
  * side by side, so the worker, not the order of recording, keeps a
- * meeting's changes in order. Each change keeps the trace context of the
+ * meeting's changes in order. A change to a new time also marks from which
+ * sequence replies answer it (answerResetOf). Each change keeps the trace context of the
  * request that caused it, so its delivery joins that trace. Delivering is
  * the worker's job, which `recorded` wakes; `simulated` wakes the outbox
  * relay for the events of test mode's deliveries, settled here. Only the database can make this
@@ -30,6 +33,8 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
       const event = message.payload as MeetingEvent;
       return { change: changeOf(event), planned: plannedDeliveries(event), traceContext: traceContextIn(message.headers) ?? null };
     });
+    // Before the changes: the new invitations, which the worker sends once these are recorded, find the replies to the old ones refused.
+    await recordAnswerResets(db, messages.map((m) => answerResetOf(m.payload as MeetingEvent)).filter((r) => r !== undefined));
     const results = await recordChanges(db, owed);
     let live = false;
     let simulatedAny = false;

@@ -133,9 +133,24 @@ const BUSY_STATUSES = new Set(["busy", "oof", "tentative"]);
 
 /** Busy intervals (epoch seconds) of one getSchedule answer, in start order. */
 export function busyOfSchedule(schedule: ScheduleInformation | undefined): BusyInterval[] {
+  return busyOfShown((schedule?.scheduleItems ?? []).map((item) => ({ shownAs: item.status, start: item.start, end: item.end })));
+}
+
+/**
+ * Busy intervals (epoch seconds) of calendar-view events answered in UTC:
+ * those shown as busy, away or tentative (as getSchedule counts them), not
+ * cancelled, in start order.
+ */
+export function busyOfCalendarView(events: readonly Pick<Event, "start" | "end" | "showAs" | "isCancelled">[]): BusyInterval[] {
+  return busyOfShown(events.filter((e) => !e.isCancelled).map((e) => ({ shownAs: e.showAs, start: e.start, end: e.end })));
+}
+
+type GraphTime = { dateTime?: string | null } | null | undefined;
+
+function busyOfShown(items: readonly { shownAs: string | null | undefined; start: GraphTime; end: GraphTime }[]): BusyInterval[] {
   const intervals: BusyInterval[] = [];
-  for (const item of schedule?.scheduleItems ?? []) {
-    if (!item.status || !BUSY_STATUSES.has(item.status)) continue;
+  for (const item of items) {
+    if (!item.shownAs || !BUSY_STATUSES.has(item.shownAs)) continue;
     const start = epochMsOfGraphDateTime(item.start);
     const end = epochMsOfGraphDateTime(item.end);
     if (start !== undefined && end !== undefined && end > start) intervals.push([Math.floor(start / 1_000), Math.ceil(end / 1_000)]);

@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { invitesCalendarBusy, type BusyInterval } from "@sched/proto";
 import { activeConnections, type ConnectionRecord } from "../db/connections.js";
-import { googleFailure } from "../outbound/google.js";
+import { googleBusy } from "../outbound/googleBusy.js";
 import { microsoftBusy } from "../outbound/microsoftBusy.js";
 import type { ConnectionVault } from "../outbound/vault.js";
 import { clipToSpan, coveringHours } from "../domain/busySpan.js";
@@ -17,11 +17,10 @@ export interface CalendarBusySettings {
   cacheMs: number;
 }
 
-const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
-
 /**
- * Busy time from users' connected calendars (Google's freebusy.query,
- * Microsoft Graph's getSchedule, the events of the chosen CalDAV calendars), cached
+ * Busy time from users' connected calendars, each connection's chosen ones
+ * (Google's freebusy.query; Microsoft Graph's getSchedule and calendar
+ * views; the events of CalDAV calendars), cached
  * briefly and bounded by one deadline for all, so a slow or failing
  * provider costs the caller at most `timeoutMs` and never an error. Test
  * mode never calls Google.
@@ -40,7 +39,7 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
   };
 
   const busyOf = async (connection: ConnectionRecord, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[] | undefined> => {
-    const key = `${connection.id}|${(connection.busyCalendars ?? []).join(" ")}|${from}|${to}`;
+    const key = `${connection.id}|${JSON.stringify(connection.busyCalendars)}|${from}|${to}`;
     const cached = cache.get(key);
     if (cached) return cached;
     if (connection.provider === "caldav") {
@@ -48,31 +47,15 @@ export function calendarBusyBindings(db: Knex, vault: ConnectionVault, logger: L
       if (intervals) cache.set(key, intervals);
       return intervals;
     }
-    if (connection.provider === "microsoft") {
-      const intervals = await microsoftBusy(vault, connection, from, to, signal).catch(async (err: unknown) => {
-        const failure = asDeliveryFailure(err);
-        if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
-        else logger.warn({ userId: connection.userId, error: failure.message }, "Microsoft free/busy unavailable; going without it");
-        return undefined;
-      });
-      if (intervals) cache.set(key, intervals);
-      return intervals;
-    }
-    // Google counts its primary calendar unless the user chose none.
-    if (connection.busyCalendars && !connection.busyCalendars.includes("primary")) return [];
-    try {
-      const { calendar } = vault.session(connection);
-      const res = await calendar.freebusy.query({ requestBody: { timeMin: from, timeMax: to, items: [{ id: "primary" }] } }, { signal });
-      const busy = res.data.calendars?.primary?.busy ?? [];
-      const intervals: BusyInterval[] = busy.filter((b) => b.start && b.end).map((b) => [epochSeconds(b.start!), epochSeconds(b.end!)]);
-      cache.set(key, intervals);
-      return intervals;
-    } catch (err) {
-      const failure = googleFailure(err);
+    const read = connection.provider === "microsoft" ? microsoftBusy : googleBusy;
+    const intervals = await read(vault, connection, from, to, signal).catch(async (err: unknown) => {
+      const failure = asDeliveryFailure(err);
       if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
-      else logger.warn({ userId: connection.userId, error: failure.message }, "Google free/busy unavailable; going without it");
+      else logger.warn({ userId: connection.userId, provider: connection.provider, error: failure.message }, "free/busy unavailable; going without it");
       return undefined;
-    }
+    });
+    if (intervals) cache.set(key, intervals);
+    return intervals;
   };
 
   return [

@@ -6,6 +6,9 @@ import type { Logger } from "@sched/logging";
 import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type Caller } from "@sched/proto";
 import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
 import { CalDavRefusal } from "../outbound/caldav.js";
+import { calendarsOfConnection } from "../outbound/connectionCalendars.js";
+import { countsAsBusy } from "../domain/busyCalendars.js";
+import { asDeliveryFailure, DeliveryFailure } from "../domain/retry.js";
 import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
 
@@ -13,7 +16,7 @@ export interface ConnectionSettingsDeps {
   db: Knex;
   logger: Logger;
   vault: ConnectionVault;
-  /** How long a CalDAV server may take to answer one request. */
+  /** How long a calendar provider may take to answer one request. */
   caldavTimeoutMs: number;
 }
 
@@ -36,26 +39,28 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
     return connection;
   };
 
-  const calendarsOf = (connection: ConnectionRecord) =>
-    vault
-      .caldav(connection, deps.caldavTimeoutMs)
-      .then((account) => account.calendars())
-      .catch((err: unknown) => {
-        deps.logger.warn({ err, connectionId: connection.id }, "CalDAV calendars unavailable");
-        throw new AppError("service_unavailable", "The CalDAV server did not answer; try again shortly.");
-      });
+  const calendarsOf = (caller: Caller, connection: ConnectionRecord) => {
+    requireLive(caller, "list or choose the calendars of a connection");
+    return calendarsOfConnection(vault, connection, deps.caldavTimeoutMs).catch(async (err: unknown) => {
+      const failure = err instanceof CalDavRefusal ? new DeliveryFailure("permanent", err.message) : asDeliveryFailure(err);
+      deps.logger.warn({ connectionId: connection.id, provider: connection.provider, error: failure.message }, "calendars of a connection unavailable");
+      if (failure.kind === "revoked") {
+        await vault.markBroken(connection, failure.message);
+        throw new AppError("service_unavailable", "The calendar provider no longer honours this connection's grant; connect the calendar again.");
+      }
+      throw new AppError("service_unavailable", "The calendar provider did not answer; try again shortly.");
+    });
+  };
 
   /**
    * Busy calendars are ids the provider listed: CalDAV ones are URLs that
    * are read (and written) with the user's password, so one of any other
-   * server would send it there.
+   * server would send it there; Google's and Microsoft's name the calendars
+   * free/busy reads.
    */
   const requireKnownCalendars = async (caller: Caller, connection: ConnectionRecord, chosen: readonly string[]) => {
-    let known: string[] = ["primary"];
-    if (connection.provider === "caldav") {
-      requireLive(caller, "choose the calendars of a CalDAV connection");
-      known = (await calendarsOf(connection)).map((c) => c.id);
-    }
+    if (chosen.length === 0) return;
+    const known = (await calendarsOf(caller, connection)).map((c) => c.id);
     const unknown = chosen.find((id) => !known.includes(id));
     if (unknown !== undefined) throw new AppError("invalid_request", `Invalid busyCalendars: ${unknown} is not a calendar of this connection (see GET /v1/calendar-connections/${connection.id}/calendars).`, { param: "busyCalendars" });
   };
@@ -82,13 +87,8 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
     bind(connectionsCalendars, async ({ params }, ctx) => {
       const caller = requireCaller(ctx);
       const connection = await ownConnection(caller, params.id);
-      if (connection.provider !== "caldav") {
-        // Google's busy time is its primary calendar: the one calendar there is to choose.
-        return { status: 200, body: { data: [{ id: "primary", name: connection.accountEmail ?? "Primary calendar", busy: connection.busyCalendars?.includes("primary") ?? true }] } };
-      }
-      requireLive(caller, "list the calendars of a CalDAV connection");
-      const calendars = await calendarsOf(connection);
-      return { status: 200, body: { data: calendars.map((c) => ({ ...c, busy: connection.busyCalendars?.includes(c.id) ?? true })) } };
+      const calendars = await calendarsOf(caller, connection);
+      return { status: 200, body: { data: calendars.map((c) => ({ ...c, busy: countsAsBusy(connection, c.id) })) } };
     }),
 
     bind(connectionsUpdate, async ({ params, body }, ctx) => {

@@ -4,6 +4,7 @@ import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { simpleParser, type ParsedMail } from "mailparser";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { answersPresentTime } from "../domain/answeredVersion.js";
 import { parseItipReply } from "../domain/itipReply.js";
 import { proveAnswer } from "../domain/replyJudge.js";
 import type { ReplyAddresses } from "../domain/replyAddress.js";
@@ -17,6 +18,8 @@ export interface ReplyMailSettings {
   host: string;
   port: number;
   uidDomain: string;
+  /** The sequence of the last change that asked the meeting's participants again, if any. */
+  answersResetAt: (meetingId: string) => Promise<number | undefined>;
 }
 
 /** An SMTP answer: 4xx asks the sender to try again later, 5xx refuses for good. */
@@ -28,7 +31,9 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
  * takes mail only for reply addresses of ours, reads the iTIP REPLY that a
  * calendar client sends, and has meetings record the answer it proves.
  * A reply that proves nothing (another meeting's, another attendee's, a
- * forged organizer, not a REPLY at all) is accepted and dropped with a log
+ * forged organizer, not a REPLY at all), or that answers a time the meeting
+ * no longer has (its SEQUENCE below the change that asked everyone again),
+ * is accepted and dropped with a log
  * line, so a forger learns nothing; only when meetings cannot be reached is
  * the sender asked to try again (451), so no real answer is lost.
  */
@@ -43,6 +48,10 @@ export async function startReplyListener(bus: Bus, logger: Logger, addresses: Re
     const proven = proveAnswer(parsed.value, { token, uidDomain: settings.uidDomain, tokenMatches: (t, m, p) => addresses.matches(t, m, p), now: new Date() });
     if (!proven.ok) return log.warn({ problem: proven.problem, uid: parsed.value.uid }, "reply dropped");
     const answer = proven.value;
+    const resetAt = await settings.answersResetAt(answer.meetingId);
+    if (!answersPresentTime(parsed.value.sequence, resetAt)) {
+      return log.warn({ problem: `answers an earlier time of the meeting (SEQUENCE ${parsed.value.sequence}, asked again at ${resetAt})`, uid: parsed.value.uid }, "reply dropped");
+    }
     const { outcome } = await bus.request(
       meetingsRecordResponse,
       { mode: "live", ...answer, respondedAt: formatTimestamp(answer.respondedAt), source: "email" },

@@ -20,8 +20,8 @@ export interface GoogleSettings {
   timeoutMs: number;
 }
 
-/** What the invites need and nothing more: events they create, and free/busy of the user's calendars. */
-const GOOGLE_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/calendar.events", "https://www.googleapis.com/auth/calendar.freebusy"];
+/** What the invites need and nothing more: events they create, the list of the user's calendars (to choose the busy ones), and their free/busy. */
+const GOOGLE_SCOPES = ["openid", "email", "https://www.googleapis.com/auth/calendar.events", "https://www.googleapis.com/auth/calendar.freebusy", "https://www.googleapis.com/auth/calendar.calendarlist.readonly"];
 
 /** A user's grant in use: the calendar client and the way to learn of refreshed tokens. */
 export interface GoogleSession {

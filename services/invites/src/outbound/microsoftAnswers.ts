@@ -6,7 +6,8 @@ import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { answersToRecord, type AnswerToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
-import { graphDateTime, graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import { graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
+import { readCalendarView } from "./graphCalendarView.js";
 import type { MicrosoftSession } from "./microsoft.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
@@ -19,14 +20,12 @@ export interface MicrosoftAnswerSettings {
   timeoutMs: number;
 }
 
-/** Events of one calendar-view page; Graph follows with `@odata.nextLink` beyond it. */
-const PAGE_SIZE = 500;
-
 /**
  * Reads attendees' answers back from organizers' Microsoft calendars:
  * Exchange writes each attendee's answer into the organizer's event
  * (`attendees[].status`). Every interval, per connection, one calendar
- * view over the coming window (more only past 500 events) is read, its
+ * view over the coming window (more only past 500 events, or a window
+ * longer than Graph's 1,825 days) is read, its
  * events matched with the ones this service created, and an answer not
  * seen before is sent to meetings to record. A series with occurrences in
  * the window costs one more read, of its recurring event: answers to the
@@ -41,30 +40,19 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   const apart = new Set<string>();
   const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
-  const readCalendarView = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
+  const readOrganizerCalendar = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
     const session = vault.microsoft(connection);
     const now = Date.now();
-    const events: Event[] = [];
     try {
-      let page = (await session.graph
-        .api("/me/calendarView")
-        .query({ startDateTime: graphDateTime(now - 86_400_000).dateTime + "Z", endDateTime: graphDateTime(now + settings.windowDays * 86_400_000).dateTime + "Z" })
-        .select(["id", "attendees", "isCancelled", "type", "seriesMasterId", "originalStart"])
-        .header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`)
-        .get()) as { value?: Event[]; "@odata.nextLink"?: string };
-      events.push(...(page.value ?? []));
-      while (page["@odata.nextLink"]) {
-        page = (await session.graph.api(page["@odata.nextLink"]).header("Prefer", `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}`).get()) as typeof page;
-        events.push(...(page.value ?? []));
-      }
+      const fields = ["attendees", "isCancelled", "type", "seriesMasterId", "originalStart"];
+      return { events: await readCalendarView(session, "/me/calendarView", now - 86_400_000, now + settings.windowDays * 86_400_000, fields), session };
     } catch (err) {
       const failure = session.failureOf(err);
       if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
       throw failure;
     }
-    return { events, session };
   };
 
   /** A series' recurring event as Graph keeps it, read once a round: its attendees' answers to the whole series. */
@@ -98,7 +86,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
    * give those an attendee gave one occurrence on its own.
    */
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
-    const read = await readCalendarView(connectionId);
+    const read = await readOrganizerCalendar(connectionId);
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
     const instancesBySeries = new Map<string, Event[]>();

@@ -1,9 +1,6 @@
-import type { GivenResponse, MeetingField } from "@sched/proto";
+import { ANSWER_RESETTING_FIELDS, type GivenResponse, type MeetingField } from "@sched/proto";
 import type { GivenAnswer, MeetingRecord } from "./meeting.js";
 import type { Answers } from "./seriesAnswers.js";
-
-/** Changes that make earlier answers meaningless: the person agreed to another time. */
-export const RESETTING: readonly MeetingField[] = ["startTime", "duration"];
 
 /**
  * The answers a meeting keeps after a change: a removed participant's goes
@@ -11,7 +8,7 @@ export const RESETTING: readonly MeetingField[] = ["startTime", "duration"];
  * Outlook do), so every answer is dropped.
  */
 export function responsesAfterChange(before: MeetingRecord["responses"], participants: readonly string[], changed: readonly MeetingField[]): MeetingRecord["responses"] {
-  if (changed.some((field) => RESETTING.includes(field))) return {};
+  if (changed.some((field) => ANSWER_RESETTING_FIELDS.includes(field))) return {};
   const kept: Record<string, GivenAnswer> = {};
   for (const email of participants) {
     const answer = before[email];

@@ -1,7 +1,7 @@
 import { AppError, notFound } from "@sched/errors";
 import { isId } from "@sched/ids";
 import { enqueueEvent } from "@sched/outbox";
-import { DURATION_MINUTES, meetingDeleted, type Caller, type Meeting, type MeetingField } from "@sched/proto";
+import { ANSWER_RESETTING_FIELDS, DURATION_MINUTES, meetingDeleted, type Caller, type Meeting, type MeetingField } from "@sched/proto";
 import { applyPatch, changedFields, invitesOnUpdate, type MeetingPatch } from "../domain/changes.js";
 import { eventMsgId, newEventId } from "../domain/events.js";
 import { cancelsOnDelete, checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
@@ -9,7 +9,7 @@ import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recu
 import { occurrenceOf, occurrenceToMeeting, ruleOf, seesOccurrence, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
 import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
 import { endTimeOf } from "../domain/timing.js";
-import { RESETTING, responsesAfterChange } from "../domain/responses.js";
+import { responsesAfterChange } from "../domain/responses.js";
 import { retimedExceptions } from "../domain/retimedExceptions.js";
 import { askAgain } from "../domain/seriesAnswers.js";
 import {
@@ -90,7 +90,7 @@ export async function updateOccurrence(
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, ...state, sequence, exception: true };
   await writeException(trx, { ...series, sequence }, after, now);
-  if (changed.some((field) => RESETTING.includes(field))) {
+  if (changed.some((field) => ANSWER_RESETTING_FIELDS.includes(field))) {
     // A new time asks everyone again, the series' answers included: the occurrence keeps `needsAction` of its own.
     const asked = askAgain(series.id, after);
     await saveOccurrenceAnswers(trx, asked);
@@ -169,7 +169,7 @@ export async function updateWholeSeries(
     const keptStarts = new Set(kept.map((e) => e.originalStart.getTime()));
     dropped = taken.filter((e) => !keptStarts.has(e.originalStart.getTime()));
   }
-  if (changed.some((field) => RESETTING.includes(field))) await dropOccurrenceAnswersAfter(trx, series.id, new Date(now.getTime() - DURATION_MINUTES[series.duration] * 60_000));
+  if (changed.some((field) => ANSWER_RESETTING_FIELDS.includes(field))) await dropOccurrenceAnswersAfter(trx, series.id, new Date(now.getTime() - DURATION_MINUTES[series.duration] * 60_000));
   await updateSeries(trx, after, now);
   const exceptions = await eventExceptions(trx, series.id, now);
   const event = seriesChangeEvent(series, after, exceptions, dropped, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);

@@ -99,6 +99,34 @@ describe.each(WIRINGS)("answers to e-mail invites (%s)", async (wiring) => {
     expect(answers[1]!.data.object).toEqual((await call(suite.url, "GET", `/v1/meetings/${id}`, { key: org.key })).body);
   });
 
+  it.runIf(suite.available)("a reply to the time before a change of time is not applied; one to the new time is, and still is after a change of title", async () => {
+    const org = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
+    const dee = `dee-${randomBytes(4).toString("hex")}@example.com`;
+    const created = await call(suite.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Moved", duration: "30 mins", startTime: "2031-05-09T13:00:00Z", participants: [dee] } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const { replyTo, invite: first } = await inviteTo(dee);
+    expect(first.sequence).toBe(1);
+    expect((await call(suite.url, "PATCH", `/v1/meetings/${id}`, { key: org.key, body: { startTime: "2031-05-09T15:00:00Z" } })).status).toBe(200);
+    const moved = parseInvite((await eventually(() => worldOf().smtp.to(dee)[1], 10_000)).ics!);
+    expect(moved.sequence).toBe(2);
+    const reply = (invite: typeof first, partstat: string) => itipReply({ uid: invite.uid, sequence: invite.sequence, organizer: invite.organizer, attendee: dee, partstat, start: invite.start, end: invite.end });
+
+    // Her client answers the invitation to 13:00 late, after the meeting moved: she accepted a time it no longer has.
+    await mailReply(replyTo, dee, reply(first, "ACCEPTED"));
+    expect((await attendeesOf(org.key, id))[dee]).toEqual({ email: dee, response: "needsAction", respondedAt: null });
+
+    await mailReply(replyTo, dee, reply(moved, "TENTATIVE"));
+    expect((await attendeesOf(org.key, id))[dee]!.response).toBe("tentative");
+
+    // A new title asks nobody again: an answer to the 15:00 version still counts.
+    expect((await call(suite.url, "PATCH", `/v1/meetings/${id}`, { key: org.key, body: { title: "Moved, renamed" } })).status).toBe(200);
+    await eventually(() => worldOf().smtp.to(dee)[2], 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await mailReply(replyTo, dee, reply(moved, "DECLINED"));
+    expect((await attendeesOf(org.key, id))[dee]!.response).toBe("declined");
+  });
+
   it.runIf(suite.available)("forged, misdirected and malformed replies change nothing", async () => {
     const org = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
     const bob = `bob-${randomBytes(4).toString("hex")}@example.com`;

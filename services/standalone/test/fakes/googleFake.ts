@@ -28,7 +28,8 @@ const json = (res: ServerResponse, status: number, body?: unknown) => {
  * Google's OAuth 2.0 token endpoint and the slice of Calendar v3 that the
  * invites use, on loopback, speaking the real endpoints' shapes: the token
  * endpoint's form posts and `invalid_grant`, events insert/patch/delete with
- * `sendUpdates`, freeBusy. Access tokens expire and are checked; faults are
+ * `sendUpdates`, freeBusy of each calendar named (`notFound` for one not
+ * in the calendar list), the calendar list a page at a time. Access tokens expire and are checked; faults are
  * injected per call. A recurring event (`recurrence` lines) has instances as
  * Google has them: its RRULE expanded at the start's wall clock in the
  * start's `timeZone`, less its EXDATEs, each with the id
@@ -39,8 +40,12 @@ const json = (res: ServerResponse, status: number, body?: unknown) => {
 export class GoogleFake {
   readonly calls: GoogleCall[] = [];
   readonly events = new Map<string, StoredEvent>();
-  /** Busy intervals freeBusy answers, for every calendar. */
+  /** Busy intervals freeBusy answers, for every calendar without its own in `calendarBusy`. */
   busy: Array<{ start: string; end: string }> = [];
+  /** Busy intervals of one calendar, by its id (`primary` for the primary one). */
+  readonly calendarBusy = new Map<string, Array<{ start: string; end: string }>>();
+  /** The user's calendar list: the primary calendar (under its address, as Google lists it) and the others the test adds. */
+  readonly calendarList: Array<{ id: string; summary: string; primary?: boolean; accessRole: string }> = [{ id: "owner@example.com", summary: "owner@example.com", primary: true, accessRole: "owner" }];
   /** Delay of every calendar answer, in ms. */
   delayMs = 0;
   private readonly accessTokens = new Map<string, number>();
@@ -151,7 +156,15 @@ export class GoogleFake {
   private calendar(method: string, url: URL, call: GoogleCall, res: ServerResponse): void {
     if (method === "POST" && url.pathname === "/calendar/v3/freeBusy") {
       const items = ((call.body?.items as Array<{ id: string }>) ?? []).map((i) => i.id);
-      return json(res, 200, { kind: "calendar#freeBusy", timeMin: call.body?.timeMin, timeMax: call.body?.timeMax, calendars: Object.fromEntries(items.map((id) => [id, { busy: this.busy }])) });
+      const known = (id: string) => id === "primary" || this.calendarList.some((c) => c.id === id);
+      const answer = (id: string) => (known(id) ? { busy: this.calendarBusy.get(id) ?? this.busy } : { errors: [{ domain: "global", reason: "notFound" }], busy: [] });
+      return json(res, 200, { kind: "calendar#freeBusy", timeMin: call.body?.timeMin, timeMax: call.body?.timeMax, calendars: Object.fromEntries(items.map((id) => [id, answer(id)])) });
+    }
+    if (method === "GET" && url.pathname === "/calendar/v3/users/me/calendarList") {
+      const size = Number(call.query.maxResults ?? 100);
+      const from = Number(call.query.pageToken ?? 0);
+      const items = this.calendarList.slice(from, from + size).map((c) => ({ kind: "calendar#calendarListEntry", ...c }));
+      return json(res, 200, { kind: "calendar#calendarList", items, ...(from + size < this.calendarList.length ? { nextPageToken: String(from + size) } : {}) });
     }
     const instancesOf = /^\/calendar\/v3\/calendars\/[^/]+\/events\/([^/]+)\/instances$/.exec(url.pathname);
     if (method === "GET" && instancesOf) return this.instances(decodeURIComponent(instancesOf[1]!), url, res);

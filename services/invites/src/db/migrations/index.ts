@@ -9,6 +9,21 @@ import { microsoftConnections } from "./007_microsoft_connections.js";
 import { seriesChanges } from "./008_series_changes.js";
 import { dashboardConsents } from "./009_dashboard_consents.js";
 import { deliveryFallbackReason } from "./010_delivery_fallback_reason.js";
+import { answerResets } from "./011_answer_resets.js";
+import { answerPollTurns } from "./012_answer_poll_turns.js";
 
 /** Every migration of the invites schema, in order. */
-export const migrations: readonly Migration[] = [createInvites, addLeaseOwnerAndTrace, settledChangesKeepKeys, deliveriesBeingSent, caldavConnections, outboxMigration("006_create_outbox"), microsoftConnections, seriesChanges, dashboardConsents, deliveryFallbackReason];
+export const migrations: readonly Migration[] = [
+  createInvites,
+  addLeaseOwnerAndTrace,
+  settledChangesKeepKeys,
+  deliveriesBeingSent,
+  caldavConnections,
+  outboxMigration("006_create_outbox"),
+  microsoftConnections,
+  seriesChanges,
+  dashboardConsents,
+  deliveryFallbackReason,
+  answerResets,
+  answerPollTurns,
+];
