@@ -4,6 +4,7 @@ import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import type { calendar_v3 } from "@googleapis/calendar";
 import { connectionById } from "../db/connections.js";
+import { claimPollTurns } from "../db/pollTurns.js";
 import { answersOfGoogleEvents, type AnswerToRecord } from "../domain/calendarAnswers.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { googleFailure } from "./google.js";
@@ -93,8 +94,12 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
 
   return everyInterval(
     async (stopped) => {
-      for (const { connectionId, events } of await providerEventsByConnection(db, "google")) {
+      const due = await providerEventsByConnection(db, "google");
+      // One replica a round reads each connection: its turn taken in invites' schema, as CalDAV's.
+      const mine = await claimPollTurns(db, due.map((d) => d.connectionId), settings.everyMs);
+      for (const { connectionId, events } of due) {
         if (stopped()) return;
+        if (!mine.has(connectionId)) continue;
         await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Google calendar; trying next time"));
       }
     },

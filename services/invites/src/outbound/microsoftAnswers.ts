@@ -4,6 +4,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import { connectionById } from "../db/connections.js";
+import { claimPollTurns } from "../db/pollTurns.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { answersToRecord, type AnswerToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
 import { graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
@@ -107,8 +108,12 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
 
   return everyInterval(
     async (stopped) => {
-      for (const { connectionId, events } of await providerEventsByConnection(db, "microsoft")) {
+      const due = await providerEventsByConnection(db, "microsoft");
+      // One replica a round reads each connection: its turn taken in invites' schema, as CalDAV's.
+      const mine = await claimPollTurns(db, due.map((d) => d.connectionId), settings.everyMs);
+      for (const { connectionId, events } of due) {
         if (stopped()) return;
+        if (!mine.has(connectionId)) continue;
         await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Microsoft calendar; trying next time"));
       }
     },
