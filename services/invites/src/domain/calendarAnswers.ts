@@ -1,5 +1,4 @@
-import type { GivenResponse } from "@sched/proto";
-import { occurrenceIdOf } from "./changedOccurrences.js";
+import { occurrenceIdOf, type GivenResponse } from "@sched/proto";
 
 /** One attendee's answer as a provider's calendar shows it; `at` when the provider keeps the time of the answer. */
 export interface ShownAnswer {
@@ -35,7 +34,7 @@ export function answersToRecord(
   const ofSeries = new Map(shown.map((a) => [a.email.toLowerCase(), a.response]));
   const answers: AnswerToRecord[] = shown.map((a) => ({ ...a, email: a.email.toLowerCase(), meetingId }));
   for (const instance of instances) {
-    const occurrenceId = occurrenceIdOf(meetingId, instance.originalStart);
+    const occurrenceId = occurrenceIdOf(meetingId, new Date(instance.originalStart));
     for (const a of instance.shown) {
       const email = a.email.toLowerCase();
       if (ofSeries.get(email) !== a.response || answeredApart(occurrenceId, email)) answers.push({ ...a, email, meetingId: occurrenceId });

@@ -1,18 +1,12 @@
-import type { ChangedOccurrence, Meeting, SeriesOfEvent } from "@sched/proto";
+import { occurrenceIdOf, type ChangedOccurrence, type Meeting, type SeriesOfEvent } from "@sched/proto";
 import { meetingEndMs } from "./meetingTimes.js";
-import { icalDateTime } from "./seriesZone.js";
-
-/** An occurrence's id: the series' and its original start in UTC (`<series id>_YYYYMMDDTHHMMSSZ`, api-decisions 15). */
-export function occurrenceIdOf(seriesId: string, originalStart: string): string {
-  return `${seriesId}_${icalDateTime(originalStart, undefined)}`;
-}
 
 /** A changed occurrence of the series `seriesMeeting` as a meeting of its own: the series' fields, with what the occurrence changed. */
 export function occurrenceMeeting(seriesMeeting: Meeting, occurrence: ChangedOccurrence): Meeting {
   const { title, description, startTime, duration, participants } = occurrence;
   return {
     ...seriesMeeting,
-    id: occurrenceIdOf(seriesMeeting.id, occurrence.originalStartTime),
+    id: occurrenceIdOf(seriesMeeting.id, new Date(occurrence.originalStartTime)),
     title,
     description,
     startTime,
