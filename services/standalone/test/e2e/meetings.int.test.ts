@@ -1,5 +1,6 @@
 import { DateTime } from "luxon";
 import { describe, expect, it } from "vitest";
+import { weekdayIn } from "../days.js";
 import { call, createUserWithKey, expectError, systemPerSuite, WIRINGS } from "../harness.js";
 
 const inDays = (days: number, hour = 10) => DateTime.utc().plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 }).toISO({ suppressMilliseconds: true })!;
@@ -76,8 +77,10 @@ describe.each(WIRINGS)("meetings end to end (%s)", async (wiring) => {
       return res.body.id as string;
     };
     const ended = await create("Mistake in the past", inDays(-2));
-    const upcoming = await create("Mistake ahead", inDays(2, 13));
-    const kept = await create("Kept", inDays(2, 9));
+    // A weekday, so the day view below shows its working hours.
+    const day = weekdayIn(2);
+    const upcoming = await create("Mistake ahead", `${day}T13:00:00Z`);
+    const kept = await create("Kept", `${day}T09:00:00Z`);
 
     expectError(await call(suite.url, "DELETE", `/v1/meetings/${upcoming}`, { key: guest.key }), 403, "forbidden");
     expectError(await call(suite.url, "DELETE", `/v1/meetings/${upcoming}`, { key: outsider.key }), 404, "not_found");
@@ -96,7 +99,6 @@ describe.each(WIRINGS)("meetings end to end (%s)", async (wiring) => {
       const all = await call(suite.url, "GET", "/v1/meetings?filter=all", { key: who.key });
       expect(all.body.data.map((m: { id: string }) => m.id)).toEqual([kept]);
     }
-    const day = DateTime.fromISO(inDays(2)).toISODate();
     const view = await call(suite.url, "GET", `/v1/availability?date=${day}`, { key: guest.key });
     expect(view.body.slots.filter((s: { status: string }) => s.status === "busy")).toEqual([{ start: "09:00", end: "10:00", status: "busy" }]);
   });

@@ -3,18 +3,13 @@ import { eventually } from "@sched/testing";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { ADMIN_TOKEN, call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
 import { startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { weekdayIn } from "../days.js";
 
 type Invite = { email: string; kind: string; sequence: number; state: string; channel: string; attempts: number; lastError: string | null };
 
 /** How often the invites read answers back from Microsoft here: often enough for a test to wait on. */
 const ANSWERS_POLL_MS = 400;
 
-/** The first weekday (a working day of the day view) at least n days ahead, as YYYY-MM-DD. */
-const weekdayIn = (n: number) => {
-  const day = new Date(Date.now() + n * 86_400_000);
-  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
-  return day.toISOString().slice(0, 10);
-};
 /** A whole-hour start some days ahead, inside the window answers are read back over. */
 const startIn = (n: number, hour = 10) => `${weekdayIn(n)}T${String(hour).padStart(2, "0")}:00:00Z`;
 

@@ -3,13 +3,8 @@ import { eventually } from "@sched/testing";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
 import { attachGoogle, attachMicrosoft, fakeMicrosoftEnv, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { weekdayIn } from "../days.js";
 
-/** The first weekday at least n days ahead, as YYYY-MM-DD (a working day of the day view). */
-const weekdayIn = (n: number) => {
-  const day = new Date(Date.now() + n * 86_400_000);
-  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
-  return day.toISOString().slice(0, 10);
-};
 
 type Listed = { id: string; name: string; busy: boolean };
 
