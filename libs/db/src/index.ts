@@ -70,7 +70,7 @@ export async function runNamed<Row>(db: Knex, statement: NamedStatement, binding
 
 /** Where a service's schema lives. */
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolMax?: number }
+  | { kind: "postgres"; url: string; poolMax?: number; statementTimeoutMs?: number }
   /** An embedded Postgres of the schema's own, in `dataDir`/<schema>, or in memory when `dataDir` is undefined. */
   | { kind: "pglite"; dataDir?: string }
   /**
@@ -94,14 +94,28 @@ export interface Migration {
  */
 export async function openSchema(target: DatabaseTarget, schema: string, migrations: readonly Migration[]): Promise<Knex> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name: ${schema}`);
-  const db = waitNoLongerThanTheRequest(target.kind === "postgres" ? postgres(target, schema) : await embedded(target, schema));
+  if (target.kind !== "postgres") {
+    const db = waitNoLongerThanTheRequest(await embedded(target, schema));
+    await closedOnFailure(db, () => untilReachable(() => migrate(db, schema, migrations)));
+    return db;
+  }
+  // Migrations run unbounded, on a pool of their own: building an index on a large table may take minutes.
+  const migrator = postgres({ ...target, statementTimeoutMs: undefined }, schema);
   try {
-    await untilReachable(() => (target.kind === "postgres" ? whileHoldingMigrationLock(target.url, schema, () => migrate(db, schema, migrations)) : migrate(db, schema, migrations)));
+    await untilReachable(() => whileHoldingMigrationLock(target.url, schema, () => migrate(migrator, schema, migrations)));
+  } finally {
+    await migrator.destroy();
+  }
+  return waitNoLongerThanTheRequest(postgres(target, schema));
+}
+
+async function closedOnFailure(db: Knex, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
   } catch (err) {
     await db.destroy();
     throw err;
   }
-  return db;
 }
 
 /** How long a start-up keeps trying to reach its database: one still starting, or a busy machine making every connection slow. */
@@ -181,11 +195,21 @@ const knexLog: Knex.Config["log"] = {
   },
 };
 
-function postgres(target: { url: string; poolMax?: number }, schema: string): Knex {
+/**
+ * A statement or an open transaction left waiting (a lock held by a stuck
+ * session, a plan gone wrong) is ended by Postgres after this long, so it
+ * gives its pooled connection back: the request that ran it was answered 503
+ * at its own deadline long before.
+ */
+function sessionLimits(statementTimeoutMs: number | undefined): { statement_timeout?: number; idle_in_transaction_session_timeout?: number } {
+  return statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: statementTimeoutMs };
+}
+
+function postgres(target: { url: string; poolMax?: number; statementTimeoutMs?: number | undefined }, schema: string): Knex {
   return knexFactory({
     client: "pg",
     // Named after the schema, so pg_stat_activity and the server's logs tell which service a connection serves.
-    connection: { connectionString: target.url, application_name: schema },
+    connection: { connectionString: target.url, application_name: schema, ...sessionLimits(target.statementTimeoutMs) },
     searchPath: [schema],
     pool: { min: 0, max: target.poolMax ?? 10, acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,

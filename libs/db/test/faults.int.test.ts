@@ -1,5 +1,5 @@
 import { AppError, isBackingServiceUnavailable, withDeadline } from "@sched/errors";
-import { clusterServersAvailable, createTestDatabase, freePort } from "@sched/testing";
+import { clusterServersAvailable, createTestDatabase, eventually, freePort } from "@sched/testing";
 import knexFactory from "knex";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -93,6 +93,47 @@ describe("the errors a database that is down gives", () => {
     const closed = await failure(() => db.query("select 1"));
     expect(isBackingServiceUnavailable(closed.err), String(closed.err)).toBe(true);
     expect(isBackingServiceUnavailable(sqlError.err)).toBe(false);
+  });
+});
+
+describe("a statement left waiting on Postgres", () => {
+  it.runIf(postgresUp)("is ended at the statement time-out, counts as unavailable and gives its connection back; migrations are not bounded", async () => {
+    const url = await postgresUrl();
+    // A migration longer than the requests' bound still runs to its end.
+    const slowMigration = { name: "001_slow", up: async (k: Knex) => void (await k.raw("select pg_sleep(0.8)")) };
+    const db = await openSchema({ kind: "postgres", url, poolMax: 1, statementTimeoutMs: 300 }, "faults", [slowMigration]);
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    try {
+      await db.schema.createTable("slots", (t) => t.integer("id").primary());
+      await db("slots").insert({ id: 1 });
+      // Another session holds the row, as a stuck transaction would.
+      await observer.query("begin");
+      await observer.query("select * from faults.slots where id = 1 for update");
+      const waited = await failure(() => db("slots").where({ id: 1 }).forUpdate());
+      await observer.query("rollback");
+      expect((waited.err as { code?: string }).code).toBe("57014");
+      expect(isBackingServiceUnavailable(waited.err)).toBe(true);
+      // The pool's one connection serves the next statement.
+      expect(await db("slots").count({ n: "*" })).toEqual([{ n: 1 }]);
+
+      // A transaction of ours left open is ended by Postgres too.
+      const forgotten = await db.transaction();
+      try {
+        await forgotten.raw("select 1");
+        const idleInTransaction = async () => (await observer.query("select count(*)::int as n from pg_stat_activity where application_name = 'faults' and state = 'idle in transaction'")).rows[0].n as number;
+        expect(await idleInTransaction()).toBe(1);
+        await eventually(async () => (await idleInTransaction()) === 0 || undefined, 10_000);
+        const ended = await failure(() => forgotten.raw("select 1"));
+        expect(isBackingServiceUnavailable(ended.err), String(ended.err)).toBe(true);
+      } finally {
+        await forgotten.rollback().catch(() => undefined);
+      }
+      expect((await db.raw("select 1 as one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await observer.end();
+      await db.destroy();
+    }
   });
 });
 

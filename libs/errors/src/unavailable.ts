@@ -16,7 +16,14 @@ const UNAVAILABLE_SQLSTATES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now: the database system is starting up or shutting down
   "53300", // too_many_connections
+  "25P03", // idle_in_transaction_session_timeout: the session's transaction was left open too long
 ]);
+/**
+ * query_canceled, when the server gave up waiting: the session's statement_timeout
+ * ran out (a lock held elsewhere, a database too busy). A statement cancelled on
+ * purpose (pg_cancel_backend) has the same code and stays a failure of its own.
+ */
+const STATEMENT_TIMEOUT = { code: "57014", message: /statement timeout/ };
 /** Class 08: connection exceptions. */
 const CONNECTION_EXCEPTION_CLASS = "08";
 
@@ -41,6 +48,7 @@ function unavailableIn(err: unknown, depth: number): boolean {
   const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   if (typeof e.code === "string") {
     if (UNAVAILABLE_SQLSTATES.has(e.code) || NETWORK_ERROR_CODES.has(e.code)) return true;
+    if (e.code === STATEMENT_TIMEOUT.code && typeof e.message === "string" && STATEMENT_TIMEOUT.message.test(e.message)) return true;
     if (e.code.length === 5 && e.code.startsWith(CONNECTION_EXCEPTION_CLASS)) return true;
   }
   if (e.name === POOL_TIMEOUT_NAME) return true;

@@ -30,6 +30,8 @@ describe("telling a database that is down or full from a failing request", () =>
     ["pg's lost connection", new Error("Connection terminated unexpectedly")],
     ["pg's connection time-out", new Error("Connection terminated due to connection timeout")],
     ["pg's client after a lost connection", new Error("Client has encountered a connection error and is not queryable")],
+    ["a statement ended by its time-out (57014)", serverError("57014", "canceling statement due to statement timeout")],
+    ["a transaction ended as idle too long (25P03)", serverError("25P03", "terminating connection due to idle-in-transaction timeout")],
     ["knex's pool time-out", new KnexTimeoutError("Knex: Timeout acquiring a connection. The pool is probably full.")],
     ["a refusal wrapped as the cause", new Error("query failed", { cause: socketError("ECONNREFUSED", "connect ECONNREFUSED ::1:5432") })],
     ["one of several refused addresses", new AggregateError([socketError("ECONNREFUSED", "connect ECONNREFUSED ::1:5432"), socketError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")])],

@@ -18,12 +18,12 @@ const DATABASE_PROBE_TIMEOUT_MS = 1_000;
  * stop (timers, the outbox relay), drain the NATS connection, close the pool.
  */
 export async function runService<S extends z.ZodObject>(module: ServiceModule<S>): Promise<void> {
-  await runProcess(module.name, commonConfigSchema.pick({ DATABASE_URL: true, DB_POOL_MAX: true }), async (shell) => {
+  await runProcess(module.name, commonConfigSchema.pick({ DATABASE_URL: true, DB_POOL_MAX: true, DB_STATEMENT_TIMEOUT_MS: true }), async (shell) => {
     const { config: database, process: common } = shell;
     // Asked on a connection of its own: a pool busy with requests is no reason to stop sending them.
     shell.ready("database", () => databaseAnswers(database.DATABASE_URL, DATABASE_PROBE_TIMEOUT_MS));
     await startModule(module, {
-      database: { kind: "postgres", url: database.DATABASE_URL, poolMax: database.DB_POOL_MAX },
+      database: { kind: "postgres", url: database.DATABASE_URL, poolMax: database.DB_POOL_MAX, statementTimeoutMs: database.DB_STATEMENT_TIMEOUT_MS },
       bus: { connect: () => connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: module.name, logger: shell.logger, streamReplicas: common.BUS_STREAM_REPLICAS }) },
       logger: shell.logger,
       settings: process.env,
