@@ -1,8 +1,8 @@
-import type { FakeMicrosoft } from "@sched/testing/microsoft";
+import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { SmtpFake } from "@sched/testing/smtp";
 import ICAL from "ical.js";
 import { GoogleFake } from "./fakes/googleFake.js";
-import { call, startTestSystem, ADMIN_TOKEN, type TestSystem, type WiringKind } from "./harness.js";
+import { call, perSuite, startTestSystem, ADMIN_TOKEN, type TestSystem, type WiringKind } from "./harness.js";
 
 /** The parts of an invite an e-mail client reads, from an independent iCalendar parser. */
 export interface ParsedInvite {
@@ -101,6 +101,26 @@ export async function attachGoogle(world: InvitesWorld, userId: string, grant: {
 /** The invites settings that point Microsoft's identity platform and Graph at a started loopback fake. */
 export function fakeMicrosoftEnv(microsoft: FakeMicrosoft): Record<string, string> {
   return { MICROSOFT_CLIENT_ID: microsoft.clientId, MICROSOFT_CLIENT_SECRET: microsoft.clientSecret, MICROSOFT_AUTHORITY: `${microsoft.url}/common`, MICROSOFT_GRAPH_URL: microsoft.url };
+}
+
+/**
+ * One wiring's suite against a fake Microsoft on loopback: the fake and an
+ * invites world pointed at it, started before the suite and stopped after.
+ */
+export async function microsoftWorldPerSuite(wiring: WiringKind, invitesEnv: Record<string, string> = {}) {
+  const microsoft = new FakeMicrosoft();
+  const suite = await perSuite(wiring, async () => {
+    await microsoft.start();
+    const world = await startInvitesWorld(wiring, { ...fakeMicrosoftEnv(microsoft), ...invitesEnv });
+    return { world, stop: async () => Promise.all([world.stop(), microsoft.stop()]) };
+  });
+  return {
+    available: suite.available,
+    microsoft,
+    get world(): InvitesWorld {
+      return suite.started.world;
+    },
+  };
 }
 
 /** Attaches a Microsoft grant the fake honours to a user, through the admin API; the connection's id. */

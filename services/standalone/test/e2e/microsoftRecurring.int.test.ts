@@ -1,8 +1,8 @@
 import { eventually, uniqueSuffix } from "@sched/testing";
-import { FakeMicrosoft, type GraphEvent } from "@sched/testing/microsoft";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
-import { startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import type { GraphEvent } from "@sched/testing/microsoft";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, createUserWithKey, WIRINGS } from "../harness.js";
+import { microsoftWorldPerSuite } from "../invitesSetup.js";
 
 type Invite = { email: string; kind: string; sequence: number; state: string; channel: string };
 
@@ -10,30 +10,14 @@ type Invite = { email: string; kind: string; sequence: number; state: string; ch
 const SPAN = { from: Date.parse("2031-03-01T00:00:00Z"), to: Date.parse("2031-05-01T00:00:00Z") };
 
 describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
-  let world: InvitesWorld;
-  const microsoft = new FakeMicrosoft();
-
-  beforeAll(async () => {
-    if (!available) return;
-    const url = await microsoft.start();
-    world = await startInvitesWorld(wiring, {
-      MICROSOFT_CLIENT_ID: microsoft.clientId,
-      MICROSOFT_CLIENT_SECRET: microsoft.clientSecret,
-      MICROSOFT_AUTHORITY: `${url}/common`,
-      MICROSOFT_GRAPH_URL: url,
-    });
-  });
-  afterAll(async () => {
-    await world?.stop();
-    if (available) await microsoft.stop();
-  });
+  const suite = await microsoftWorldPerSuite(wiring);
+  const { available, microsoft } = suite;
 
   /** An organizer in Berlin whose Microsoft calendar carries their invites. */
   const organizer = async () => {
-    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    const org = await createUserWithKey(suite.world.url, { mode: "live", timezone: "Europe/Berlin" });
     const grant = microsoft.grant(`org-${uniqueSuffix()}@contoso.example`);
-    const attached = await call(world.url, "POST", `/admin/v1/users/${org.userId}/calendar-connections`, {
+    const attached = await call(suite.world.url, "POST", `/admin/v1/users/${org.userId}/calendar-connections`, {
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
       body: { provider: "microsoft", accountEmail: grant.accountEmail, accessToken: grant.accessToken, refreshToken: grant.refreshToken },
     });
@@ -42,7 +26,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
   };
 
   const invitesOf = async (key: string, meetingId: string): Promise<Invite[]> => {
-    const res = await call(world.url, "GET", `/v1/meetings/${meetingId}/invites`, { key });
+    const res = await call(suite.world.url, "GET", `/v1/meetings/${meetingId}/invites`, { key });
     expect(res.status).toBe(200);
     return res.body.data as Invite[];
   };
@@ -55,7 +39,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
 
   /** A weekly series on Mondays at 09:00 Berlin across the change to summer time (30 March 2031). */
   const createSeries = async (key: string, title: string, participants: string[], recurrence = "FREQ=WEEKLY;BYDAY=MO;COUNT=4", startTime = "2031-03-17T09:00") => {
-    const created = await call(world.url, "POST", "/v1/meetings", { key, body: { title, duration: "30 mins", startTime, participants, recurrence } });
+    const created = await call(suite.world.url, "POST", "/v1/meetings", { key, body: { title, duration: "30 mins", startTime, participants, recurrence } });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     return { id, occurrence: (utc: string) => `${id}_${utc}` };
@@ -92,7 +76,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
 
     // One occurrence moved to Tuesday 10:00 Berlin and renamed: that instance alone changes.
     const movedId = series.occurrence("20310324T080000Z");
-    expect((await call(world.url, "PATCH", `/v1/meetings/${movedId}`, { key: org.key, body: { startTime: "2031-03-25T10:00", title: "Moved sync" } })).status).toBe(200);
+    expect((await call(suite.world.url, "PATCH", `/v1/meetings/${movedId}`, { key: org.key, body: { startTime: "2031-03-25T10:00", title: "Moved sync" } })).status).toBe(200);
     expect((await sent(org.key, movedId, "request", 2)).map((i) => i.channel)).toEqual(["microsoft", "microsoft"]);
     const afterMove = microsoft.instancesOf(event, SPAN.from, SPAN.to);
     expect(afterMove.map((i) => [i.originalStart, i.type, i.subject, i.start.dateTime])).toEqual([
@@ -107,7 +91,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
 
     // One occurrence removed: that instance is cancelled (Graph has no EXDATE), the series stays.
     const cancelledId = series.occurrence("20310331T070000Z");
-    expect((await call(world.url, "DELETE", `/v1/meetings/${cancelledId}`, { key: org.key })).status).toBe(204);
+    expect((await call(suite.world.url, "DELETE", `/v1/meetings/${cancelledId}`, { key: org.key })).status).toBe(204);
     expect((await sent(org.key, cancelledId, "cancel", 2)).map((i) => i.channel)).toEqual(["microsoft", "microsoft"]);
     const withCancelled = microsoft.instancesOf(event, SPAN.from, SPAN.to, { withCancelled: true });
     expect(withCancelled.map((i) => [i.originalStart, i.isCancelled])).toEqual([
@@ -132,7 +116,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
     // The series renamed: the recurring event is patched with its pattern, which drops its exceptions as Exchange
     // does; the changed occurrence is patched back and the cancelled one cancelled again.
     const renamed = `${title} renamed`;
-    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { title: renamed } })).status).toBe(200);
+    expect((await call(suite.world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { title: renamed } })).status).toBe(200);
     await eventually(() => (event.subject === renamed ? true : undefined), 30_000, 100);
     // The series' invites settle once the changed occurrence is put back.
     await eventually(async () => ((await invitesOf(org.key, series.id)).every((i) => i.state === "sent" && i.sequence > 1) ? true : undefined), 30_000, 100);
@@ -149,7 +133,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
     expect(microsoft.instancesOf(event, SPAN.from, SPAN.to)[1]!.start.dateTime).toBe("2031-03-25T09:00:00.0000000");
 
     // The series cancelled: the recurring event is cancelled, once.
-    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
+    expect((await call(suite.world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
     expect((await sent(org.key, series.id, "cancel", 2)).map((i) => i.channel)).toEqual(["microsoft", "microsoft"]);
     expect(event).toMatchObject({ isCancelled: true, removed: true });
     expect(callsOn(event.id).filter((c) => c.path.endsWith("/cancel")).map((c) => decodeURIComponent(c.path))).toEqual([
@@ -159,7 +143,7 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
     ]);
     expect(microsoft.graphCalls().filter((c) => c.method === "POST" && c.path === "/v1.0/me/events")).toHaveLength(1);
     // Exchange told the attendees: nothing went by e-mail.
-    for (const guest of guests) expect(world.smtp.to(guest)).toEqual([]);
+    for (const guest of guests) expect(suite.world.smtp.to(guest)).toEqual([]);
   });
 
   it.runIf(available)("carries a series whose rule Graph cannot say by e-mail, with its occurrences, and puts nothing on the calendar", async () => {
@@ -169,14 +153,14 @@ describe.each(WIRINGS)("recurring meetings on Microsoft calendars (%s)", async (
     // The 1st and the 15th of each month: Graph's monthly pattern has one day of the month.
     const series = await createSeries(org.key, title, [guest], "FREQ=MONTHLY;BYMONTHDAY=1,15;COUNT=4", "2031-04-01T09:00");
     expect((await sent(org.key, series.id, "request", 1)).map((i) => [i.email, i.channel])).toEqual([[guest, "email"]]);
-    const [invitation] = await eventually(() => (world.smtp.to(guest).length >= 1 ? world.smtp.to(guest) : undefined), 20_000, 100);
+    const [invitation] = await eventually(() => (suite.world.smtp.to(guest).length >= 1 ? suite.world.smtp.to(guest) : undefined), 20_000, 100);
     expect(invitation!.ics).toMatch(/RRULE:FREQ=MONTHLY;\S*BYMONTHDAY=1,15/);
 
     // Its second occurrence (15 April, 09:00 Berlin) cancelled on its own: by e-mail too, after the series.
     const occurrenceId = series.occurrence("20310415T070000Z");
-    expect((await call(world.url, "PATCH", `/v1/meetings/${occurrenceId}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
+    expect((await call(suite.world.url, "PATCH", `/v1/meetings/${occurrenceId}`, { key: org.key, body: { status: "cancelled" } })).status).toBe(200);
     expect((await sent(org.key, occurrenceId, "cancel", 1)).map((i) => i.channel)).toEqual(["email"]);
-    await eventually(() => (world.smtp.to(guest).length >= 2 ? true : undefined), 20_000, 100);
+    await eventually(() => (suite.world.smtp.to(guest).length >= 2 ? true : undefined), 20_000, 100);
     expect([...microsoft.events.values()].filter((e) => e.owner === org.account)).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "@sched/testing";
-import { FakeMicrosoft } from "@sched/testing/microsoft";
-import { call, createUserWithKey, expectError, wiringAvailable, WIRINGS } from "../harness.js";
-import { attachGoogle, attachMicrosoft, fakeMicrosoftEnv, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { call, createUserWithKey, expectError, WIRINGS } from "../harness.js";
+import { attachGoogle, attachMicrosoft, microsoftWorldPerSuite } from "../invitesSetup.js";
 import { weekdayIn } from "../days.js";
 
 
@@ -22,46 +21,34 @@ const CHOSEN_DAY = [
 ];
 
 describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
-  let world: InvitesWorld;
-  const microsoft = new FakeMicrosoft();
-
-  beforeAll(async () => {
-    if (!available) return;
-    await microsoft.start();
-    world = await startInvitesWorld(wiring, {
-      ...fakeMicrosoftEnv(microsoft),
-      MICROSOFT_ANSWERS_POLL_MS: "400",
-      PROVIDER_ANSWERS_WINDOW_DAYS: String(ANSWERS_WINDOW_DAYS),
-      // What is tested is which calendars are read, not the deadline: a busy machine must not make the answers late.
-      FREEBUSY_TIMEOUT_MS: "10000",
-    });
+  const suite = await microsoftWorldPerSuite(wiring, {
+    MICROSOFT_ANSWERS_POLL_MS: "400",
+    PROVIDER_ANSWERS_WINDOW_DAYS: String(ANSWERS_WINDOW_DAYS),
+    // What is tested is which calendars are read, not the deadline: a busy machine must not make the answers late.
+    FREEBUSY_TIMEOUT_MS: "10000",
   });
-  afterAll(async () => {
-    await world?.stop();
-    if (available) await microsoft.stop();
-  });
+  const { available, microsoft } = suite;
 
   const choose = async (key: string, connectionId: string, busyCalendars: string[]) => {
-    const res = await call(world.url, "PATCH", `/v1/calendar-connections/${connectionId}`, { key, body: { busyCalendars } });
+    const res = await call(suite.world.url, "PATCH", `/v1/calendar-connections/${connectionId}`, { key, body: { busyCalendars } });
     expect(res.status).toBe(200);
     expect(res.body.busyCalendars).toEqual(busyCalendars);
   };
 
   it.runIf(available)("lists a Google account's calendars, counts busy time from exactly the chosen two of three in one freeBusy request", async () => {
-    const user = await createUserWithKey(world.url, { mode: "live", timezone: "UTC" });
-    const grant = world.google.grant();
-    const connectionId = await attachGoogle(world, user.userId, grant);
+    const user = await createUserWithKey(suite.world.url, { mode: "live", timezone: "UTC" });
+    const grant = suite.world.google.grant();
+    const connectionId = await attachGoogle(suite.world, user.userId, grant);
     const day = weekdayIn(30);
-    world.google.calendarList.push(
+    suite.world.google.calendarList.push(
       { id: "work@group.calendar.google.com", summary: "Work", accessRole: "reader" },
       { id: "family@group.calendar.google.com", summary: "Family", accessRole: "freeBusyReader" },
     );
-    world.google.calendarBusy.set("primary", [{ start: `${day}T10:00:00Z`, end: `${day}T11:00:00Z` }]);
-    world.google.calendarBusy.set("work@group.calendar.google.com", [{ start: `${day}T13:00:00Z`, end: `${day}T14:00:00Z` }]);
-    world.google.calendarBusy.set("family@group.calendar.google.com", [{ start: `${day}T15:00:00Z`, end: `${day}T16:00:00Z` }]);
+    suite.world.google.calendarBusy.set("primary", [{ start: `${day}T10:00:00Z`, end: `${day}T11:00:00Z` }]);
+    suite.world.google.calendarBusy.set("work@group.calendar.google.com", [{ start: `${day}T13:00:00Z`, end: `${day}T14:00:00Z` }]);
+    suite.world.google.calendarBusy.set("family@group.calendar.google.com", [{ start: `${day}T15:00:00Z`, end: `${day}T16:00:00Z` }]);
 
-    const listed = await call(world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
+    const listed = await call(suite.world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
     expect(listed.status).toBe(200);
     // The primary calendar goes by `primary` (what was chosen before other calendars could be) and alone counts until the user chooses.
     expect(listed.body.data as Listed[]).toEqual([
@@ -69,42 +56,42 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
       { id: "work@group.calendar.google.com", name: "Work", busy: false },
       { id: "family@group.calendar.google.com", name: "Family", busy: false },
     ]);
-    expect(world.google.calendarCalls().filter((c) => c.accessToken === grant.accessToken).map((c) => `${c.method} ${c.path}`)).toEqual(["GET /calendar/v3/users/me/calendarList"]);
+    expect(suite.world.google.calendarCalls().filter((c) => c.accessToken === grant.accessToken).map((c) => `${c.method} ${c.path}`)).toEqual(["GET /calendar/v3/users/me/calendarList"]);
 
     // Only calendars the account lists can be chosen.
-    const foreign = await call(world.url, "PATCH", `/v1/calendar-connections/${connectionId}`, { key: user.key, body: { busyCalendars: ["primary", "someone-else@example.com"] } });
+    const foreign = await call(suite.world.url, "PATCH", `/v1/calendar-connections/${connectionId}`, { key: user.key, body: { busyCalendars: ["primary", "someone-else@example.com"] } });
     expectError(foreign, 400, "invalid_request");
     expect(foreign.body.error.param).toBe("busyCalendars");
 
     await choose(user.key, connectionId, ["primary", "work@group.calendar.google.com"]);
-    const after = await call(world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
+    const after = await call(suite.world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
     expect((after.body.data as Listed[]).map((c) => [c.id, c.busy])).toEqual([
       ["primary", true],
       ["work@group.calendar.google.com", true],
       ["family@group.calendar.google.com", false],
     ]);
 
-    const callsBefore = world.google.calendarCalls().length;
-    const view = await call(world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
+    const callsBefore = suite.world.google.calendarCalls().length;
+    const view = await call(suite.world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
     expect(view.status).toBe(200);
     expect(view.body.busyComplete).toBeUndefined();
     expect(view.body.slots).toEqual(CHOSEN_DAY);
-    const asked = world.google.calendarCalls().slice(callsBefore).filter((c) => c.accessToken === grant.accessToken);
+    const asked = suite.world.google.calendarCalls().slice(callsBefore).filter((c) => c.accessToken === grant.accessToken);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.path).toBe("/calendar/v3/freeBusy");
     expect(asked[0]!.body).toMatchObject({ items: [{ id: "primary" }, { id: "work@group.calendar.google.com" }] });
 
     // A chosen calendar Google no longer answers for leaves the person's busy time incomplete rather than free.
-    world.google.calendarList.splice(1, 1);
-    const gone = await call(world.url, "GET", `/v1/availability?date=${weekdayIn(33)}`, { key: user.key });
+    suite.world.google.calendarList.splice(1, 1);
+    const gone = await call(suite.world.url, "GET", `/v1/availability?date=${weekdayIn(33)}`, { key: user.key });
     expect(gone.body).toMatchObject({ busyComplete: false, missingCalendars: ["google"] });
   });
 
   it.runIf(available)("lists a Microsoft mailbox's calendars, counts busy time from exactly the chosen two of three: getSchedule for the main one, a calendar view for the other", async () => {
-    const user = await createUserWithKey(world.url, { mode: "live", timezone: "UTC" });
+    const user = await createUserWithKey(suite.world.url, { mode: "live", timezone: "UTC" });
     const account = "several@contoso.example";
     const grant = microsoft.grant(account);
-    const connectionId = await attachMicrosoft(world, user.userId, grant);
+    const connectionId = await attachMicrosoft(suite.world, user.userId, grant);
     const day = weekdayIn(30);
     const main = microsoft.calendarsOf(account)[0]!.id;
     const work = microsoft.addCalendar(account, "Work");
@@ -115,19 +102,19 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
     microsoft.addEvent(account, work, { subject: "Lunch maybe", start: `${day}T11:30:00Z`, end: `${day}T12:30:00Z`, showAs: "free" });
     microsoft.addEvent(account, family, { subject: "School", start: `${day}T15:00:00Z`, end: `${day}T16:00:00Z` });
 
-    const listed = await call(world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
+    const listed = await call(suite.world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key });
     expect(listed.status).toBe(200);
     expect(listed.body.data as Listed[]).toEqual([
       { id: "primary", name: "Calendar", busy: true },
       { id: work, name: "Work", busy: false },
       { id: family, name: "Family", busy: false },
     ]);
-    const stranger = await createUserWithKey(world.url, { mode: "live" });
-    expectError(await call(world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: stranger.key }), 404, "not_found");
+    const stranger = await createUserWithKey(suite.world.url, { mode: "live" });
+    expectError(await call(suite.world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: stranger.key }), 404, "not_found");
 
     await choose(user.key, connectionId, ["primary", work]);
     const callsBefore = microsoft.graphCalls().length;
-    const view = await call(world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
+    const view = await call(suite.world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
     expect(view.status).toBe(200);
     expect(view.body.busyComplete).toBeUndefined();
     expect(view.body.slots).toEqual(CHOSEN_DAY);
@@ -137,7 +124,7 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
 
     // The main calendar left out: the two others, each by its view.
     await choose(user.key, connectionId, [work, family]);
-    const others = await call(world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
+    const others = await call(suite.world.url, "GET", `/v1/availability?date=${day}`, { key: user.key });
     expect(others.body.slots).toEqual([
       { start: "09:00", end: "13:00", status: "free" },
       { start: "13:00", end: "14:00", status: "busy" },
@@ -148,10 +135,10 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
   });
 
   it.runIf(available)("reads answers back over a window longer than one calendar view may span, in views of at most 1,825 days", async () => {
-    const org = await createUserWithKey(world.url, { mode: "live" });
+    const org = await createUserWithKey(suite.world.url, { mode: "live" });
     const account = "farahead@contoso.example";
     const grant = microsoft.grant(account);
-    await attachMicrosoft(world, org.userId, grant);
+    await attachMicrosoft(suite.world, org.userId, grant);
     // The fake refuses a longer view as Graph does, so one view over the whole window would read nothing.
     const tooLong = await fetch(`${microsoft.url}/v1.0/me/calendarView?startDateTime=${new Date().toISOString()}&endDateTime=${new Date(Date.now() + 1_826 * DAY_MS).toISOString()}`, { headers: { Authorization: `Bearer ${grant.accessToken}` } });
     expect(tooLong.status).toBe(400);
@@ -159,12 +146,12 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
     const callsBefore = microsoft.graphCalls().length;
 
     const start = `${new Date(Date.now() + 1_900 * DAY_MS).toISOString().slice(0, 10)}T10:00:00Z`;
-    const created = await call(world.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Far ahead M", duration: "30 mins", startTime: start, participants: ["far@example.com"] } });
+    const created = await call(suite.world.url, "POST", "/v1/meetings", { key: org.key, body: { title: "Far ahead M", duration: "30 mins", startTime: start, participants: ["far@example.com"] } });
     expect(created.status).toBe(201);
     const event = await eventually(() => [...microsoft.events.values()].find((e) => e.subject === "Far ahead M" && !e.removed), 20_000, 50);
     microsoft.respond(event.id, "far@example.com", "accepted");
     await eventually(async () => {
-      const res = await call(world.url, "GET", `/v1/meetings/${created.body.id as string}`, { key: org.key });
+      const res = await call(suite.world.url, "GET", `/v1/meetings/${created.body.id as string}`, { key: org.key });
       return (res.body.attendees as Array<{ response: string }>)[0]?.response === "accepted" ? true : undefined;
     }, 20_000, 100);
     const views = microsoft.graphCalls().slice(callsBefore).filter((c) => c.accessToken === grant.accessToken && c.path === "/v1.0/me/calendarView" && !c.query.$skip);
@@ -177,10 +164,10 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
   });
 
   it.runIf(available)("never lists a connection's calendars for a test key", async () => {
-    const user = await createUserWithKey(world.url, { mode: "test" });
-    const grant = world.google.grant();
-    const connectionId = await attachGoogle(world, user.userId, grant);
-    expectError(await call(world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key }), 403, "forbidden");
-    expect(world.google.calls.filter((c) => c.accessToken === grant.accessToken)).toEqual([]);
+    const user = await createUserWithKey(suite.world.url, { mode: "test" });
+    const grant = suite.world.google.grant();
+    const connectionId = await attachGoogle(suite.world, user.userId, grant);
+    expectError(await call(suite.world.url, "GET", `/v1/calendar-connections/${connectionId}/calendars`, { key: user.key }), 403, "forbidden");
+    expect(suite.world.google.calls.filter((c) => c.accessToken === grant.accessToken)).toEqual([]);
   });
 });
