@@ -1,26 +1,14 @@
 import { AppError, isBackingServiceUnavailable, withDeadline } from "@sched/errors";
-import { clusterServersAvailable, createTestDatabase, eventually, freePort } from "@sched/testing";
+import { clusterServersAvailable, eventually, freePort } from "@sched/testing";
 import knexFactory from "knex";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EmbeddedDatabase } from "../src/embeddedEntry.js";
-import { databaseAnswers, openSchema, type DatabaseTarget, type Knex } from "../src/index.js";
+import { databaseAnswers, openSchema, type Knex } from "../src/index.js";
+import { testDatabases } from "./testDatabases.js";
 
 const postgresUp = await clusterServersAvailable();
-const drops: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const drop of drops) await drop();
-});
-
-async function postgresUrl(): Promise<string> {
-  const database = await createTestDatabase();
-  drops.push(database.drop);
-  return database.url;
-}
-
-async function target(kind: "postgres" | "pglite"): Promise<DatabaseTarget> {
-  return kind === "pglite" ? { kind: "pglite" } : { kind: "postgres", url: await postgresUrl(), poolMax: 1 };
-}
+const { postgresUrl, target } = testDatabases();
 
 /** A query run inside a request with `deadline` (knex runs a query when it is awaited, so it is awaited there). */
 const query = (db: Knex, deadline: number) => withDeadline(deadline, async () => await db.raw("select 1"));
@@ -41,7 +29,7 @@ describe.each([
   ["pglite", true],
 ] as const)("the pool of a schema on %s, inside a request", (kind, available) => {
   it.runIf(available)("waits for a connection no longer than the request's deadline, and not at all once it has passed", async () => {
-    const db = await openSchema(await target(kind), "faults", []);
+    const db = await openSchema(await target(kind, 1), "faults", []);
     // The one connection is taken, as by a request still running.
     const holder = await db.transaction();
     try {

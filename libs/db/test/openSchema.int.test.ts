@@ -1,23 +1,14 @@
-import { createTestDatabase, startTcpProxy } from "@sched/testing";
-import { afterAll, describe, expect, it } from "vitest";
-import { openSchema, type DatabaseTarget, type Migration } from "../src/index.js";
+import { startTcpProxy } from "@sched/testing";
+import { describe, expect, it } from "vitest";
+import { openSchema, type Migration } from "../src/index.js";
+import { testDatabases } from "./testDatabases.js";
 
 const migrations: Migration[] = [
   { name: "002_add_count", up: async (db) => void (await db.schema.alterTable("items", (t) => t.bigInteger("count").defaultTo(0))) },
   { name: "001_create_items", up: async (db) => void (await db.schema.createTable("items", (t) => t.text("id").primary())) },
 ];
 
-const drops: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const drop of drops) await drop();
-});
-
-async function target(kind: "postgres" | "pglite"): Promise<DatabaseTarget> {
-  if (kind === "pglite") return { kind: "pglite" };
-  const database = await createTestDatabase();
-  drops.push(database.drop);
-  return { kind: "postgres", url: database.url };
-}
+const { target } = testDatabases();
 
 describe.each(["postgres", "pglite"] as const)("openSchema on %s", (kind) => {
   it("runs migrations in name order inside the service's schema, once", async () => {

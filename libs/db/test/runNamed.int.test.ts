@@ -1,24 +1,14 @@
 import { withDeadline } from "@sched/errors";
-import { createTestDatabase } from "@sched/testing";
-import { afterAll, describe, expect, it } from "vitest";
-import { namedStatement, openSchema, runNamed, type DatabaseTarget, type Migration } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { namedStatement, openSchema, runNamed, type Migration } from "../src/index.js";
+import { testDatabases } from "./testDatabases.js";
 
 const migrations: Migration[] = [
   { name: "001_create_items", up: async (db) => void (await db.raw("create table items (id text primary key, count bigint not null, at timestamptz not null)")) },
 ];
 const byId = namedStatement("item_by_id", "select id, count, at from items where id = ? and count >= ?");
 
-const drops: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const drop of drops) await drop();
-});
-
-async function target(kind: "postgres" | "pglite"): Promise<DatabaseTarget> {
-  if (kind === "pglite") return { kind: "pglite" };
-  const database = await createTestDatabase();
-  drops.push(database.drop);
-  return { kind: "postgres", url: database.url };
-}
+const { target } = testDatabases();
 
 it("numbers the placeholders for pg and keeps the text for knex", () => {
   expect(byId.text).toBe("select id, count, at from items where id = $1 and count >= $2");
