@@ -299,9 +299,12 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
          from deliveries d
          where d.endpoint_id = open.id and d.state = 'pending' and d.next_attempt_at <= now()
            and (d.lease_until is null or d.lease_until <= now())
-           and not exists (
-             select 1 from deliveries p
-             where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending' and p.event_seq < d.event_seq)
+           -- The first pending event of its meeting for the endpoint: a subplan per candidate, probing
+           -- deliveries_in_order by all three columns (a join may be planned to read the endpoint's whole range).
+           and d.event_seq = (
+             select p.event_seq from deliveries p
+             where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending'
+             order by p.event_seq limit 1)
          order by d.next_attempt_at
          limit open.free
        ) c
@@ -435,10 +438,13 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        where e.id = p.endpoint_id
          and ((p.succeeded_at is not null and (e.last_success_at is null or e.last_success_at < p.succeeded_at - ? * interval '1 millisecond')) or p.disable)
      )
+     -- A probe of deliveries_in_order per settled delivery, in its order (a subplan; a join may be planned to read every pending delivery).
      select exists (
-       select 1 from settled s join deliveries later
-         on later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+       select 1 from settled s
        where s.state <> 'pending'
+         and (select later.event_seq from deliveries later
+              where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+              order by later.event_seq limit 1) is not null
      ) as unblocked`,
     [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
   );
