@@ -4,6 +4,9 @@ import type { EventType, Meeting, Mode, PublicEvent } from "@sched/proto";
 /** How far back the events list reaches (api-decisions part 12). */
 const EVENTS_KEPT_DAYS = 30;
 
+/** The channel on which recorded deliveries are announced, so every replica's worker looks at once. */
+const QUEUED_CHANNEL = "webhooks_deliveries_queued";
+
 const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 const date = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
@@ -97,11 +100,78 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
        select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
        from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
        order by recorded.seq
+       returning 1
      )
-     select count(*)::int as added from recorded`,
+     -- Announced to every replica's worker (see listenForQueued), once the statement commits.
+     select count(*)::int as added, (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from (select 1 from queued limit 1) q) n) as announced
+     from recorded`,
     [JSON.stringify(batch)],
   );
   return rows[0]?.added ?? 0;
+}
+
+/** What of a pooled `pg` connection listening takes. */
+interface ListeningConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
+  off(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
+}
+
+/**
+ * Calls `onQueued` whenever any replica records deliveries (`recordEvents`
+ * announces them with `pg_notify`), from a connection held out of the pool
+ * with `LISTEN`, until the returned stop is called. A lost connection is
+ * replaced after `retryMs`; meanwhile the worker's poll covers. Only a
+ * Postgres server has other replicas to hear: on an embedded database it
+ * does nothing.
+ */
+export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: unknown) => void, retryMs: number): () => Promise<void> {
+  if (db.client.config.client !== "pg") return () => Promise.resolve();
+  const pool = db.client as { acquireConnection(): Promise<ListeningConnection>; releaseConnection(c: ListeningConnection): Promise<unknown> };
+  let stopped = false;
+  let held: ListeningConnection | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const notified = (message: { channel: string }) => {
+    if (message.channel === QUEUED_CHANNEL) onQueued();
+  };
+  const failed = () => again(new Error("the connection listening for queued webhook deliveries was lost"));
+  const letGo = async (connection: ListeningConnection) => {
+    for (const event of ["notification", "error", "end"] as const) connection.off(event, event === "notification" ? notified : failed);
+    await pool.releaseConnection(connection).catch(() => undefined);
+  };
+  const again = (err: unknown) => {
+    if (stopped || retry) return;
+    onLost(err);
+    if (held) void letGo(held);
+    held = undefined;
+    retry = setTimeout(() => {
+      retry = undefined;
+      listening = listen();
+    }, retryMs);
+  };
+  const listen = async () => {
+    try {
+      const connection = await pool.acquireConnection();
+      held = connection;
+      connection.on("notification", notified);
+      connection.on("error", failed);
+      connection.on("end", failed);
+      await connection.query(`listen ${QUEUED_CHANNEL}`);
+    } catch (err) {
+      again(err);
+    }
+  };
+  let listening = listen();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await listening;
+    const connection = held;
+    held = undefined;
+    if (!connection) return;
+    await connection.query(`unlisten ${QUEUED_CHANNEL}`).catch(() => undefined);
+    await letGo(connection);
+  };
 }
 
 /**
