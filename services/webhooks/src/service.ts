@@ -4,6 +4,7 @@ import { sweepExpiredIdempotencyKeys } from "@sched/db/idempotent-writes";
 import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
+import { listenForQueued } from "./db/queries.js";
 import { DeliveryWorker } from "./outbound/worker.js";
 import { SecretCipher } from "./domain/secretCipher.js";
 import { endpointBindings } from "./inbound/endpoints.js";
@@ -65,6 +66,8 @@ export const webhooksService = defineService({
     const events = await consumeMeetingEvents(bus, db, logger, wake);
     const invites = await consumeInviteEvents(bus, db, logger, wake);
     worker.start();
+    // Deliveries recorded by another replica wake this one's worker too; its poll stays as the fallback.
+    const stopListening = listenForQueued(db, wake, (err) => logger.warn({ err }, "not listening for queued webhook deliveries; the poll finds them meanwhile"), c.WEBHOOKS_POLL_MS);
     const stopSweeping = sweepExpiredIdempotencyKeys(db, logger);
     return {
       stop: async () => {
@@ -72,6 +75,7 @@ export const webhooksService = defineService({
         stopSweeping();
         await events.stop();
         await invites.stop();
+        await stopListening();
         await worker.stop();
       },
     };

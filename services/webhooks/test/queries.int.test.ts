@@ -133,6 +133,24 @@ describe("webhooks queries", () => {
     expect(owed).toHaveLength(3);
   });
 
+  it("takes a later endpoint's deliveries past another endpoint's backlog it has no room for, the earliest due first", async () => {
+    const busy = await endpoint("usr_m");
+    const quiet = await endpoint("usr_n");
+    for (let i = 0; i < 60; i++) await record("usr_m", event(`mtg_m${i}`, "meeting.created"));
+    const late = event("mtg_n1", "meeting.created");
+    await record("usr_n", late);
+    const mine = (claimed: Awaited<ReturnType<typeof claim>>) => claimed.filter((c) => c.endpoint.id === busy.id || c.endpoint.id === quiet.id);
+    // The busy endpoint's slots are all held: its 60 earlier deliveries do not keep the quiet one's from this claim.
+    const first = mine(await claim(new Map([[busy.id, 4]])));
+    expect(first.map((c) => [c.endpoint.id, c.eventId])).toEqual([[quiet.id, late.id]]);
+    // With room again, the busy endpoint's earliest come, as many as it has room for.
+    const second = mine(await claim(new Map([[busy.id, 1]])));
+    expect(second.map((c) => c.endpoint.id)).toEqual([busy.id, busy.id, busy.id]);
+    const stored = await db("deliveries").whereIn("seq", second.map((c) => c.seq)).orderBy("seq").pluck("seq");
+    const earliest = await db("deliveries").where({ endpoint_id: busy.id }).orderBy("seq").limit(3).pluck("seq");
+    expect(stored).toEqual(earliest);
+  });
+
   it("keeps a claimed delivery from every claim until its lease runs out", async () => {
     const target = await endpoint("usr_k");
     await record("usr_k", event("mtg_k1", "meeting.created"));

@@ -4,6 +4,9 @@ import type { EventType, Meeting, Mode, PublicEvent } from "@sched/proto";
 /** How far back the events list reaches (api-decisions part 12). */
 const EVENTS_KEPT_DAYS = 30;
 
+/** The channel on which recorded deliveries are announced, so every replica's worker looks at once. */
+const QUEUED_CHANNEL = "webhooks_deliveries_queued";
+
 const json = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 const date = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 
@@ -97,11 +100,78 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
        select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
        from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
        order by recorded.seq
+       returning 1
      )
-     select count(*)::int as added from recorded`,
+     -- Announced to every replica's worker (see listenForQueued), once the statement commits.
+     select count(*)::int as added, (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from (select 1 from queued limit 1) q) n) as announced
+     from recorded`,
     [JSON.stringify(batch)],
   );
   return rows[0]?.added ?? 0;
+}
+
+/** What of a pooled `pg` connection listening takes. */
+interface ListeningConnection {
+  query(sql: string): Promise<unknown>;
+  on(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
+  off(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
+}
+
+/**
+ * Calls `onQueued` whenever any replica records deliveries (`recordEvents`
+ * announces them with `pg_notify`), from a connection held out of the pool
+ * with `LISTEN`, until the returned stop is called. A lost connection is
+ * replaced after `retryMs`; meanwhile the worker's poll covers. Only a
+ * Postgres server has other replicas to hear: on an embedded database it
+ * does nothing.
+ */
+export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: unknown) => void, retryMs: number): () => Promise<void> {
+  if (db.client.config.client !== "pg") return () => Promise.resolve();
+  const pool = db.client as { acquireConnection(): Promise<ListeningConnection>; releaseConnection(c: ListeningConnection): Promise<unknown> };
+  let stopped = false;
+  let held: ListeningConnection | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const notified = (message: { channel: string }) => {
+    if (message.channel === QUEUED_CHANNEL) onQueued();
+  };
+  const failed = () => again(new Error("the connection listening for queued webhook deliveries was lost"));
+  const letGo = async (connection: ListeningConnection) => {
+    for (const event of ["notification", "error", "end"] as const) connection.off(event, event === "notification" ? notified : failed);
+    await pool.releaseConnection(connection).catch(() => undefined);
+  };
+  const again = (err: unknown) => {
+    if (stopped || retry) return;
+    onLost(err);
+    if (held) void letGo(held);
+    held = undefined;
+    retry = setTimeout(() => {
+      retry = undefined;
+      listening = listen();
+    }, retryMs);
+  };
+  const listen = async () => {
+    try {
+      const connection = await pool.acquireConnection();
+      held = connection;
+      connection.on("notification", notified);
+      connection.on("error", failed);
+      connection.on("end", failed);
+      await connection.query(`listen ${QUEUED_CHANNEL}`);
+    } catch (err) {
+      again(err);
+    }
+  };
+  let listening = listen();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await listening;
+    const connection = held;
+    held = undefined;
+    if (!connection) return;
+    await connection.query(`unlisten ${QUEUED_CHANNEL}`).catch(() => undefined);
+    await letGo(connection);
+  };
 }
 
 /**
@@ -257,11 +327,6 @@ export interface ClaimedDelivery {
   endpoint: SigningKeys & { url: string };
 }
 
-/** How many candidates a claim looks at for each delivery it may take: enough to pass over endpoints that are full. */
-const CANDIDATES_PER_CLAIMED = 2;
-const MIN_CANDIDATES = 50;
-const MAX_CANDIDATES = 1_000;
-
 /**
  * Leases up to `limit` deliveries that are due, to this worker, until
  * `leaseMs` from now, in one statement. A delivery is due only when no
@@ -269,48 +334,65 @@ const MAX_CANDIDATES = 1_000;
  * meeting's events arrive in order); of one endpoint at most `perEndpoint`
  * less what this worker already `held` of it are taken: a receiver that
  * never answers holds up only its own deliveries. Rows another replica is
- * claiming at the same moment are skipped, not waited for. The lease is the
- * due time moved to its end, so a leased delivery is not due until it runs
- * out (a crashed worker's deliveries are taken again then) and no claim
- * reads it meanwhile.
+ * claiming at the same moment are skipped, not waited for. A leased delivery
+ * is not taken again until its lease runs out (a crashed worker's deliveries
+ * are taken again then).
+ *
+ * The candidates are found per endpoint: the endpoints with pending
+ * deliveries are walked one index probe each, and of each enabled one with
+ * room its earliest due deliveries are read in due order from
+ * `deliveries_pending_by_endpoint`, stopping at its room; the earliest of
+ * all these are taken. A claim then reads about what it takes, plus the
+ * leased deliveries of the endpoints it looks at, however long the backlog.
+ * The lease is set in a column of no index, so the row is updated in place.
  */
 export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
-  const candidates = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * CANDIDATES_PER_CLAIMED));
   const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
-    `with room as (
+    `with recursive room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
+     ), walk(endpoint_id) as (
+       -- The endpoints with pending deliveries, each found by one probe of the index (a skip scan).
+       (select endpoint_id from deliveries where state = 'pending' order by endpoint_id limit 1)
+       union all
+       select (select d.endpoint_id from deliveries d where d.state = 'pending' and d.endpoint_id > w.endpoint_id order by d.endpoint_id limit 1)
+       from walk w where w.endpoint_id is not null
+     ), open as (
+       select e.id, coalesce(room.free, ?) as free
+       from walk join endpoints e on e.id = walk.endpoint_id and e.enabled
+       left join room on room.endpoint_id = e.id
+       where coalesce(room.free, ?) > 0
      ), candidates as (
-       select d.seq, d.endpoint_id, d.event_seq, d.next_attempt_at
-       from deliveries d
-       join endpoints e on e.id = d.endpoint_id and e.enabled
-       where d.state = 'pending' and d.next_attempt_at <= now()
-         and not exists (select 1 from room where room.endpoint_id = d.endpoint_id and room.free <= 0)
-         and not exists (
-           select 1 from deliveries p
-           where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending' and p.event_seq < d.event_seq)
-       order by d.next_attempt_at
-       limit ?
-     ), placed as (
-       select c.seq, c.next_attempt_at,
-              row_number() over (partition by c.endpoint_id order by c.event_seq, c.seq) as place,
-              coalesce((select free from room where room.endpoint_id = c.endpoint_id), ?) as free
-       from candidates c
+       select c.seq, c.next_attempt_at
+       from open cross join lateral (
+         select d.seq, d.next_attempt_at
+         from deliveries d
+         where d.endpoint_id = open.id and d.state = 'pending' and d.next_attempt_at <= now()
+           and (d.lease_until is null or d.lease_until <= now())
+           -- The first pending event of its meeting for the endpoint: a subplan per candidate, probing
+           -- deliveries_in_order by all three columns (a join may be planned to read the endpoint's whole range).
+           and d.event_seq = (
+             select p.event_seq from deliveries p
+             where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending'
+             order by p.event_seq limit 1)
+         order by d.next_attempt_at
+         limit open.free
+       ) c
      ), picked as (
-       select seq from placed where place <= free order by next_attempt_at, seq limit ?
+       select seq from candidates order by next_attempt_at, seq limit ?
      ), locked as (
        select d.seq from deliveries d
-       -- coalesce: so that no partial index of pending deliveries matches and the rows are found by their keys; else,
-       -- while the table's statistics lag a growing backlog, Postgres may read every due delivery again here.
+       -- coalesce: so that no partial index of pending deliveries matches and the rows are found by their keys.
        where d.seq = any(array(select seq from picked)) and coalesce(d.state, '') = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until <= now())
        for update skip locked
      )
-     update deliveries d set next_attempt_at = now() + (? * interval '1 millisecond')
+     update deliveries d set lease_until = now() + (? * interval '1 millisecond')
      from events ev, endpoints e
      where d.seq = any(array(select seq from locked)) and ev.seq = d.event_seq and e.id = d.endpoint_id
      returning d.seq, d.id, d.attempts, d.created_at, ev.id as event_id, ev.body::text as body,
                e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at`,
-    [JSON.stringify(room), candidates, q.perEndpoint, q.limit, q.leaseMs],
+    [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs],
   );
   return rows.map((r) => ({
     seq: r.seq,
@@ -346,7 +428,7 @@ interface ClaimedRow {
 /** Gives claimed deliveries that were not sent back at once, rather than when their lease runs out: for a worker that stops. */
 export async function releaseClaims(db: Knex, seqs: readonly number[]): Promise<void> {
   if (seqs.length === 0) return;
-  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ next_attempt_at: db.fn.now() });
+  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ lease_until: null });
 }
 
 interface AttemptOutcome {
@@ -411,7 +493,7 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        on conflict (delivery_seq, attempt) do nothing
      ), settled as (
        update deliveries d
-       set state = o.state, attempts = o.attempt, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
+       set state = o.state, attempts = o.attempt, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at), lease_until = null,
            last_attempt_at = o.at, last_status = o.status, last_error = o.error, last_duration_ms = o.duration_ms
        from outcome o where d.seq = o.seq and d.attempts <= o.attempt
        returning d.endpoint_id, d.meeting_id, d.event_seq, d.state
@@ -426,10 +508,13 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        where e.id = p.endpoint_id
          and ((p.succeeded_at is not null and (e.last_success_at is null or e.last_success_at < p.succeeded_at - ? * interval '1 millisecond')) or p.disable)
      )
+     -- A probe of deliveries_in_order per settled delivery, in its order (a subplan; a join may be planned to read every pending delivery).
      select exists (
-       select 1 from settled s join deliveries later
-         on later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+       select 1 from settled s
        where s.state <> 'pending'
+         and (select later.event_seq from deliveries later
+              where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+              order by later.event_seq limit 1) is not null
      ) as unblocked`,
     [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
   );

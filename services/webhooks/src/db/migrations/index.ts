@@ -3,6 +3,7 @@ import { createWebhooks } from "./001_create_webhooks.js";
 import { deliveriesRoomToLease } from "./002_deliveries_room_to_lease.js";
 import { createIdempotencyKeys } from "./003_create_idempotency_keys.js";
 import { deliveriesLeaseAndLastAttempt } from "./004_deliveries_lease_and_last_attempt.js";
+import { deliveriesClaimPerEndpoint } from "./005_deliveries_claim_per_endpoint.js";
 
 /** Every migration of the webhooks schema, in order. */
-export const migrations: readonly Migration[] = [createWebhooks, deliveriesRoomToLease, createIdempotencyKeys, deliveriesLeaseAndLastAttempt];
+export const migrations: readonly Migration[] = [createWebhooks, deliveriesRoomToLease, createIdempotencyKeys, deliveriesLeaseAndLastAttempt, deliveriesClaimPerEndpoint];
