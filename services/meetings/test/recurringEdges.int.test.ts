@@ -71,4 +71,28 @@ describe("recurring meetings: who may change what, and the series' range", () =>
     const after = (await api.list(ann, { filter: "all", from: "2032-07-01", to: "2032-07-10" })).body as { data: MeetingListItem[] };
     expect(after.data.map((i) => [i.id, i.startTime])).toEqual([[last, "2032-07-05T15:00:00Z"]]);
   });
+
+  it("a change that would make the series' event too big for the bus is refused with 400 before anything is written; the series stays usable", async () => {
+    const ann = newCaller({ timezone: "UTC" });
+    const api = client(h.bus);
+    const participants = Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, "0")}${"a".repeat(60)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(58)}.com`);
+    const series = await created(h.bus, ann, { startTime: "2033-01-03T09:00", recurrence: "FREQ=DAILY;COUNT=40", participants, description: "d".repeat(10_000), title: "t".repeat(200) });
+    const idOf = (day: number) => `${series.id}_203301${String(3 + day).padStart(2, "0")}T090000Z`;
+    let changed = 0;
+    let refused: { status: number; body: { error?: { code: string; message: string } } } | undefined = undefined;
+    for (let day = 0; day < 28 && !refused; day++) {
+      const answer = await api.update(ann, idOf(day), { description: `${day}`.padEnd(10_000, "x"), startTime: `2033-01-${String(3 + day).padStart(2, "0")}T10:00` });
+      if (answer.status === 200) changed++;
+      else refused = answer as unknown as { status: number; body: { error?: { code: string; message: string } } };
+    }
+    // Each such occurrence adds about 36 KB to the series' events: about twenty fit under the limit.
+    expect(changed).toBeGreaterThanOrEqual(18);
+    expect(refused?.status).toBe(400);
+    expect(refused?.body.error).toMatchObject({ code: "invalid_request" });
+    expect(refused?.body.error?.message).toMatch(/bytes, over the 921600/);
+    const untouched = (await api.get(ann, idOf(changed))).body as { description: string; startTime: string };
+    expect([untouched.description.length, untouched.description[0], untouched.startTime]).toEqual([10_000, "d", `2033-01-${String(3 + changed).padStart(2, "0")}T09:00:00Z`]);
+    // A change that does not grow the event still goes through.
+    expect((await api.update(ann, idOf(0), { title: "Shorter" })).status).toBe(200);
+  });
 });

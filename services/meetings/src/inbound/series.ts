@@ -8,6 +8,7 @@ import { cancelsOnDelete, checkStatusMove, checkUpdatable } from "../domain/life
 import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recurrence.js";
 import { occurrenceAccess, occurrenceOf, occurrenceToMeeting, ruleOf, seesOccurrence, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
 import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent, seriesLastEnd } from "../domain/seriesChanges.js";
+import { checkEventSize } from "../domain/eventSize.js";
 import { endTimeOf } from "../domain/timing.js";
 import { responsesAfterChange } from "../domain/responses.js";
 import { retimedExceptions } from "../domain/retimedExceptions.js";
@@ -119,6 +120,7 @@ export async function updateOccurrence(
   }
   const exceptions = await eventExceptions(trx, series.id, now);
   const event = exceptionEvent({ ...series, sequence }, before, after, own, exceptions, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  checkEventSize(event.payload);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: occurrenceToMeeting(series, after, own), changed: true };
 }
@@ -194,6 +196,7 @@ export async function updateWholeSeries(
   await updateSeries(trx, after, now);
   const exceptions = await eventExceptions(trx, series.id, now);
   const event = seriesChangeEvent(series, after, exceptions, dropped, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
+  checkEventSize(event.payload);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: seriesToMeeting(after), changed: true };
 }
