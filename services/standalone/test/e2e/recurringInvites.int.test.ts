@@ -277,6 +277,30 @@ describe.each(WIRINGS)("invites of recurring meetings (%s)", async (wiring) => {
     expect(world.smtp.to(guest)).toEqual([]);
   });
 
+  it.runIf(available)("on Google, a new time of the series puts each changed occurrence it keeps back on its instance at the new time, its added participant with it", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    await attachGoogle(world, org.userId, world.google.grant());
+    const guest = `lea-${uniqueSuffix()}@example.com`;
+    const extra = `max-${uniqueSuffix()}@example.com`;
+    const series = await createSeries(org.key, [guest]);
+    const eventId = Buffer.from(series.id).toString("hex");
+    const patchesOf = (id: string) => world.google.calendarCalls().filter((c) => c.method === "PATCH" && c.path.endsWith(`/${id}`));
+    await settledAt(org.key, series.id, 1, 1);
+    const changedId = series.occurrence("20310331T070000Z");
+    expect((await call(world.url, "PATCH", `/v1/meetings/${changedId}`, { key: org.key, body: { participants: [guest, extra], title: "With Max" } })).status).toBe(200);
+    await eventually(async () => ((await invitesOf(org.key, changedId)).some((i) => i.state === "sent") ? true : undefined), 20_000, 100);
+
+    const moved = await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { startTime: "2031-03-17T10:30" } });
+    expect(moved.status).toBe(200);
+    const restored = await eventually(() => (patchesOf(`${eventId}_20310331T083000Z`).length > 0 ? patchesOf(`${eventId}_20310331T083000Z`) : undefined), 20_000, 100);
+    expect(restored[0]!.query.sendUpdates).toBe("all");
+    expect(restored[0]!.body).toMatchObject({ summary: "With Max", start: { dateTime: "2031-03-31T10:30:00+02:00", timeZone: "Europe/Berlin" } });
+    expect((restored[0]!.body!.attendees as Array<{ email: string }>).map((a) => a.email)).toEqual([guest, extra]);
+    // The series' own patch came first, then the instance's.
+    const calls = world.google.calendarCalls().filter((c) => c.method === "PATCH" && c.path.includes(eventId));
+    expect(calls.map((c) => c.path.split("/").pop())).toEqual([`${eventId}_20310331T070000Z`, eventId, `${eventId}_20310331T083000Z`]);
+  });
+
   it.runIf(available && radicaleInstalled())("keeps a series in the CalDAV calendar as one object: the master with its rule, a changed occurrence beside it, a cancelled one as EXDATE", async () => {
     const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
     const own = await radicale!.client("rec");
