@@ -62,3 +62,27 @@ describe("a series in the history", () => {
     expect(storedMeetingsOf(single, NOW)).toEqual([expect.objectContaining({ meetingId: SERIES, seriesId: null, start: new Date("2031-01-06T08:00:00Z") })]);
   });
 });
+
+describe("a change of a series in the history", () => {
+  /** The series renamed on `occurredAt` (meeting.updated), carrying its changed occurrences not yet ended. */
+  function renamed(occurredAt: string, changedOccurrences: NonNullable<MeetingEvent["series"]>["changedOccurrences"] = []): MeetingEvent {
+    const base = seriesEvent({ rule: "FREQ=WEEKLY;COUNT=6", sequence: 5 });
+    return { ...base, occurredAt, series: { ...base.series!, changedOccurrences }, previousStatus: "confirmed", previousParticipants: ["bo@example.com"], changedFields: ["title"] } as MeetingEvent;
+  }
+  const moved = { originalStartTime: "2031-01-27T08:00:00Z", title: "Weekly", description: "", startTime: "2031-01-29T14:00:00Z", duration: "30 mins" as const, participants: ["cy@example.com"], sequence: 3 };
+
+  it("keeps an occurrence moved on its own at its own time, length and attendees", () => {
+    const stored = storedMeetingsOf(renamed("2031-01-02T00:00:00Z", [moved]), NOW);
+    const occurrence = stored.filter((s) => s.meetingId === `${SERIES}_20310127T080000Z`);
+    expect(occurrence).toEqual([
+      { meetingId: `${SERIES}_20310127T080000Z`, seriesId: SERIES, mode: "test", sequence: 5, confirmed: true, start: new Date("2031-01-29T14:00:00Z"), end: new Date("2031-01-29T14:30:00Z"), scheduledAt: new Date("2031-01-01T00:00:00Z"), attendees: ["ana@example.com", "cy@example.com"] },
+    ]);
+    expect(stored).toHaveLength(6);
+  });
+
+  it("leaves the occurrences ended before the change as history has them, and does not stop counting them", () => {
+    const ended = [`${SERIES}_20310106T080000Z`, `${SERIES}_20310113T080000Z`];
+    const stored = storedMeetingsOf(renamed("2031-01-20T12:00:00Z"), NOW, ended);
+    expect(stored.map((s) => s.meetingId.slice(-16))).toEqual(["20310127T080000Z", "20310203T080000Z", "20310210T080000Z"]);
+  });
+});

@@ -145,6 +145,15 @@ describe("plannedDeliveries of a series with occurrences changed on their own", 
     ]);
   });
 
+  it("moved to a new time that keeps their occurrence under a new RECURRENCE-ID: its added participant gets a request (the new one, the old one cancelled)", () => {
+    const rekeyed = { ...extra, originalStartTime: "2031-01-08T11:00:00Z", startTime: "2031-01-09T10:00:00Z" };
+    expect(plannedDeliveries(change("confirmed", { changedOccurrences: [rekeyed], droppedOccurrences: [extra] }, ["startTime"]))).toEqual([
+      { email: "a@example.com", kind: "request" },
+      { email: "b@example.com", kind: "request" },
+      { email: "x@example.com", kind: "request" },
+    ]);
+  });
+
   it("changed otherwise: the occurrence stays, and its added participant hears nothing of the series", () => {
     expect(plannedDeliveries(change("confirmed", { changedOccurrences: [extra] }, ["startTime"]))).toEqual([
       { email: "a@example.com", kind: "request" },

@@ -221,6 +221,50 @@ describe("a series sent again after its occurrences were changed", () => {
   });
 });
 
+describe("a series sent again: each recipient gets the changed occurrences that are theirs", () => {
+  const now = Date.parse("2026-10-14T00:00:00Z");
+  /** 20 October moved with Cy added; 3 November without Bob. */
+  const changed: SeriesOfEvent = {
+    ...series,
+    changedOccurrences: [
+      { originalStartTime: "2026-10-20T07:00:00Z", title: "Planning, moved", description: "", startTime: "2026-10-21T08:00:00Z", duration: "30 mins", participants: ["ann@example.com", "bob@example.com", "cy@example.com"], sequence: 3 },
+      { originalStartTime: "2026-11-03T08:00:00Z", title: "Planning without Bob", description: "", startTime: "2026-11-03T08:00:00Z", duration: "30 mins", participants: ["ann@example.com"], sequence: 4 },
+    ],
+  };
+  const request = (recipient: string, seriesOfEvent = changed, meeting = seriesMeeting) => parse(buildIcs({ meeting, series: seriesOfEvent, sequence: 6, kind: "request", recipient, organizer: ORGANIZER, uidDomain: UID_DOMAIN, now }));
+  const recurrenceIds = (events: ICAL.Event[]) => events.filter((e) => e.isRecurrenceException()).map((e) => e.recurrenceId.toJSDate().toISOString());
+
+  it("a participant of the series: the overrides that list them, and as EXDATE the occurrences that leave them out", () => {
+    const ann = request("ann@example.com");
+    expect(recurrenceIds(ann.events)).toEqual(["2026-10-20T07:00:00.000Z", "2026-11-03T08:00:00.000Z"]);
+    expect(ann.events[0]!.component.getFirstProperty("exdate")).toBeNull();
+    const bob = request("bob@example.com");
+    expect(recurrenceIds(bob.events)).toEqual(["2026-10-20T07:00:00.000Z"]);
+    expect(bob.events[0]!.component.getAllProperties("exdate").map((p) => p.getFirstValue()!.toString())).toEqual(["2026-11-03T09:00:00"]);
+    // As Bob's client expands it: no 3 November.
+    const master = bob.events[0]!;
+    master.relateException(bob.events[1]!);
+    const seen: string[] = [];
+    const iterator = master.iterator();
+    for (let next = iterator.next(); next; next = iterator.next()) seen.push(master.getOccurrenceDetails(next).startDate.toJSDate().toISOString());
+    expect(seen).toEqual(["2026-10-13T07:00:00.000Z", "2026-10-21T08:00:00.000Z", "2026-10-27T08:00:00.000Z"]);
+  });
+
+  it("someone on one occurrence alone, whose occurrence a new time re-keyed: no series, their occurrence at its new RECURRENCE-ID and the old one cancelled", () => {
+    const dropped = changed.changedOccurrences![0]!;
+    const rekeyed = { ...dropped, originalStartTime: "2026-10-20T08:00:00Z", sequence: 7 };
+    const retimed: SeriesOfEvent = { ...series, changedOccurrences: [rekeyed], droppedOccurrences: [dropped] };
+    const cy = request("cy@example.com", retimed, { ...seriesMeeting, startTime: "2026-10-13T08:00:00Z" });
+    expect(cy.method).toBe("REQUEST");
+    expect(cy.events.map((e) => [e.isRecurring(), e.recurrenceId?.toJSDate().toISOString(), e.component.getFirstPropertyValue("status")])).toEqual([
+      [false, "2026-10-20T08:00:00.000Z", "CONFIRMED"],
+      [false, "2026-10-20T07:00:00.000Z", "CANCELLED"],
+    ]);
+    expect(cy.events[0]!.attendees.map((a) => String(a.getFirstValue()).toLowerCase())).toEqual(["mailto:ann@example.com", "mailto:bob@example.com", "mailto:cy@example.com"]);
+    expect(cy.events[1]!.attendees.map((a) => String(a.getFirstValue()).toLowerCase())).toEqual(["mailto:cy@example.com"]);
+  });
+});
+
 describe("a series in the organizer's calendar", () => {
   it("is one VEVENT with the rule and the zone", () => {
     const ics = calendarObject({ meeting: seriesMeeting, series, sequence: 1, organizerEmail: ORGANIZER.email, uidDomain: UID_DOMAIN });

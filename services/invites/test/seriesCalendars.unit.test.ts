@@ -79,6 +79,26 @@ describe("a series' calendar object (CalDAV)", () => {
     ]);
   });
 
+  it("moved to another time that keeps a changed occurrence: it comes back at its new RECURRENCE-ID, and one it holds already stays as it is", () => {
+    const first = seriesObject(undefined, series, { kind: "series", ics: object(seriesMeeting, 1) });
+    const moved = seriesObject(first, series, { kind: "occurrence", originalStart: "2026-10-20T07:00:00Z", ics: object(occurrence("2026-10-20T07:00:00Z", { startTime: "2026-10-20T09:00:00Z" }), 2) });
+    // An hour later: 20 October's changed occurrence is kept on its day, at 10:00 Berlin (08:00Z), its own time unchanged.
+    const rekeyed = { originalStart: "2026-10-20T08:00:00Z", ics: object(occurrence("2026-10-20T08:00:00Z", { startTime: "2026-10-20T09:00:00Z" }), 3) };
+    const retimed = seriesObject(moved, series, { kind: "series", ics: object({ ...seriesMeeting, startTime: "2026-10-13T08:00:00Z" }, 3), occurrences: [rekeyed] });
+    expect(components(retimed).events.map((e) => [e.recurrenceId, e.start, e.sequence])).toEqual([
+      [null, "20261013T100000", 3],
+      ["20261020T100000", "20261020T110000", 3],
+    ]);
+    // Sent again with the same occurrence: it is not written twice, and a copy the server holds is not replaced.
+    const again = seriesObject(retimed, series, { kind: "series", ics: object({ ...seriesMeeting, startTime: "2026-10-13T08:00:00Z", title: "Renamed" }, 4), occurrences: [{ ...rekeyed, ics: object(occurrence("2026-10-20T08:00:00Z", { startTime: "2026-10-20T09:00:00Z" }), 4) }] });
+    expect(components(again).events.map((e) => [e.recurrenceId, e.sequence])).toEqual([
+      ["20261020T100000", 3],
+      [null, 4],
+    ]);
+    // A first write of the series brings its changed occurrences with it.
+    expect(components(seriesObject(undefined, series, { kind: "series", ics: object({ ...seriesMeeting, startTime: "2026-10-13T08:00:00Z" }, 3), occurrences: [rekeyed] })).events.map((e) => e.recurrenceId)).toEqual([null, "20261020T100000"]);
+  });
+
   it("cancels an occurrence as an EXDATE of the master, dropping its changed copy", () => {
     const first = seriesObject(undefined, series, { kind: "series", ics: object(seriesMeeting, 1) });
     const moved = seriesObject(first, series, { kind: "occurrence", originalStart: "2026-10-27T08:00:00Z", ics: object(occurrence("2026-10-27T08:00:00Z", { startTime: "2026-10-27T10:00:00Z" }), 2) });

@@ -98,3 +98,47 @@ it("series stored before 011 gain a version, and the participants of their excep
     await database.drop();
   }
 });
+
+it("series stored before 013 with an occurrence moved past their rule's end widen their range to it, on the series and its participants", async () => {
+  const database = await createTestDatabase();
+  try {
+    const before = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations.filter((m) => m.name < "013"));
+    for (const id of ["mtg_moved", "mtg_kept"]) {
+      await before.raw(
+        `insert into meeting_series (id, mode, organizer_id, organizer_email, title, description, start_time, duration, participants, status, sequence,
+                                     created_at, updated_at, recurrence, time_zone, last_end)
+         values (?, 'test', 'usr_1', 'org@example.com', 'Daily', '', '2031-05-05T09:00:00Z', '30 mins', array['a@example.com'], 'confirmed', 2,
+                 now(), now(), 'FREQ=DAILY;COUNT=3', 'UTC', '2031-05-07T09:30:00Z')`,
+        [id],
+      );
+    }
+    // The last occurrence of one moved a week on, by someone the series does not list; the other's moved within its range.
+    for (const [id, start, end] of [["mtg_moved", "2031-05-14T15:00:00Z", "2031-05-14T15:30:00Z"], ["mtg_kept", "2031-05-06T15:00:00Z", "2031-05-06T15:30:00Z"]]) {
+      await before.raw(
+        `insert into meeting_exceptions (series_id, original_start, title, description, start_time, end_time, duration, participants, status, sequence)
+         values (?, '2031-05-07T09:00:00Z', 'Daily', '', ?, ?, '30 mins', array['a@example.com', 'b@example.com'], 'confirmed', 2)`,
+        [id, start, end],
+      );
+      await before.raw(
+        `insert into series_participants (series_id, email, mode, last_end) values (?, 'a@example.com', 'test', '2031-05-07T09:30:00Z'), (?, 'b@example.com', 'test', '2031-05-07T09:30:00Z')`,
+        [id, id],
+      );
+    }
+    await before.destroy();
+    const db = await openSchema({ kind: "postgres", url: database.url }, "meetings", migrations);
+    try {
+      const ranges = (await db.raw(
+        `select s.id, s.last_end as series_end, array_agg(p.last_end order by p.email) as participant_ends
+           from meeting_series s join series_participants p on p.series_id = s.id group by s.id, s.last_end order by s.id`,
+      )) as { rows: { id: string; series_end: Date; participant_ends: Date[] }[] };
+      expect(ranges.rows.map((r) => [r.id, r.series_end.toISOString(), r.participant_ends.map((d) => new Date(d).toISOString())])).toEqual([
+        ["mtg_kept", "2031-05-07T09:30:00.000Z", ["2031-05-07T09:30:00.000Z", "2031-05-07T09:30:00.000Z"]],
+        ["mtg_moved", "2031-05-14T15:30:00.000Z", ["2031-05-14T15:30:00.000Z", "2031-05-14T15:30:00.000Z"]],
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await database.drop();
+  }
+});

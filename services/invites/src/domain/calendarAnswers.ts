@@ -11,6 +11,8 @@ export interface ShownAnswer {
 export interface AnswerToRecord extends ShownAnswer {
   /** A single meeting's or a series' id, or an occurrence's (`<series id>_<YYYYMMDDTHHMMSSZ>`). */
   meetingId: string;
+  /** For an answer to one occurrence: its series and original start (what answered_apart keeps). */
+  occurrence?: { seriesId: string; originalStart: Date };
 }
 
 /**
@@ -34,10 +36,11 @@ export function answersToRecord(
   const ofSeries = new Map(shown.map((a) => [a.email.toLowerCase(), a.response]));
   const answers: AnswerToRecord[] = shown.map((a) => ({ ...a, email: a.email.toLowerCase(), meetingId }));
   for (const instance of instances) {
-    const occurrenceId = occurrenceIdOf(meetingId, new Date(instance.originalStart));
+    const originalStart = new Date(instance.originalStart);
+    const occurrenceId = occurrenceIdOf(meetingId, originalStart);
     for (const a of instance.shown) {
       const email = a.email.toLowerCase();
-      if (ofSeries.get(email) !== a.response || answeredApart(occurrenceId, email)) answers.push({ ...a, email, meetingId: occurrenceId });
+      if (ofSeries.get(email) !== a.response || answeredApart(occurrenceId, email)) answers.push({ ...a, email, meetingId: occurrenceId, occurrence: { seriesId: meetingId, originalStart } });
     }
   }
   return answers;

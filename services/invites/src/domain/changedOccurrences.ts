@@ -52,3 +52,38 @@ export function occurrenceOnlyLosers(seriesMeeting: Pick<Meeting, "participants"
   candidates.delete(organizer.toLowerCase());
   return [...candidates].filter((email) => occurrencesLostBy(seriesMeeting, series, email).length > 0).sort();
 }
+
+const lists = (o: Pick<ChangedOccurrence, "participants">, email: string) => o.participants.some((p) => p.toLowerCase() === email.toLowerCase());
+
+/**
+ * What a REQUEST of the whole series tells one recipient about its changed
+ * occurrences not yet ended (RFC 5546 lets an organizer send an attendee
+ * only the instances they are invited to). A participant of the series gets
+ * as overrides the changed occurrences that list them, and those that leave
+ * them out as EXDATE (they were told of that when it happened; taking the
+ * series again must not bring it back). Someone on some occurrences alone
+ * gets those, and no series: `cancelled`, the occurrences of theirs this
+ * change dropped (a new time re-keys a kept one: its old RECURRENCE-ID goes).
+ */
+export function occurrencesFor(
+  seriesMeeting: Pick<Meeting, "participants">,
+  series: Pick<SeriesOfEvent, "changedOccurrences" | "droppedOccurrences">,
+  recipient: string,
+  nowMs: number,
+): { ofSeries: boolean; overrides: ChangedOccurrence[]; excluded: ChangedOccurrence[]; cancelled: ChangedOccurrence[] } {
+  const inForce = changedOccurrencesInForce(series, nowMs);
+  if (lists(seriesMeeting, recipient)) return { ofSeries: true, overrides: inForce.filter((o) => lists(o, recipient)), excluded: inForce.filter((o) => !lists(o, recipient)), cancelled: [] };
+  return { ofSeries: false, overrides: inForce.filter((o) => lists(o, recipient)), excluded: [], cancelled: (series.droppedOccurrences ?? []).filter((o) => lists(o, recipient)) };
+}
+
+/**
+ * Someone on some occurrences alone who, by this change of the series (not
+ * cancelling it), lost one and still has another changed occurrence: a new
+ * time that keeps their occurrence gives it a new RECURRENCE-ID. They get a
+ * REQUEST carrying their occurrences at their new RECURRENCE-ID and the old
+ * ones as cancelled, rather than a CANCEL alone.
+ */
+export function keepsAnOccurrence(seriesMeeting: Pick<Meeting, "participants" | "status">, series: Pick<SeriesOfEvent, "changedOccurrences" | "droppedOccurrences"> | null | undefined, email: string, nowMs: number): boolean {
+  if (!series || seriesMeeting.status === "cancelled" || lists(seriesMeeting, email)) return false;
+  return changedOccurrencesInForce(series, nowMs).some((o) => lists(o, email));
+}

@@ -1,7 +1,7 @@
 import { isId } from "@sched/ids";
 import type { AttendeeResponse, InviteKind, Meeting, SeriesOfEvent } from "@sched/proto";
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus, type ICalCalendar } from "ical-generator";
-import { changedOccurrencesInForce, occurrenceMeeting, occurrencesLostBy } from "./changedOccurrences.js";
+import { occurrenceMeeting, occurrencesFor, occurrencesLostBy } from "./changedOccurrences.js";
 import { meetingEndMs } from "./meetingTimes.js";
 import { calendarMeetingId, occurrenceStart, recurrenceLines } from "./series.js";
 import { inZone, vtimezoneOf, writtenZone } from "./seriesZone.js";
@@ -102,12 +102,12 @@ export function buildIcs(input: IcsInput): string {
   const calendar = ical({ prodId: PRODUCT_ID, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
   const organizer = { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) };
   const others = (m: Meeting) => m.participants.filter((p) => p !== input.organizer.email);
-  const add = (m: Meeting, attendees: string[]) => {
-    const fields = meetingEventFields(m, series, input.sequence, input.uidDomain);
+  const add = (m: Meeting, attendees: string[], asSeries = series, cancelled = kind !== "request") => {
+    const fields = meetingEventFields(m, asSeries, input.sequence, input.uidDomain);
     withZone(calendar, fields).createEvent({
       ...fields,
       organizer,
-      status: kind === "request" ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+      status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
       attendees: attendees.map((email) => ({ email, rsvp: kind === "request", role: ICalAttendeeRole.REQ, status: ICalAttendeeStatus.NEEDSACTION })),
     });
   };
@@ -117,14 +117,22 @@ export function buildIcs(input: IcsInput): string {
     for (const occurrence of lost) add(occurrenceMeeting(meeting, occurrence), [recipient]);
     return calendar.toString();
   }
-  const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
-  add(meeting, kind === "request" || wholeMeetingCancelled ? others(meeting) : [recipient]);
   if (kind === "request" && series && !occurrenceStart(meeting)) {
-    for (const occurrence of changedOccurrencesInForce(series, input.now ?? Date.now())) {
+    // Each recipient gets the changed occurrences that are theirs (occurrencesFor).
+    const theirs = occurrencesFor(meeting, series, recipient, input.now ?? Date.now());
+    if (theirs.ofSeries) {
+      const excluded = theirs.excluded.map((o) => o.originalStartTime);
+      add(meeting, others(meeting), { ...series, cancelledStarts: [...series.cancelledStarts, ...excluded].sort() });
+    }
+    for (const occurrence of theirs.overrides) {
       const changed = occurrenceMeeting(meeting, occurrence);
       add(changed, others(changed));
     }
+    for (const occurrence of theirs.cancelled) add(occurrenceMeeting(meeting, occurrence), [recipient], series, true);
+    return calendar.toString();
   }
+  const wholeMeetingCancelled = kind === "cancel" && meeting.status === "cancelled";
+  add(meeting, kind === "request" || wholeMeetingCancelled ? others(meeting) : [recipient]);
   return calendar.toString();
 }
 

@@ -1,5 +1,5 @@
 import type { InviteKind, Meeting, meetingCancelled, meetingCreated, meetingDeleted, meetingUpdated, Mode, PayloadOf, SeriesOfEvent } from "@sched/proto";
-import { occurrenceOnlyLosers } from "./changedOccurrences.js";
+import { keepsAnOccurrence, occurrenceOnlyLosers } from "./changedOccurrences.js";
 import { calendarMeetingId } from "./series.js";
 
 /**
@@ -52,7 +52,10 @@ export function plannedDeliveries(event: MeetingEvent): PlannedDelivery[] {
   if (event.meeting.status === "cancelled") return cancels([...current, ...previous, ...occurrenceOnly]);
   const stillIn = new Set(current);
   const removed = previous.filter((p) => !stillIn.has(p));
-  return [...current.map((email) => ({ email, kind: "request" as const })), ...cancels([...removed, ...occurrenceOnly])];
+  // One whose occurrence a new time kept under a new RECURRENCE-ID hears of it at its new one (and of the old one gone).
+  const keeping = occurrenceOnly.filter((email) => keepsAnOccurrence(event.meeting, event.series, email, Date.parse(event.occurredAt)));
+  const losing = occurrenceOnly.filter((email) => !keeping.includes(email));
+  return [...[...current, ...keeping].map((email) => ({ email, kind: "request" as const })), ...cancels([...removed, ...losing])];
 }
 
 export function changeOf(event: MeetingEvent): MeetingChange {

@@ -5,8 +5,11 @@ import { icalDateTime, writtenZone } from "./seriesZone.js";
 
 /** One change of a series, as the organizer's calendar object of the series takes it. */
 export type SeriesObjectChange =
-  /** The series itself: its master event (rule, cancelled occurrences) replaces the stored one. */
-  | { kind: "series"; ics: string }
+  /**
+   * The series itself: its master event (rule, cancelled occurrences) replaces the stored one. `occurrences`: its
+   * changed occurrences not yet ended, each added where the object lacks it (a new time re-keys a kept one).
+   */
+  | { kind: "series"; ics: string; occurrences?: ReadonlyArray<{ originalStart: string; ics: string }> }
   /** One occurrence changed on its own: its event (RECURRENCE-ID) replaces the stored one of that occurrence, if any. */
   | { kind: "occurrence"; ics: string; originalStart: string }
   /** One occurrence cancelled: it joins the master's EXDATE, and a stored changed copy of it goes. */
@@ -23,6 +26,7 @@ export type SeriesObjectChange =
 export function seriesObject(stored: string | undefined, series: SeriesOfEvent, change: SeriesObjectChange): string {
   if (stored === undefined) {
     if (change.kind === "occurrence-cancelled") throw new Error("no calendar object to cancel an occurrence in");
+    if (change.kind === "series" && change.occurrences?.length) return seriesObject(change.ics, series, change);
     return change.ics;
   }
   const zone = writtenZone(series.timeZone);
@@ -63,6 +67,16 @@ export function seriesObject(stored: string | undefined, series: SeriesOfEvent, 
     if (!calendar.getAllSubcomponents("vtimezone").some((v) => v.getFirstPropertyValue("tzid") === tzid)) calendar.addSubcomponent(vtimezone);
   }
   calendar.addSubcomponent(freshEvent);
+  if (change.kind === "series") {
+    // A changed occurrence the object does not hold (kept by a new time under a new RECURRENCE-ID) joins it; those it
+    // holds stay as they are, with the answers the server wrote into them.
+    const held = new Set(calendar.getAllSubcomponents("vevent").map((e) => recurrenceIdOf(e) ?? ""));
+    for (const occurrence of change.occurrences ?? []) {
+      if (held.has(icalDateTime(occurrence.originalStart, zone))) continue;
+      const [event] = new ICAL.Component(ICAL.parse(occurrence.ics)).getAllSubcomponents("vevent");
+      if (event) calendar.addSubcomponent(event);
+    }
+  }
   return calendar.toString();
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { ConnectionRecord } from "../db/connections.js";
 import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
+import { changedOccurrencesInForce, occurrenceMeeting } from "../domain/changedOccurrences.js";
 import { calendarObject } from "../domain/ics.js";
 import { DeliveryFailure } from "../domain/retry.js";
 import { calendarMeetingId, occurrenceStart } from "../domain/series.js";
@@ -44,8 +45,13 @@ export async function deliverThroughCalDav(
     const event = () => calendarObject({ meeting: change.meeting, series: change.series ?? undefined, sequence: change.sequence, organizerEmail: change.organizer.email, uidDomain: settings.uidDomain });
     if (!change.series) await account.putEvent(url, event());
     else {
+      const occurrences = () =>
+        changedOccurrencesInForce(change.series, Date.now()).map((o) => ({
+          originalStart: o.originalStartTime,
+          ics: calendarObject({ meeting: occurrenceMeeting(change.meeting, o), series: change.series ?? undefined, sequence: change.sequence, organizerEmail: change.organizer.email, uidDomain: settings.uidDomain }),
+        }));
       const objectChange: SeriesObjectChange = !original
-        ? { kind: "series", ics: event() }
+        ? { kind: "series", ics: event(), occurrences: occurrences() }
         : change.meeting.status === "cancelled"
           ? { kind: "occurrence-cancelled", originalStart: original, sequence: change.sequence }
           : { kind: "occurrence", ics: event(), originalStart: original };

@@ -3,6 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import type { calendar_v3 } from "@googleapis/calendar";
+import { answeredApartOf, recordAnsweredApart } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
 import { claimPollTurns } from "../db/pollTurns.js";
 import { answersOfGoogleEvents, type AnswerToRecord } from "../domain/calendarAnswers.js";
@@ -38,9 +39,6 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
   const log = logger.child({ component: "google-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
-  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
-  const apart = new Set<string>();
-  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
   const readEvents = async (connectionId: string): Promise<calendar_v3.Schema$Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -72,7 +70,8 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
     return events;
   };
 
-  const record = async (meeting: ProviderEvent, answer: AnswerToRecord) => {
+  /** `apart`: the occurrences (with the attendee) answered on their own, as answered_apart keeps them; one sent now joins them. */
+  const record = async (meeting: ProviderEvent, answer: AnswerToRecord, apart: Set<string>) => {
     const key = `${answer.meetingId}|${answer.email}|${answer.response}`;
     if (seen.has(key)) return;
     const { outcome } = await bus.request(
@@ -81,7 +80,11 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
       { timeoutMs: settings.timeoutMs },
     );
     seen.add(key);
-    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
+    const apartKey = `${answer.meetingId}|${answer.email}`;
+    if (answer.occurrence && !apart.has(apartKey)) {
+      await recordAnsweredApart(db, [{ ...answer.occurrence, email: answer.email }]);
+      apart.add(apartKey);
+    }
     if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Google calendar");
     else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Google calendar not recorded");
   };
@@ -89,7 +92,9 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
     const read = await readEvents(connectionId);
     if (!read) return;
-    for (const { meeting, answers } of answersOfGoogleEvents(read, ours, answeredApart)) for (const answer of answers) await record(meeting, answer);
+    const apart = await answeredApartOf(db, ours.map((e) => e.meetingId));
+    const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
+    for (const { meeting, answers } of answersOfGoogleEvents(read, ours, answeredApart)) for (const answer of answers) await record(meeting, answer, apart);
   };
 
   return everyInterval(

@@ -3,6 +3,7 @@ import type { ConnectionRecord } from "../db/connections.js";
 import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
 import { DeliveryFailure } from "../domain/retry.js";
 import { calendarMeetingId, occurrenceStart } from "../domain/series.js";
+import { changedOccurrencesInForce, occurrenceMeeting } from "../domain/changedOccurrences.js";
 import { googleEventBody, googleEventId, googleFailure, statusOf, type GoogleSession } from "./google.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -40,7 +41,10 @@ export async function deliverThroughGoogle(db: Knex, vault: ConnectionVault, con
     }
     if (known) {
       const patched = await calendar.events.patch({ calendarId: "primary", eventId: known.providerEventId, sendUpdates: "all", requestBody: body }).catch(ignoreStatus(404, 410));
-      if (patched) return "sent";
+      if (patched) {
+        await restoreChangedOccurrences(calendar, known.providerEventId, change);
+        return "sent";
+      }
     }
     const eventId = googleEventId(change.meetingId);
     const inserted = await calendar.events.insert({ calendarId: "primary", sendUpdates: "all", requestBody: { ...body, id: eventId } }).catch(ignoreStatus(409));
@@ -72,6 +76,27 @@ async function deliverOccurrence(calendar: GoogleSession["calendar"], recurringE
     return "sent";
   } catch (err) {
     throw googleFailure(err);
+  }
+}
+
+/**
+ * A series moved to a new time or rule: Google makes the instances anew at
+ * the new times, without the exceptions made before, and the meetings
+ * service keeps those on days the series still has under a new original
+ * start (`droppedOccurrences` names the old ones). Each changed occurrence
+ * not yet ended is patched again on its instance at its new original start,
+ * so it stays where it was moved and whoever was added to it alone is
+ * invited to it there (`sendUpdates: "all"`). Nothing to do for a change
+ * that dropped nothing: the instances kept their exceptions.
+ */
+async function restoreChangedOccurrences(calendar: GoogleSession["calendar"], recurringEventId: string, change: ClaimedChange): Promise<void> {
+  if (!change.series?.droppedOccurrences?.length) return;
+  for (const occurrence of changedOccurrencesInForce(change.series, Date.now())) {
+    // One the new rule's instances do not have (it ended in between, say) is left: the series itself went through.
+    await deliverOccurrence(calendar, recurringEventId, occurrence.originalStartTime, { ...change, meeting: occurrenceMeeting(change.meeting, occurrence) }).catch((err: unknown) => {
+      if (err instanceof DeliveryFailure && err.kind === "permanent") return;
+      throw err;
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
+import { answeredApartOf, recordAnsweredApart } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
 import { claimPollTurns } from "../db/pollTurns.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
@@ -37,9 +38,6 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
   const log = logger.child({ component: "microsoft-answers" });
   /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
   const seen = new Set<string>();
-  /** Occurrences (with the attendee) an answer of their own was sent for: later answers there go for the occurrence too. */
-  const apart = new Set<string>();
-  const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
 
   const readOrganizerCalendar = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -65,7 +63,8 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
   };
 
-  const record = async (meeting: ProviderEvent, answer: AnswerToRecord) => {
+  /** `apart`: the occurrences (with the attendee) answered on their own, as answered_apart keeps them; one sent now joins them. */
+  const record = async (meeting: ProviderEvent, answer: AnswerToRecord, apart: Set<string>) => {
     const key = `${answer.meetingId}|${answer.email}|${answer.response}|${answer.at ?? ""}`;
     if (seen.has(key)) return;
     const respondedAt = answer.at ?? formatTimestamp(new Date());
@@ -75,7 +74,11 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       { timeoutMs: settings.timeoutMs },
     );
     seen.add(key);
-    if (answer.meetingId !== meeting.meetingId) apart.add(`${answer.meetingId}|${answer.email}`);
+    const apartKey = `${answer.meetingId}|${answer.email}`;
+    if (answer.occurrence && !apart.has(apartKey)) {
+      await recordAnsweredApart(db, [{ ...answer.occurrence, email: answer.email }]);
+      apart.add(apartKey);
+    }
     if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Microsoft calendar");
     else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Microsoft calendar not recorded");
   };
@@ -90,11 +93,13 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     const read = await readOrganizerCalendar(connectionId);
     if (!read) return;
     const byEventId = new Map(ours.map((e) => [e.providerEventId, e]));
+    const apart = await answeredApartOf(db, ours.map((e) => e.meetingId));
+    const answeredApart = (occurrenceId: string, email: string) => apart.has(`${occurrenceId}|${email}`);
     const instancesBySeries = new Map<string, Event[]>();
     for (const event of read.events) {
       if (event.isCancelled) continue;
       const single = event.id ? byEventId.get(event.id) : undefined;
-      if (single) for (const answer of answersToRecord(single.meetingId, shownAnswers(event))) await record(single, answer);
+      if (single) for (const answer of answersToRecord(single.meetingId, shownAnswers(event))) await record(single, answer, apart);
       else if (event.seriesMasterId && byEventId.has(event.seriesMasterId)) instancesBySeries.set(event.seriesMasterId, [...(instancesBySeries.get(event.seriesMasterId) ?? []), event]);
     }
     for (const [masterId, instances] of instancesBySeries) {
@@ -102,7 +107,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
       const master = await readSeriesMaster(read.session, masterId);
       if (!master || master.isCancelled) continue;
       const ofInstances = instances.filter((i) => i.originalStart).map((i) => ({ originalStart: i.originalStart!, shown: shownAnswers(i) }));
-      for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances, answeredApart)) await record(series, answer);
+      for (const answer of answersToRecord(series.meetingId, shownAnswers(master), ofInstances, answeredApart)) await record(series, answer, apart);
     }
   };
 

@@ -216,6 +216,18 @@ export async function seriesWithExceptions(db: Knex, ids: readonly string[], mod
   }));
 }
 
+/** The latest end among a series' stored exceptions, or null when it has none. */
+export async function latestExceptionEnd(db: Knex, seriesId: string): Promise<Date | null> {
+  const { rows } = (await db.raw(`select max(end_time) as latest from meeting_exceptions where series_id = ?`, [seriesId])) as { rows: { latest: Date | null }[] };
+  return rows[0]?.latest ? new Date(rows[0].latest) : null;
+}
+
+/** Whether one of the series' exceptions lists this e-mail (someone on that occurrence alone). */
+export async function listedOnAnException(db: Knex, seriesId: string, email: string): Promise<boolean> {
+  const { rows } = (await db.raw(`select 1 from meeting_exceptions where series_id = ? and ? = any(participants) limit 1`, [seriesId, email.toLowerCase()])) as { rows: unknown[] };
+  return rows.length > 0;
+}
+
 export async function findException(db: Knex, seriesId: string, originalStart: Date): Promise<ExceptionRecord | undefined> {
   const row = (await db("meeting_exceptions").where({ series_id: seriesId, original_start: iso(originalStart) }).first()) as ExceptionRow | undefined;
   return row ? toException(row) : undefined;

@@ -147,11 +147,32 @@ export function seesOccurrence(series: Pick<SeriesRecord, "organizerId">, occurr
   return series.organizerId === user.userId || occurrence.participants.includes(user.email.toLowerCase());
 }
 
-/** Who sees a series: its organizer and its participants (by account e-mail), in its mode. */
-export function seriesAccess(series: Pick<SeriesRecord, "mode" | "organizerId" | "participants">, caller: Pick<Caller, "userId" | "email" | "mode">): "organizer" | "participant" | "none" {
+/**
+ * Who sees a series: its organizer and its participants (by account e-mail),
+ * in its mode, and whoever one of its occurrences lists alone
+ * (`onAnOccurrence`: an exception adds them): they see that occurrence,
+ * hence the series it belongs to, as a participant who may not change it.
+ */
+export function seriesAccess(
+  series: Pick<SeriesRecord, "mode" | "organizerId" | "participants">,
+  caller: Pick<Caller, "userId" | "email" | "mode">,
+  onAnOccurrence = false,
+): "organizer" | "participant" | "none" {
   if (series.mode !== caller.mode) return "none";
   if (series.organizerId === caller.userId) return "organizer";
-  return series.participants.includes(caller.email.toLowerCase()) ? "participant" : "none";
+  return series.participants.includes(caller.email.toLowerCase()) || onAnOccurrence ? "participant" : "none";
+}
+
+/**
+ * Who may see one occurrence, as GET, lists and busy time see it: none when
+ * the series is of another mode or the occurrence does not list them (unless
+ * they organize it). PATCH and DELETE of the occurrence answer 404 for none
+ * and 403 for a participant, as for a single meeting.
+ */
+export function occurrenceAccess(series: Pick<SeriesRecord, "mode" | "organizerId">, occurrence: Pick<Occurrence, "participants">, caller: Pick<Caller, "userId" | "email" | "mode">): "organizer" | "participant" | "none" {
+  if (series.mode !== caller.mode) return "none";
+  if (series.organizerId === caller.userId) return "organizer";
+  return seesOccurrence(series, occurrence, caller) ? "participant" : "none";
 }
 
 /**

@@ -48,6 +48,17 @@ export function newSeries(input: { id: string; caller: Caller; body: MeetingCrea
   };
 }
 
+/**
+ * The end of a series' range (`lastEnd`): its rule's last occurrence's end,
+ * or later when an exception was moved past it (`latestExceptionEnd`: the
+ * latest end among its stored exceptions). Lists, busy time and the series'
+ * "has ended" read this range, so a moved occurrence stays in it.
+ */
+export function seriesLastEnd(series: Pick<SeriesRecord, "recurrence" | "startTime" | "timeZone" | "duration">, latestExceptionEnd: Date | null): Date {
+  const ruleEnd = endTimeOf(readRule(series.recurrence, series.startTime, series.timeZone).lastStart, series.duration);
+  return latestExceptionEnd && latestExceptionEnd.getTime() > ruleEnd.getTime() ? latestExceptionEnd : ruleEnd;
+}
+
 /** A series has ended when its last occurrence has. */
 export function checkSeriesUpdatable(series: SeriesRecord, now: Date): void {
   if (series.status === "cancelled") throw new AppError("meeting_cancelled", "This meeting has been cancelled and can no longer be updated.");

@@ -6,8 +6,9 @@ import { applyPatch, changedFields, invitesOnUpdate, type MeetingPatch } from ".
 import { eventMsgId, newEventId } from "../domain/events.js";
 import { cancelsOnDelete, checkStatusMove, checkUpdatable } from "../domain/lifecycle.js";
 import { isOccurrence, occurrenceStarts, readOccurrenceId } from "../domain/recurrence.js";
-import { occurrenceOf, occurrenceToMeeting, ruleOf, seesOccurrence, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
-import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent } from "../domain/seriesChanges.js";
+import { occurrenceAccess, occurrenceOf, occurrenceToMeeting, ruleOf, seesOccurrence, seriesAccess, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "../domain/series.js";
+import { checkSeriesUpdatable, exceptionEvent, readRule, seriesChangeEvent, seriesDeletedEvent, seriesLastEnd } from "../domain/seriesChanges.js";
+import { checkEventSize } from "../domain/eventSize.js";
 import { endTimeOf } from "../domain/timing.js";
 import { responsesAfterChange } from "../domain/responses.js";
 import { retimedExceptions } from "../domain/retimedExceptions.js";
@@ -19,6 +20,8 @@ import {
   exceptionStartsBefore,
   findException,
   findSeries,
+  latestExceptionEnd,
+  listedOnAnException,
   saveExceptions,
   saveOccurrenceAnswers,
   takeExceptionsEndingAfter,
@@ -51,18 +54,39 @@ export async function getSeriesOrOccurrence(deps: MeetingsDeps, ref: MeetingRef,
   if (ref.kind === "none") return undefined;
   const series = await findSeries(deps.db, ref.kind === "meeting" ? ref.id : ref.seriesId, caller.mode);
   if (!series) return undefined;
-  if (ref.kind === "meeting") return seriesAccess(series, caller) === "none" ? undefined : seriesToMeeting(series);
+  if (ref.kind === "meeting") return (await seriesAccessOf(deps.db, series, caller)) === "none" ? undefined : seriesToMeeting(series);
   // An occurrence is seen by whom it lists, as lists and busy time see it (an exception may add or leave out someone).
   const occurrence = await findOccurrence(deps.db, series, ref.originalStart);
   return occurrence && seesOccurrence(series, occurrence, caller) ? occurrenceToMeeting(series, occurrence, await ownAnswers(deps.db, series.id, occurrence.originalStart)) : undefined;
 }
 
+/** seriesAccess, asking the exceptions only for someone the series itself does not list. */
+async function seriesAccessOf(db: Knex, series: SeriesRecord, caller: Caller): Promise<ReturnType<typeof seriesAccess>> {
+  const access = seriesAccess(series, caller);
+  if (access !== "none" || series.mode !== caller.mode) return access;
+  return seriesAccess(series, caller, await listedOnAnException(db, series.id, caller.email));
+}
+
+function checkAccess(access: ReturnType<typeof seriesAccess>, verb: string): void {
+  if (access === "none") throw notFound("meeting");
+  if (access !== "organizer") throw new AppError("forbidden", `Only the organizer of a meeting may ${verb} it.`);
+}
+
+/** The series, locked, for its organizer: 404 for whom none of it is visible, 403 for anyone else who sees it. */
 async function lockedSeries(trx: Knex.Transaction, id: string, caller: Caller, verb: string): Promise<SeriesRecord> {
   const series = await findSeries(trx, id, caller.mode, true);
-  const access = series ? seriesAccess(series, caller) : "none";
-  if (!series || access === "none") throw notFound("meeting");
-  if (access !== "organizer") throw new AppError("forbidden", `Only the organizer of a meeting may ${verb} it.`);
+  if (!series) throw notFound("meeting");
+  checkAccess(await seriesAccessOf(trx, series, caller), verb);
   return series;
+}
+
+/** The series, locked, and one of its occurrences, for the organizer: 404 unless the occurrence is visible as GET sees it, then 403 unless organizer. */
+async function lockedOccurrence(trx: Knex.Transaction, ref: { seriesId: string; originalStart: Date }, caller: Caller, verb: string): Promise<{ series: SeriesRecord; before: Occurrence }> {
+  const series = await findSeries(trx, ref.seriesId, caller.mode, true);
+  const before = series ? await findOccurrence(trx, series, ref.originalStart) : undefined;
+  if (!series || !before) throw notFound("meeting");
+  checkAccess(occurrenceAccess(series, before, caller), verb);
+  return { series, before };
 }
 
 /**
@@ -77,9 +101,7 @@ export async function updateOccurrence(
   sendInvites: boolean,
   now: Date,
 ): Promise<{ meeting: Meeting; changed: boolean }> {
-  const series = await lockedSeries(trx, ref.seriesId, caller, "update");
-  const before = await findOccurrence(trx, series, ref.originalStart);
-  if (!before) throw notFound("meeting");
+  const { series, before } = await lockedOccurrence(trx, ref, caller, "update");
   if (patch.recurrence !== undefined) throw new AppError("invalid_request", "Invalid recurrence: one occurrence has no rule of its own; change the series instead.", { param: "recurrence" });
   checkUpdatable(before, now);
   if (patch.status !== undefined) checkStatusMove(before.status, patch.status);
@@ -98,6 +120,7 @@ export async function updateOccurrence(
   }
   const exceptions = await eventExceptions(trx, series.id, now);
   const event = exceptionEvent({ ...series, sequence }, before, after, own, exceptions, changed, invitesOnUpdate(before, state, changed, sendInvites), newEventId(), now);
+  checkEventSize(event.payload);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: occurrenceToMeeting(series, after, own), changed: true };
 }
@@ -105,7 +128,7 @@ export async function updateOccurrence(
 async function writeException(trx: Knex.Transaction, series: SeriesRecord, o: Occurrence, now: Date): Promise<void> {
   const { title, description, startTime, duration, participants, status, sequence } = o;
   await saveExceptions(trx, [{ seriesId: series.id, originalStart: o.originalStart, title, description, startTime, duration, participants, status, sequence }]);
-  await updateSeries(trx, series, now);
+  await updateSeries(trx, { ...series, lastEnd: seriesLastEnd(series, await latestExceptionEnd(trx, series.id)) }, now);
 }
 
 /**
@@ -131,14 +154,11 @@ export async function updateWholeSeries(
   const state = applyPatch(series, patch);
   const changed: MeetingField[] = changedFields(series, state);
   let rule = series.recurrence;
-  const lastStart = new Date(series.lastEnd.getTime() - DURATION_MINUTES[series.duration] * 60_000);
-  let lastEnd = endTimeOf(lastStart, state.duration);
   const retimed = patch.recurrence !== undefined || changed.includes("startTime") || changed.includes("duration");
   if (patch.recurrence !== undefined || changed.includes("startTime")) {
     const read = readRule(patch.recurrence ?? series.recurrence, state.startTime, series.timeZone);
     if (read.rule !== series.recurrence) changed.push("recurrence");
     rule = read.rule;
-    lastEnd = endTimeOf(read.lastStart, state.duration);
   }
   if (changed.length === 0) return { meeting: seriesToMeeting(series), changed: false };
 
@@ -158,6 +178,8 @@ export async function updateWholeSeries(
     activeFrom = now;
   }
   const responses = responsesAfterChange(series.responses, state.participants, changed);
+  // The rule's own last end first (retimedExceptions expands up to it); moved exceptions may widen it below.
+  const lastEnd = seriesLastEnd({ ...state, recurrence: rule, timeZone: series.timeZone }, null);
   const after: SeriesRecord = { ...series, ...state, recurrence: rule, lastEnd, activeFrom, sequence, responses };
   let dropped: ExceptionRecord[] = [];
   if (retimed) {
@@ -170,18 +192,18 @@ export async function updateWholeSeries(
     dropped = taken.filter((e) => !keptStarts.has(e.originalStart.getTime()));
   }
   if (changed.some((field) => ANSWER_RESETTING_FIELDS.includes(field))) await dropOccurrenceAnswersAfter(trx, series.id, new Date(now.getTime() - DURATION_MINUTES[series.duration] * 60_000));
+  after.lastEnd = seriesLastEnd(after, await latestExceptionEnd(trx, series.id));
   await updateSeries(trx, after, now);
   const exceptions = await eventExceptions(trx, series.id, now);
   const event = seriesChangeEvent(series, after, exceptions, dropped, changed, invitesOnUpdate(series, state, changed, sendInvites), newEventId(), now);
+  checkEventSize(event.payload);
   await enqueueEvent(trx, event.def, event.payload, eventMsgId(after.id, sequence));
   return { meeting: seriesToMeeting(after), changed: true };
 }
 
 /** DELETE of one occurrence: it is cancelled (an exception), and its participants hear of it as of a cancelled meeting. */
 export async function cancelOccurrence(trx: Knex.Transaction, ref: { seriesId: string; originalStart: Date }, caller: Caller, sendInvites: boolean, now: Date): Promise<void> {
-  const series = await lockedSeries(trx, ref.seriesId, caller, "remove");
-  const before = await findOccurrence(trx, series, ref.originalStart);
-  if (!before) throw notFound("meeting");
+  const { series, before } = await lockedOccurrence(trx, ref, caller, "remove");
   if (before.status === "cancelled") return;
   const sequence = series.sequence + 1;
   const after: Occurrence = { ...before, status: "cancelled", sequence, exception: true };

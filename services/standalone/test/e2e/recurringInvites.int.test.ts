@@ -208,6 +208,37 @@ describe.each(WIRINGS)("invites of recurring meetings (%s)", async (wiring) => {
     expect(berlinStarts(gilUpdate.events[0]!)).toEqual(["2031-03-18 09:00", "2031-03-25 09:00", "2031-04-01 09:00", "2031-04-08 09:00"]);
   });
 
+  it.runIf(available)("a new time of day keeps an occurrence changed on its own: the one added to it alone follows it to its new RECURRENCE-ID, the one left out keeps it out", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    const guest = `ida-${uniqueSuffix()}@example.com`;
+    const leftOut = `jon-${uniqueSuffix()}@example.com`;
+    const extra = `kim-${uniqueSuffix()}@example.com`;
+    const series = await createSeries(org.key, [guest, leftOut]);
+    const uid = `${series.id}@sched.invalid`;
+    const mailsOf = (who: string, count: number) => eventually(() => (world.smtp.to(who).length >= count ? world.smtp.to(who) : undefined), 20_000, 100);
+    await settledAt(org.key, series.id, 1, 2);
+    // 31 March: Kim instead of Jon.
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.occurrence("20310331T070000Z")}`, { key: org.key, body: { participants: [guest, extra] } })).status).toBe(200);
+    await mailsOf(extra, 1);
+    expect(read((await mailsOf(leftOut, 2))[1]!.ics!).method).toBe("CANCEL");
+
+    // Every occurrence at 10:30 Berlin: 31 March's stays changed, at 10:30, its RECURRENCE-ID with it.
+    expect((await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { startTime: "2031-03-17T10:30" } })).status).toBe(200);
+    const kim = read((await mailsOf(extra, 2))[1]!.ics!);
+    expect(kim.method).toBe("REQUEST");
+    expect(kim.events.map((e) => [e.uid, e.isRecurring(), e.recurrenceId.toJSDate().toISOString(), e.component.getFirstPropertyValue("status")])).toEqual([
+      [uid, false, "2031-03-31T08:30:00.000Z", "CONFIRMED"],
+      [uid, false, "2031-03-31T07:00:00.000Z", "CANCELLED"],
+    ]);
+    expect(kim.events[0]!.startDate.toJSDate().toISOString()).toBe("2031-03-31T08:30:00.000Z");
+    // Ida has the series with the occurrence; Jon the series without it.
+    const ida = read((await mailsOf(guest, 3))[2]!.ics!);
+    expect(ida.events.map((e) => (e.isRecurrenceException() ? e.recurrenceId.toJSDate().toISOString() : null))).toEqual([null, "2031-03-31T08:30:00.000Z"]);
+    const jon = read((await mailsOf(leftOut, 3))[2]!.ics!);
+    expect(jon.events).toHaveLength(1);
+    expect(berlinStarts(jon.events[0]!)).toEqual(["2031-03-17 10:30", "2031-03-24 10:30", "2031-04-07 10:30"]);
+  });
+
   it.runIf(available)("puts one recurring event on Google, changes and cancels one occurrence through its instance, and deletes the event for the series", async () => {
     const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
     await attachGoogle(world, org.userId, world.google.grant());
@@ -244,6 +275,30 @@ describe.each(WIRINGS)("invites of recurring meetings (%s)", async (wiring) => {
     expect(callsOf((c) => c.method === "DELETE").map((c) => c.path.split("/").pop())).toEqual([`${eventId}_20310331T070000Z`, eventId]);
     expect(callsOf((c) => c.method === "POST")).toHaveLength(1);
     expect(world.smtp.to(guest)).toEqual([]);
+  });
+
+  it.runIf(available)("on Google, a new time of the series puts each changed occurrence it keeps back on its instance at the new time, its added participant with it", async () => {
+    const org = await createUserWithKey(world.url, { mode: "live", timezone: "Europe/Berlin" });
+    await attachGoogle(world, org.userId, world.google.grant());
+    const guest = `lea-${uniqueSuffix()}@example.com`;
+    const extra = `max-${uniqueSuffix()}@example.com`;
+    const series = await createSeries(org.key, [guest]);
+    const eventId = Buffer.from(series.id).toString("hex");
+    const patchesOf = (id: string) => world.google.calendarCalls().filter((c) => c.method === "PATCH" && c.path.endsWith(`/${id}`));
+    await settledAt(org.key, series.id, 1, 1);
+    const changedId = series.occurrence("20310331T070000Z");
+    expect((await call(world.url, "PATCH", `/v1/meetings/${changedId}`, { key: org.key, body: { participants: [guest, extra], title: "With Max" } })).status).toBe(200);
+    await eventually(async () => ((await invitesOf(org.key, changedId)).some((i) => i.state === "sent") ? true : undefined), 20_000, 100);
+
+    const moved = await call(world.url, "PATCH", `/v1/meetings/${series.id}`, { key: org.key, body: { startTime: "2031-03-17T10:30" } });
+    expect(moved.status).toBe(200);
+    const restored = await eventually(() => (patchesOf(`${eventId}_20310331T083000Z`).length > 0 ? patchesOf(`${eventId}_20310331T083000Z`) : undefined), 20_000, 100);
+    expect(restored[0]!.query.sendUpdates).toBe("all");
+    expect(restored[0]!.body).toMatchObject({ summary: "With Max", start: { dateTime: "2031-03-31T10:30:00+02:00", timeZone: "Europe/Berlin" } });
+    expect((restored[0]!.body!.attendees as Array<{ email: string }>).map((a) => a.email)).toEqual([guest, extra]);
+    // The series' own patch came first, then the instance's.
+    const calls = world.google.calendarCalls().filter((c) => c.method === "PATCH" && c.path.includes(eventId));
+    expect(calls.map((c) => c.path.split("/").pop())).toEqual([`${eventId}_20310331T070000Z`, eventId, `${eventId}_20310331T083000Z`]);
   });
 
   it.runIf(available && radicaleInstalled())("keeps a series in the CalDAV calendar as one object: the master with its rule, a changed occurrence beside it, a cancelled one as EXDATE", async () => {

@@ -11,6 +11,7 @@ import { dashboardConsents } from "./009_dashboard_consents.js";
 import { deliveryFallbackReason } from "./010_delivery_fallback_reason.js";
 import { answerResets } from "./011_answer_resets.js";
 import { answerPollTurns } from "./012_answer_poll_turns.js";
+import { answeredApart } from "./013_answered_apart.js";
 
 /** Every migration of the invites schema, in order. */
 export const migrations: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   deliveryFallbackReason,
   answerResets,
   answerPollTurns,
+  answeredApart,
 ];
