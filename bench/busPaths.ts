@@ -6,15 +6,19 @@
  * through the NATS client's own request multiplexing against one through
  * NatsReplies (a responder in the same process echoes; its cost is common to
  * both), and a route's reply checked by the HttpReply schema against the
- * hand check. Reads process CPU time, so a busy machine makes it slower, not
+ * hand check, and a gateway request's two duration records (the HTTP
+ * request, the bus request) into the SDK's histograms against the local
+ * ones (libs/telemetry/src/localHistograms.ts). Reads process CPU time, so a busy machine makes it slower, not
  * dearer. Needs the local NATS (NATS_URL).
  */
 import { headers as natsHeaders, type Msg } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { HttpReply, JsonText } from "@sched/proto";
+import { HttpReply, JsonText, meetingsGet } from "@sched/proto";
 import { NATS_URL, uniqueSuffix } from "@sched/testing";
 import { checkedHttpReply } from "../libs/bus/src/httpReply.js";
 import { NatsReplies } from "../libs/bus/src/natsReplies.js";
+import { LocalHistogram } from "../libs/telemetry/src/localHistograms.js";
+import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 
 const REQUESTS = 20_000;
 const IN_FLIGHT = 50;
@@ -90,4 +94,42 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(`a route's reply checked, CPU ns/check (median of ${ROUNDS} rounds of ${CHECKS}):`);
 console.log(`  the HttpReply schema  ${median(schema).toFixed(0)}`);
 console.log(`  checkedHttpReply      ${median(hand).toFixed(0)}`);
+
+class IdleReader extends MetricReader {
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+const BOUNDS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const meter = new MeterProvider({ readers: [new IdleReader()] }).getMeter("bench");
+const sdkHttp = meter.createHistogram("http", { unit: "s", advice: { explicitBucketBoundaries: BOUNDS } });
+const sdkBus = meter.createHistogram("bus", { unit: "s", advice: { explicitBucketBoundaries: BOUNDS } });
+const localHttp = new LocalHistogram({ name: "http", description: "", unit: "s", boundaries: BOUNDS });
+const localBus = new LocalHistogram({ name: "bus", description: "", unit: "s", boundaries: BOUNDS });
+const [route, method, status, busSubject, outcome] = ["/v1/meetings/:id", "GET", 200, meetingsGet.subject, "ok"];
+let tick = 0;
+const viaSdk = () => {
+  tick = (tick + 1) % 7;
+  sdkHttp.record(tick / 1_000, { route, method, status });
+  sdkBus.record(tick / 2_000, { subject: busSubject, outcome });
+};
+const viaLocal = () => {
+  tick = (tick + 1) % 7;
+  localHttp.record(tick / 1_000, `${route}\u0000${method}\u0000${status}`, () => ({ route, method, status }));
+  localBus.record(tick / 2_000, `${busSubject}\u0000${outcome}`, () => ({ subject: busSubject, outcome }));
+};
+check(viaSdk);
+check(viaLocal);
+const sdkRecords: number[] = [];
+const localRecords: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  sdkRecords.push(check(viaSdk));
+  localRecords.push(check(viaLocal));
+}
+console.log(`a gateway request's two duration records, CPU ns/request (median of ${ROUNDS} rounds of ${CHECKS}):`);
+console.log(`  the SDK's histograms  ${median(sdkRecords).toFixed(0)}  (${sdkRecords.map((v) => v.toFixed(0)).join(", ")})`);
+console.log(`  local histograms      ${median(localRecords).toFixed(0)}  (${localRecords.map((v) => v.toFixed(0)).join(", ")})`);
 await nc.close();
