@@ -8,13 +8,19 @@
  * both), and a route's reply checked by the HttpReply schema against the
  * hand check, and a gateway request's two duration records (the HTTP
  * request, the bus request) into the SDK's histograms against the local
- * ones (libs/telemetry/src/localHistograms.ts). Reads process CPU time, so a busy machine makes it slower, not
- * dearer. Needs the local NATS (NATS_URL).
+ * ones (libs/telemetry/src/localHistograms.ts), and a service's replies,
+ * each sent when its Postgres answer arrives, written at once against once per
+ * turn of the event loop (OncePerTurn; CPU and write system calls, from
+ * /proc/self/io, per request). Reads process CPU time, so a busy machine makes it slower, not
+ * dearer. Needs the local NATS (NATS_URL) and Postgres (TEST_POSTGRES_URL).
  */
 import { headers as natsHeaders, type Msg } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { HttpReply, JsonText, meetingsGet } from "@sched/proto";
-import { NATS_URL, uniqueSuffix } from "@sched/testing";
+import { NATS_URL, POSTGRES_ADMIN_URL, uniqueSuffix } from "@sched/testing";
+import { readFileSync } from "node:fs";
+import pg from "pg";
+import { OncePerTurn } from "../libs/bus/src/oncePerTurn.js";
 import { checkedHttpReply } from "../libs/bus/src/httpReply.js";
 import { NatsReplies } from "../libs/bus/src/natsReplies.js";
 import { LocalHistogram } from "../libs/telemetry/src/localHistograms.js";
@@ -132,4 +138,41 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(`a gateway request's two duration records, CPU ns/request (median of ${ROUNDS} rounds of ${CHECKS}):`);
 console.log(`  the SDK's histograms  ${median(sdkRecords).toFixed(0)}  (${sdkRecords.map((v) => v.toFixed(0)).join(", ")})`);
 console.log(`  local histograms      ${median(localRecords).toFixed(0)}  (${localRecords.map((v) => v.toFixed(0)).join(", ")})`);
+
+// A service's replies: each after a Postgres round trip on a pool of 10, as a meeting's read; the responder on a connection of its own.
+const pool = new pg.Pool({ connectionString: POSTGRES_ADMIN_URL, max: 10 });
+await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
+const service = await connect({ servers: NATS_URL, noAsyncTraces: true });
+const turns = new OncePerTurn((err) => console.error(err));
+const serve = (suffix: string, reply: (msg: Msg) => void) =>
+  service.subscribe(`${subject}.${suffix}`, {
+    callback: (_err, msg) => {
+      void pool.query({ name: "bench_one", text: "select $1::int as n", values: [1] }).then(() => reply(msg));
+    },
+  });
+serve("now", (msg) => msg.respond(msg.data));
+serve("turn", (msg) => void turns.run(() => msg.respond(msg.data)));
+await service.flush();
+const writes = () => Number(/^syscw: (\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? Number.NaN);
+const SERVED = 5_000;
+const served = async (suffix: string) => {
+  const before = writes();
+  const cpu = await perRequest(SERVED, () => replies.request(`${subject}.${suffix}`, payload, headers(), 5_000));
+  return { cpu, writes: (writes() - before) / SERVED };
+};
+await served("now");
+await served("turn");
+const atOnce: Array<{ cpu: number; writes: number }> = [];
+const perTurn: Array<{ cpu: number; writes: number }> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  atOnce.push(await served("now"));
+  perTurn.push(await served("turn"));
+}
+const show = (rounds: Array<{ cpu: number; writes: number }>) =>
+  `${median(rounds.map((r) => r.cpu)).toFixed(1)} µs, ${median(rounds.map((r) => r.writes)).toFixed(2)} writes  (${rounds.map((r) => r.cpu.toFixed(1)).join(", ")})`;
+console.log(`a service's replies after a Postgres read, per request, both ends and the pool in one process (median of ${ROUNDS} rounds of ${SERVED}, ${IN_FLIGHT} at a time):`);
+console.log(`  each reply written at once   ${show(atOnce)}`);
+console.log(`  replies once per turn        ${show(perTurn)}`);
+await service.close();
+await pool.end();
 await nc.close();
