@@ -11,7 +11,9 @@
  * ones (libs/telemetry/src/localHistograms.ts), and a service's replies,
  * each sent when its Postgres answer arrives, written at once against once per
  * turn of the event loop (OncePerTurn; CPU and write system calls, from
- * /proc/self/io, per request). Reads process CPU time, so a busy machine makes it slower, not
+ * /proc/self/io, per request), and requests sent from an HTTP server's
+ * handlers (each request on a socket of its own, as the gateway's) published at
+ * once against once per turn. Reads process CPU time, so a busy machine makes it slower, not
  * dearer. Needs the local NATS (NATS_URL) and Postgres (TEST_POSTGRES_URL).
  */
 import { headers as natsHeaders, type Msg } from "@nats-io/nats-core";
@@ -19,6 +21,8 @@ import { connect } from "@nats-io/transport-node";
 import { HttpReply, JsonText, meetingsGet } from "@sched/proto";
 import { NATS_URL, POSTGRES_ADMIN_URL, uniqueSuffix } from "@sched/testing";
 import { readFileSync } from "node:fs";
+import { Agent, createServer, get as httpGet } from "node:http";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { OncePerTurn } from "../libs/bus/src/oncePerTurn.js";
 import { checkedHttpReply } from "../libs/bus/src/httpReply.js";
@@ -173,6 +177,45 @@ const show = (rounds: Array<{ cpu: number; writes: number }>) =>
 console.log(`a service's replies after a Postgres read, per request, both ends and the pool in one process (median of ${ROUNDS} rounds of ${SERVED}, ${IN_FLIGHT} at a time):`);
 console.log(`  each reply written at once   ${show(atOnce)}`);
 console.log(`  replies once per turn        ${show(perTurn)}`);
+
+// Requests sent from HTTP handlers, answered at once by the responder above; an HTTP client of keep-alive sockets, 50 at a time.
+const perTurnReplies = new NatsReplies(nc, new OncePerTurn((err) => console.error(err)));
+const servers = await Promise.all(
+  [replies, perTurnReplies].map(
+    (sender) =>
+      new Promise<number>((resolve) => {
+        const server = createServer((_req, res) => {
+          void sender.request(subject, payload, headers(), 5_000).then((msg) => res.end(msg.data));
+        }).listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+        server.unref();
+      }),
+  ),
+);
+const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+const viaHttp = (port: number) => () =>
+  new Promise<void>((resolve, reject) => {
+    httpGet({ host: "127.0.0.1", port, path: "/", agent }, (res) => {
+      res.resume();
+      res.on("end", resolve);
+    }).on("error", reject);
+  });
+const sent = async (port: number) => {
+  const before = writes();
+  const cpu = await perRequest(SERVED, viaHttp(port));
+  return { cpu, writes: (writes() - before) / SERVED };
+};
+await sent(servers[0]!);
+await sent(servers[1]!);
+const publishedAtOnce: Array<{ cpu: number; writes: number }> = [];
+const publishedPerTurn: Array<{ cpu: number; writes: number }> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  publishedAtOnce.push(await sent(servers[0]!));
+  publishedPerTurn.push(await sent(servers[1]!));
+}
+console.log(`requests from HTTP handlers, per request, HTTP client and server and the responder in one process (median of ${ROUNDS} rounds of ${SERVED}, ${IN_FLIGHT} at a time):`);
+console.log(`  each request published at once   ${show(publishedAtOnce)}`);
+console.log(`  requests once per turn           ${show(publishedPerTurn)}`);
+agent.destroy();
 await service.close();
 await pool.end();
 await nc.close();

@@ -90,8 +90,8 @@ class NatsBus implements Bus {
   private connected = true;
   private closing = false;
   private readonly replies: NatsReplies;
-  /** Replies to served requests, written together once per turn of the event loop. */
-  private readonly outgoing = new OncePerTurn((err) => this.options.logger.warn({ err }, "a reply could not be sent"));
+  /** Requests sent and replies to served requests, written together once per turn of the event loop. */
+  private readonly outgoing = new OncePerTurn((err) => this.options.logger.warn({ err }, "a message could not be sent"));
 
   constructor(
     private readonly nc: NatsConnection,
@@ -99,7 +99,7 @@ class NatsBus implements Bus {
     private readonly jsm: JetStreamManager,
     private readonly options: NatsBusOptions,
   ) {
-    this.replies = new NatsReplies(nc);
+    this.replies = new NatsReplies(nc, this.outgoing);
     void this.watchConnection();
   }
 
