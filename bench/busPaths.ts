@@ -21,7 +21,7 @@ import { connect } from "@nats-io/transport-node";
 import { HttpReply, JsonText, meetingsGet } from "@sched/proto";
 import { NATS_URL, POSTGRES_ADMIN_URL, uniqueSuffix } from "@sched/testing";
 import { readFileSync } from "node:fs";
-import { Agent, createServer, get as httpGet } from "node:http";
+import { createServer, get as httpGet } from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { OncePerTurn } from "../libs/bus/src/oncePerTurn.js";
@@ -191,10 +191,10 @@ const servers = await Promise.all(
       }),
   ),
 );
-const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 const viaHttp = (port: number) => () =>
   new Promise<void>((resolve, reject) => {
-    httpGet({ host: "127.0.0.1", port, path: "/", agent }, (res) => {
+    // Node's default keeps sockets alive: one per request in flight, reused.
+    httpGet({ host: "127.0.0.1", port, path: "/" }, (res) => {
       res.resume();
       res.on("end", resolve);
     }).on("error", reject);
@@ -215,7 +215,6 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(`requests from HTTP handlers, per request, HTTP client and server and the responder in one process (median of ${ROUNDS} rounds of ${SERVED}, ${IN_FLIGHT} at a time):`);
 console.log(`  each request published at once   ${show(publishedAtOnce)}`);
 console.log(`  requests once per turn           ${show(publishedPerTurn)}`);
-agent.destroy();
 await service.close();
 await pool.end();
 await nc.close();
