@@ -20,6 +20,7 @@ import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
+import { OncePerTurn } from "./oncePerTurn.js";
 import { NatsReplies, RequestNotAnswered } from "./natsReplies.js";
 import { runPullConsumer, type PullConsumerSetup } from "./natsConsumer.js";
 import {
@@ -89,6 +90,8 @@ class NatsBus implements Bus {
   private connected = true;
   private closing = false;
   private readonly replies: NatsReplies;
+  /** Requests sent and replies to served requests, written together once per turn of the event loop. */
+  private readonly outgoing = new OncePerTurn((err) => this.options.logger.warn({ err }, "a message could not be sent"));
 
   constructor(
     private readonly nc: NatsConnection,
@@ -96,7 +99,7 @@ class NatsBus implements Bus {
     private readonly jsm: JetStreamManager,
     private readonly options: NatsBusOptions,
   ) {
-    this.replies = new NatsReplies(nc);
+    this.replies = new NatsReplies(nc, this.outgoing);
     void this.watchConnection();
   }
 
@@ -224,15 +227,16 @@ class NatsBus implements Bus {
         const wire = encodeHttpReply(reply as HttpReply);
         const h = natsHeaders();
         h.set(HTTP_REPLY_HEADER, wire.head);
-        msg.respond(wire.body, { headers: h });
+        await this.outgoing.run(() => msg.respond(wire.body, { headers: h }));
       } else {
-        msg.respond(encode(reply));
+        const body = encode(reply);
+        await this.outgoing.run(() => msg.respond(body));
       }
     } catch (err) {
       const appError = err instanceof AppError ? err : internalError();
       if (!(err instanceof AppError)) this.options.logger.error({ err, subject: binding.endpoint.subject }, "request could not be answered");
       // The payload carries the error; the header's description is for people watching the wire, and may quote the client's text.
-      msg.respondError(appError.status, headerText(appError.message), encode(appError.toJSON()));
+      await this.outgoing.run(() => msg.respondError(appError.status, headerText(appError.message), encode(appError.toJSON())));
     }
   }
 

@@ -1,5 +1,6 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import type { BusOutcome } from "@sched/telemetry";
+import type { OncePerTurn } from "./oncePerTurn.js";
 
 /** Why a request got no reply: its time-out passed, nobody serves its subject, or the connection could not carry it. */
 export class RequestNotAnswered extends Error {
@@ -24,14 +25,19 @@ interface Awaited {
  * request multiplexing does, but without its per-request objects: the client
  * cancels every request it has answered by building an error, stack trace and
  * all (about 12 µs a request). A reply with no data and status 503 is the
- * server saying nobody serves the subject.
+ * server saying nobody serves the subject. With `turns`, the requests of one
+ * turn of the event loop are published together (one write, see OncePerTurn):
+ * a gateway's requests arrive each on a socket of its own.
  */
 export class NatsReplies {
   private readonly prefix = `${createInbox()}.`;
   private readonly awaited = new Map<string, Awaited>();
   private nextToken = 0;
 
-  constructor(private readonly nc: NatsConnection) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly turns?: OncePerTurn,
+  ) {
     nc.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         if (err) this.failAll(new RequestNotAnswered("unavailable", { cause: err }));
@@ -49,13 +55,17 @@ export class NatsReplies {
         reject(new RequestNotAnswered("timeout"));
       }, timeoutMs);
       this.awaited.set(token, { resolve, reject, timer });
-      try {
-        this.nc.publish(subject, data, { reply: this.prefix + token, headers });
-      } catch (err) {
-        clearTimeout(timer);
-        this.awaited.delete(token);
-        reject(new RequestNotAnswered("unavailable", { cause: err }));
-      }
+      const publish = () => {
+        try {
+          this.nc.publish(subject, data, { reply: this.prefix + token, headers });
+        } catch (err) {
+          clearTimeout(timer);
+          this.awaited.delete(token);
+          reject(new RequestNotAnswered("unavailable", { cause: err }));
+        }
+      };
+      if (this.turns) void this.turns.run(publish);
+      else publish();
     });
   }
 

@@ -5,6 +5,7 @@ import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { parseConfig } from "@sched/config";
 import { withinDeadline } from "@sched/deadline";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { beginHistograms, endHistograms } from "./metrics.js";
 import { metricsProtocol, otlpMetricsWanted, serviceNameFromEntry, telemetryConfigSchema, tracingWanted, type TelemetryConfig } from "./config.js";
 
 export interface TelemetryOptions {
@@ -51,14 +52,16 @@ async function start(options: TelemetryOptions): Promise<Running> {
   const serviceName = config.OTEL_SERVICE_NAME ?? options.serviceName ?? serviceNameFromEntry(process.argv[1]);
   if (config.OTEL_SDK_DISABLED) return { tracing: false, serviceName };
   // Loaded here rather than at the top: code that only records pays for the API alone.
-  const [{ PrometheusExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }, { MeterProvider, PeriodicExportingMetricReader }] =
-    await Promise.all([import("@opentelemetry/exporter-prometheus"), import("@opentelemetry/resources"), import("@opentelemetry/sdk-metrics")]);
+  const [{ PrometheusExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }, { AggregationTemporality, InstrumentType, MeterProvider, PeriodicExportingMetricReader }, { histogramProducer }] =
+    await Promise.all([import("@opentelemetry/exporter-prometheus"), import("@opentelemetry/resources"), import("@opentelemetry/sdk-metrics"), import("./histogramProducer.js")]);
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over the default name.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": serviceName }))
     .merge(detectResources({ detectors: [envDetector] }));
 
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  // The request-path histograms are aggregated outside the SDK (localHistograms.ts); every reader reads them.
+  const histograms = beginHistograms();
+  const prometheus = new PrometheusExporter({ preventServerStart: true, metricProducers: [histogramProducer(histograms, resource, AggregationTemporality.CUMULATIVE)] });
   const readers: IMetricReader[] = [prometheus];
   if (otlpMetricsWanted(config)) {
     // The exporters read their endpoint, headers and timeout from OTEL_EXPORTER_OTLP_* themselves.
@@ -69,7 +72,9 @@ async function start(options: TelemetryOptions): Promise<Running> {
         : protocol === "http/json"
           ? await import("@opentelemetry/exporter-metrics-otlp-http")
           : await import("@opentelemetry/exporter-metrics-otlp-proto");
-    readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.OTEL_METRIC_EXPORT_INTERVAL }));
+    const exporter = new OTLPMetricExporter();
+    const temporality = exporter.selectAggregationTemporality(InstrumentType.HISTOGRAM);
+    readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: config.OTEL_METRIC_EXPORT_INTERVAL, metricProducers: [histogramProducer(histograms, resource, temporality)] }));
   }
   const meterProvider = new MeterProvider({ resource, readers });
   metrics.setGlobalMeterProvider(meterProvider);
@@ -116,8 +121,9 @@ export async function shutdownTelemetry(timeoutMs = 3_000): Promise<void> {
   holder.running = undefined;
   const done = Promise.allSettled([running.tracingSdk?.shutdown(), running.meterProvider?.shutdown()]);
   await withinDeadline(done, timeoutMs, () => undefined);
-  // Unregistered, so a later start in the same process (tests) installs fresh providers.
+  // Unregistered, so a later start in the same process (tests) installs fresh providers and histograms.
   metrics.disable();
+  endHistograms();
   if (running.tracingSdk) {
     trace.disable();
     propagation.disable();
