@@ -99,7 +99,7 @@ export async function attachGoogle(world: InvitesWorld, userId: string, grant: {
 }
 
 /** The invites settings that point Microsoft's identity platform and Graph at a started loopback fake. */
-export function fakeMicrosoftEnv(microsoft: FakeMicrosoft): Record<string, string> {
+function fakeMicrosoftEnv(microsoft: FakeMicrosoft): Record<string, string> {
   return { MICROSOFT_CLIENT_ID: microsoft.clientId, MICROSOFT_CLIENT_SECRET: microsoft.clientSecret, MICROSOFT_AUTHORITY: `${microsoft.url}/common`, MICROSOFT_GRAPH_URL: microsoft.url };
 }
 
