@@ -10,6 +10,7 @@ import { participantResponses } from "./009_participant_responses.js";
 import { recurringSeries } from "./010_recurring_series.js";
 import { seriesAnswers } from "./011_series_answers.js";
 import { seriesVersions } from "./012_series_versions.js";
+import { occurrenceAnswerVersions } from "./013_occurrence_answer_versions.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   recurringSeries,
   seriesAnswers,
   seriesVersions,
+  occurrenceAnswerVersions,
 ];
