@@ -46,7 +46,7 @@ function occurrenceEntries(s: SeriesRecord, direction: "asc" | "desc" = "asc"): 
 
 describe("the single meetings' page read without parsing it", () => {
   it("finds each item's text, start and id, whatever its title holds", () => {
-    const titles = ['Quote " and \\ backslash', 'Braces { } [ ] and a key "startTime":"2000-01-01T00:00:00Z"', "Ünïcödé \u0001 control", ""];
+    const titles = ['Quote " and \\ backslash', 'Braces { } [ ] and a key "startTime":"2000-01-01T00:00:00Z"', "Ünïcödé \u0001 control", 'Looks like the next item: },{"id":"mtg_fake","startTime":"', ""];
     const items = titles.map((title, n) => single(`mtg_${n}`, `2031-06-0${n + 1}T10:00:00Z`, title));
     const entries = singleEntries(pageOf(items));
     expect(entries.map((e) => JSON.parse(e.text) as MeetingListItem)).toEqual(items);

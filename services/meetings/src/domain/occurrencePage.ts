@@ -103,34 +103,27 @@ export interface OccurrenceEntry {
   occurrence: Occurrence;
 }
 
-/** The characters that delimit JSON values, by code. */
-const CODE = { quote: 0x22, backslash: 0x5c, openBrace: 0x7b, closeBrace: 0x7d, openBracket: 0x5b, closeBracket: 0x5d } as const;
+/** Where one list item ends and the next begins: no string value holds it, since their quotes are escaped. */
+const BETWEEN_ITEMS = '},{"id":"';
 
 /**
  * The items of the single meetings' page (a JSON array of list items, as
- * the page's statement writes it), each as its own text with its start and
- * id, found by one pass over the text without parsing it into objects. A
- * key's name with its quotes (`"startTime":"`) cannot occur inside a string
- * value, whose quotes are escaped, and list items hold no nested objects.
+ * the page's statement writes them: compact, `id` first, 006_store_list_items),
+ * each as its own text with its start and id, found by searching the text
+ * rather than parsing it into objects. A key's name with its quotes
+ * (`"startTime":"`, `},{"id":"`) cannot occur inside a string value, whose
+ * quotes are escaped, and list items hold no nested objects.
  */
 export function singleEntries(itemsJson: string): SingleEntry[] {
   const out: SingleEntry[] = [];
-  let depth = 0;
-  let inString = false;
-  let start = -1;
-  for (let i = 0; i < itemsJson.length; i++) {
-    const c = itemsJson.charCodeAt(i);
-    if (inString) {
-      if (c === CODE.backslash) i++;
-      else if (c === CODE.quote) inString = false;
-    } else if (c === CODE.quote) inString = true;
-    else if (c === CODE.openBrace || c === CODE.openBracket) {
-      if (depth === 1) start = i;
-      depth++;
-    } else if (c === CODE.closeBrace || c === CODE.closeBracket) {
-      depth--;
-      if (depth === 1 && c === CODE.closeBrace) out.push(entryOf(itemsJson, start, i + 1));
-    }
+  const last = itemsJson.length - 1; // the closing bracket
+  if (last <= 1) return out;
+  let start = 1;
+  while (start < last) {
+    const next = itemsJson.indexOf(BETWEEN_ITEMS, start);
+    const end = next < 0 ? last : next + 1;
+    out.push(entryOf(itemsJson, start, end));
+    start = end + 1;
   }
   return out;
 }
