@@ -1,23 +1,7 @@
 import { z } from "zod";
 import { endpoint, eventDef, noticeDef, type StreamDef, routeEndpoint } from "./contract.js";
-import { Caller, Email, Empty, KeyRateLimits, NoBody, Mode, PerMinuteLimit, Scope, Text, Timestamp, httpRequest } from "./common.js";
+import { Caller, Email, Empty, KeyRateLimits, LocalTime, NoBody, Mode, PerMinuteLimit, Scope, Text, Timestamp, Weekday, WorkingHoursEntry, httpRequest } from "./common.js";
 import { route, type RouteDef } from "./route.js";
-
-export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
-export const Weekday = z.enum(WEEKDAYS).meta({ description: "A weekday, `monday` … `sunday`." });
-export type Weekday = z.infer<typeof Weekday>;
-
-/** Local time of day, 00:00–23:59; "24:00" and other roll-overs are refused. */
-export const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM between 00:00 and 23:59").meta({ description: "Local time of day, `HH:MM` from 00:00 to 23:59.", example: "09:00" });
-
-export const WorkingHoursEntry = z
-  .strictObject({
-    day: Weekday.meta({ description: "The weekday of the window." }),
-    start: LocalTime.meta({ description: "When the window opens, `HH:MM` in the user's zone.", example: "09:00" }),
-    end: LocalTime.meta({ description: "When the window closes, `HH:MM` in the user's zone; after `start`.", example: "17:00" }),
-  })
-  .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
-export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
 
 /** A stretch of local time the user likes meetings in, on the listed days (every day when none are listed). */
 export const PreferredTime = z

@@ -31,6 +31,22 @@ export const KeyRateLimits = z.object({
 });
 export type KeyRateLimits = z.infer<typeof KeyRateLimits>;
 
+export const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
+export const Weekday = z.enum(WEEKDAYS).meta({ description: "A weekday, `monday` … `sunday`." });
+export type Weekday = z.infer<typeof Weekday>;
+
+/** Local time of day, 00:00–23:59; "24:00" and other roll-overs are refused. */
+export const LocalTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM between 00:00 and 23:59").meta({ description: "Local time of day, `HH:MM` from 00:00 to 23:59.", example: "09:00" });
+
+export const WorkingHoursEntry = z
+  .strictObject({
+    day: Weekday.meta({ description: "The weekday of the window." }),
+    start: LocalTime.meta({ description: "When the window opens, `HH:MM` in the user's zone.", example: "09:00" }),
+    end: LocalTime.meta({ description: "When the window closes, `HH:MM` in the user's zone; after `start`.", example: "17:00" }),
+  })
+  .refine((e) => e.start < e.end, { message: "start must be before end", path: ["end"] });
+export type WorkingHoursEntry = z.infer<typeof WorkingHoursEntry>;
+
 export const Caller = z.object({
   userId: z.string(),
   email: z.string(),
@@ -40,6 +56,8 @@ export const Caller = z.object({
   apiKeyId: z.string(),
   /** Absent: the deployment's defaults. */
   rateLimits: KeyRateLimits.optional(),
+  /** The user's working hours in `timezone`, so that a day view needs no question to accounts; absent: ask accounts. */
+  workingHours: z.array(WorkingHoursEntry).optional(),
 });
 export type Caller = z.infer<typeof Caller>;
 

@@ -113,8 +113,18 @@ const BLOCK_MS = 28 * 86_400_000;
 const blocks = new Map<string, readonly number[]>();
 const MOST_BLOCKS = 100_000;
 
+/**
+ * The blocks a rule object has read, by block number: a rule kept by its
+ * caller (as a kept series keeps its own) finds them again without building
+ * and hashing the text key of `blocks`. They go with the rule object.
+ */
+const blocksOfRule = new WeakMap<SeriesRule, Map<number, readonly number[]>>();
+
 /** The original starts (epoch ms) of the occurrences starting within one block. */
 function blockStarts(series: SeriesRule, block: number): readonly number[] {
+  let own = blocksOfRule.get(series);
+  const known = own?.get(block);
+  if (known !== undefined) return known;
   const key = `${series.rule}|${series.start.getTime()}|${series.timeZone}|${block}`;
   let starts = blocks.get(key);
   if (starts === undefined) {
@@ -130,6 +140,8 @@ function blockStarts(series: SeriesRule, block: number): readonly number[] {
     if (blocks.size >= MOST_BLOCKS) blocks.delete(blocks.keys().next().value!);
     blocks.set(key, starts);
   }
+  if (!own) blocksOfRule.set(series, (own = new Map()));
+  own.set(block, starts);
   return starts;
 }
 

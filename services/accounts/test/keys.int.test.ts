@@ -109,6 +109,8 @@ describe("API keys and authentication, against Postgres", () => {
         scopes: ["account:read"],
         apiKeyId: created.id,
         rateLimits: { standardPerMinute: null, aiPerMinute: null },
+        // A new user's: Monday to Friday, 09:00–17:00.
+        workingHours: ["monday", "tuesday", "wednesday", "thursday", "friday"].map((day) => ({ day, start: "09:00", end: "17:00" })),
       });
     });
 

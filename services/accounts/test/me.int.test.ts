@@ -86,8 +86,8 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
       expect((await h.call(accountsLookupUsers, { ids: [caller.userId] })).users[0]?.timezone).toBe("Australia/Sydney");
     });
 
-    it("when a zone is sent, then gateways are told to forget the user's callers before the answer, again on a repeat, and not for other fields", async () => {
-      const { caller } = await h.userWithKey({ timezone: "Europe/Paris" });
+    it("when a zone or working hours are sent, then gateways are told to forget the user's callers before the answer, again on a repeat, and not for other fields", async () => {
+      const { key, caller } = await h.userWithKey({ timezone: "Europe/Paris" });
       const told: string[] = [];
       const listening = await h.bus.onNotice(callerChanged, ({ userId }) => void told.push(userId));
       try {
@@ -95,8 +95,13 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
         expect(told).toEqual([caller.userId]);
         await patchMe(caller, { timezone: "Asia/Tokyo" });
         expect(told).toEqual([caller.userId, caller.userId]);
-        await patchMe(caller, { name: "Renamed", workingHours: [] });
+        await patchMe(caller, { name: "Renamed", preferences: { bufferMinutes: 10 } });
         expect(told).toHaveLength(2);
+        const hours: WorkingHoursEntry[] = [{ day: "monday", start: "10:00", end: "12:00" }];
+        await patchMe(caller, { workingHours: hours });
+        expect(told).toEqual([caller.userId, caller.userId, caller.userId]);
+        // The key now resolves to a caller carrying them (the day view reads them there).
+        expect((await h.call(accountsAuthenticate, { keyHash: hashApiKey(key) })).caller.workingHours).toEqual(hours);
       } finally {
         await listening.stop();
       }

@@ -42,6 +42,7 @@ describe("accounts on PGlite (standalone mode)", () => {
       scopes: ["account:read", "account:write"],
       apiKeyId: keyId,
       rateLimits: { standardPerMinute: null, aiPerMinute: null },
+      workingHours: ["monday", "tuesday", "wednesday", "thursday", "friday"].map((day) => ({ day, start: "09:00", end: "17:00" })),
     });
 
     const workingHours = [{ day: "saturday" as const, start: "10:00", end: "14:00" }];

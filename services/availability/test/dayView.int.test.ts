@@ -1,5 +1,5 @@
 import { bind, type Stoppable } from "@sched/bus";
-import { DayViewBody, invitesCalendarBusy } from "@sched/proto";
+import { DayViewBody, accountsLookupUsers, invitesCalendarBusy, meetingsBusy } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorld, weekdays, type World } from "./harness.js";
 
@@ -77,6 +77,21 @@ describe("GET /v1/availability (day view) with the real contacts and meetings se
       await w.meeting(dora, { startTime: "2030-03-09T10:00:00Z", duration: "1 hour" });
       const answer = await w.day(w.callerFor(dora), { date: "2030-03-09" }); // a Saturday
       expect(answer).toEqual({ status: 200, body: { date: "2030-03-09", timezone: "Europe/Berlin", slots: [] } });
+    });
+
+    it("takes the zone and working hours the caller carries without asking accounts, and asks accounts for a caller without them", async () => {
+      const fay = await w.user({ name: "Fay", timezone: "Asia/Kolkata", workingHours: weekdays("10:00", "12:00") });
+      await w.meeting(fay, { startTime: "2030-03-04T05:00:00Z", duration: "30 mins" }); // 10:30–11:00 in Kolkata
+      const expected = { date: "2030-03-04", timezone: "Asia/Kolkata", slots: [free("10:00", "10:30"), busy("10:30", "11:00"), free("11:00", "12:00")] };
+      w.asked.length = 0;
+      expect((await w.day({ ...w.callerFor(fay), workingHours: fay.workingHours }, { date: "2030-03-04" })).body).toEqual(expected);
+      expect(w.asked).not.toContain(accountsLookupUsers.subject);
+      expect(w.asked).toContain(meetingsBusy.subject);
+      // What the caller carries is what the view shows (the gateway drops it when either changes).
+      expect((await w.day({ ...w.callerFor(fay), workingHours: weekdays("11:00", "12:00") }, { date: "2030-03-04" })).body.slots).toEqual([free("11:00", "12:00")]);
+      w.asked.length = 0;
+      expect((await w.day(w.callerFor(fay), { date: "2030-03-04" })).body).toEqual(expected);
+      expect(w.asked).toContain(accountsLookupUsers.subject);
     });
 
     it("is all free when there is no meeting", async () => {

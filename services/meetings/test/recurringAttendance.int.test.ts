@@ -2,7 +2,7 @@ import { MemoryBus, type Stoppable } from "@sched/bus";
 import { meetingsBusy, type MeetingListItem } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { meetingsService } from "../src/index.js";
-import { client, created, logger, newCaller, startMeetings, type TestMeetings } from "./harness.js";
+import { client, created, logger, newCaller, recordAnswer, startMeetings, type TestMeetings } from "./harness.js";
 
 /**
  * Who an occurrence concerns: an exception may add someone the series does
@@ -128,7 +128,22 @@ describe("two replicas on one database", () => {
     expect(await busyOf(ann)).toEqual([]);
   });
 
-  it("every write of a series or of its exceptions takes the series' next version, whatever writes it", async () => {
+  it("an answer to one occurrence given through one replica takes that occurrence out of the decliner's busy time on the other", async () => {
+    const ann = newCaller();
+    const dee = newCaller();
+    const series = await created(h.bus, ann, { startTime: "2032-06-07T09:00:00Z", recurrence: "FREQ=DAILY;COUNT=3", participants: [dee.email] });
+    const busyOfDee = async () =>
+      (await replicaBus.request(meetingsBusy, { mode: "test", users: [{ userId: dee.userId, email: dee.email }], from: "2032-06-01T00:00:00Z", to: "2032-06-12T00:00:00Z" })).busy[0]!.intervals;
+    const days = [7, 8, 9].map((d) => [at(`2032-06-0${d}T09:00:00Z`), at(`2032-06-0${d}T09:30:00Z`)]);
+    // The replica keeps the series (and its answers) from this first busy time on.
+    expect(await busyOfDee()).toEqual(days);
+    expect(await recordAnswer(h.bus, ann, `${series.id}_20320608T090000Z`, dee.email, "declined", "2032-05-01T09:00:00Z")).toEqual({ outcome: "applied" });
+    expect(await busyOfDee()).toEqual([days[0], days[2]]);
+    expect(await recordAnswer(h.bus, ann, `${series.id}_20320608T090000Z`, dee.email, "accepted", "2032-05-01T10:00:00Z")).toEqual({ outcome: "applied" });
+    expect(await busyOfDee()).toEqual(days);
+  });
+
+  it("every write of a series, of its exceptions or of its occurrences' own answers takes the series' next version, whatever writes it", async () => {
     const ann = newCaller();
     const series = await created(h.bus, ann, { startTime: "2032-07-01T09:00:00Z", recurrence: "FREQ=DAILY;COUNT=3" });
     const version = async () => Number(((await h.db("meeting_series").where({ id: series.id }).first("version")) as { version: string | number }).version);
@@ -145,8 +160,19 @@ describe("two replicas on one database", () => {
     expect(await version()).toBe(v0 + 3);
     await h.db("meeting_exceptions").where({ series_id: series.id, original_start: "2032-07-02T09:00:00Z" }).delete();
     expect(await version()).toBe(v0 + 4);
-    // Removing the series takes its exceptions with it.
+    const ownAnswer = { series_id: series.id, email: "x@example.com", response: "declined", responded_at: "2032-06-01T00:00:00Z" };
+    await h.db("occurrence_responses").insert([
+      { ...ownAnswer, original_start: "2032-07-01T09:00:00Z" },
+      { ...ownAnswer, original_start: "2032-07-03T09:00:00Z" },
+    ]);
+    expect(await version()).toBe(v0 + 5);
+    await h.db("occurrence_responses").where({ series_id: series.id }).update({ response: "accepted" });
+    expect(await version()).toBe(v0 + 6);
+    await h.db("occurrence_responses").where({ series_id: series.id, original_start: "2032-07-01T09:00:00Z" }).delete();
+    expect(await version()).toBe(v0 + 7);
+    // Removing the series takes its exceptions and answers with it.
     await h.db("meeting_series").where({ id: series.id }).delete();
     expect(await h.db("meeting_exceptions").where({ series_id: series.id })).toEqual([]);
+    expect(await h.db("occurrence_responses").where({ series_id: series.id })).toEqual([]);
   });
 });

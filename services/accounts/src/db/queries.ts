@@ -23,14 +23,16 @@ const USER_COLUMNS = ["id", "email", "name", "timezone", "working_hours", "prefe
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
 const asJson = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
+// jsonb keeps its own key order; replies spell entries as the contract does.
+const workingHoursOf = (stored: UserRow["working_hours"]): WorkingHoursEntry[] => asJson(stored).map((e) => ({ day: e.day, start: e.start, end: e.end }));
+
 function toStoredUser(row: UserRow): StoredUser {
   return {
     id: row.id,
     email: row.email,
     name: row.name,
     timezone: row.timezone,
-    // jsonb keeps its own key order; replies spell entries as the contract does.
-    workingHours: asJson(row.working_hours).map((e) => ({ day: e.day, start: e.start, end: e.end })),
+    workingHours: workingHoursOf(row.working_hours),
     preferences: preferencesView(asJson(row.preferences)),
     createdAt: asDate(row.created_at),
     updatedAt: asDate(row.updated_at),
@@ -142,8 +144,8 @@ export async function findCallerByKeyHash(db: Knex, keyHash: string): Promise<Ca
     .join("users as u", "u.id", "k.user_id")
     .where("k.key_hash", keyHash)
     .whereNull("k.revoked_at")
-    .first("k.id as api_key_id", "k.mode", "k.scopes", "k.rate_limit_standard", "k.rate_limit_ai", "u.id as user_id", "u.email", "u.timezone")) as
-    | (Pick<ApiKeyRow, "mode" | "scopes" | "rate_limit_standard" | "rate_limit_ai"> & { api_key_id: string; user_id: string; email: string; timezone: string })
+    .first("k.id as api_key_id", "k.mode", "k.scopes", "k.rate_limit_standard", "k.rate_limit_ai", "u.id as user_id", "u.email", "u.timezone", "u.working_hours")) as
+    | (Pick<ApiKeyRow, "mode" | "scopes" | "rate_limit_standard" | "rate_limit_ai"> & Pick<UserRow, "email" | "timezone" | "working_hours"> & { api_key_id: string; user_id: string })
     | undefined;
   if (!row) return undefined;
   return {
@@ -154,6 +156,7 @@ export async function findCallerByKeyHash(db: Knex, keyHash: string): Promise<Ca
     scopes: asJson(row.scopes),
     apiKeyId: row.api_key_id,
     rateLimits: rateLimitsOf(row),
+    workingHours: workingHoursOf(row.working_hours),
   };
 }
 

@@ -32,10 +32,11 @@ export function meBindings(db: Knex, bus: Bus, relay: Pick<OutboxRelay, "wake">)
       );
       if (!result) throw notFound("user");
       if (result.changed) relay.wake();
-      // Gateways cache the caller, zone included, and services read naive times in that zone:
-      // every replica must forget it before the 200 can reach the client (see docs/design.md,
-      // "Identity"). Sent whenever a zone is given, so a retry after a failed notice sends it again.
-      if (body.timezone !== undefined) await bus.notify(callerChanged, { userId: caller.userId });
+      // Gateways cache the caller, zone and working hours included, and services read naive times
+      // in that zone: every replica must forget it before the 200 can reach the client (see
+      // docs/design.md, "Identity"). Sent whenever a zone or working hours are given, so a retry
+      // after a failed notice sends it again.
+      if (body.timezone !== undefined || body.workingHours !== undefined) await bus.notify(callerChanged, { userId: caller.userId });
       return { status: 200, body: profileView(result.user) };
     }),
   ];

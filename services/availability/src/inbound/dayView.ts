@@ -46,7 +46,16 @@ function readDate(text: string, zone: string, now: number): LocalDate {
   return parsed.value;
 }
 
-async function ownProfile(deps: AvailabilityDeps, caller: Caller): Promise<UserProfile> {
+/** Whose day a view shows: what of their profile it needs. */
+type DayOwner = Pick<UserProfile, "id" | "email" | "timezone" | "workingHours">;
+
+/**
+ * The caller's own zone and working hours: those the caller carries (the
+ * gateway's, dropped by every replica when either changes, docs/design.md
+ * "Identity"), so that the day view asks accounts nothing; else accounts'.
+ */
+async function ownProfile(deps: AvailabilityDeps, caller: Caller): Promise<DayOwner> {
+  if (caller.workingHours) return { id: caller.userId, email: caller.email, timezone: caller.timezone, workingHours: caller.workingHours };
   return callerProfile(await lookupUsers(deps.bus, { ids: [caller.userId] }), caller);
 }
 

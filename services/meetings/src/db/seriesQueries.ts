@@ -1,8 +1,8 @@
 import { preparedName, type Knex } from "@sched/db";
 import type { AttendeeResponse, Duration, GivenResponse, MeetingStatus, Mode } from "@sched/proto";
-import type { OccurrenceAnswer } from "../domain/seriesAnswers.js";
+import { groupAnswers, type AnswersByOccurrence, type OccurrenceAnswer } from "../domain/seriesAnswers.js";
 import type { ExceptionRecord, SeriesRecord } from "../domain/series.js";
-import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
+import { endTimeOf } from "../domain/timing.js";
 
 /** Recurring meetings: the series, who attends them, and their exceptions (010_recurring_series). */
 
@@ -142,11 +142,17 @@ export async function deleteSeries(trx: Knex.Transaction, id: string): Promise<v
   await trx("meeting_series").where({ id }).delete();
 }
 
-/** A series as a replica keeps it: under its version (011_series_versions), with all of its exceptions. */
+/**
+ * A series as a replica keeps it: under its version (012_series_versions),
+ * with all of its exceptions and its occurrences' own answers (014_occurrence_answer_versions).
+ */
 export interface VersionedSeries {
   version: number;
   series: SeriesRecord;
   exceptions: ExceptionRecord[];
+  /** Own answers of its occurrences, grouped for ownAnswersOf; how many rows they came from in `answerCount`. */
+  answers: AnswersByOccurrence;
+  answerCount: number;
 }
 
 /** Which series (id and version) may overlap a window, as the text `id:version,…`; null when none does. */
@@ -195,24 +201,35 @@ interface ExceptionJson extends Omit<ExceptionRow, "original_start" | "start_tim
   start_time: string;
 }
 
-const SERIES_WITH_EXCEPTIONS_SQL = `select s.*, (select coalesce(json_agg(e), '[]'::json) from meeting_exceptions e where e.series_id = s.id) as exceptions
+/** An occurrence's own answer as the statement below writes it: [original start, e-mail, response, responded at]. */
+type OccurrenceAnswerJson = [string, string, AttendeeResponse, string | null];
+
+const SERIES_WITH_EXCEPTIONS_SQL = `select s.*, (select coalesce(json_agg(e), '[]'::json) from meeting_exceptions e where e.series_id = s.id) as exceptions,
+                                           (select coalesce(json_agg(json_build_array(r.original_start, r.email, r.response, r.responded_at)), '[]'::json)
+                                              from occurrence_responses r where r.series_id = s.id) as answers
                                       from meeting_series s where s.id = any(?::text[]) and s.mode = ?`;
 
 export function seriesWithExceptionsSql(ids: readonly string[], mode: Mode): { sql: string; bindings: unknown[] } {
   return { sql: SERIES_WITH_EXCEPTIONS_SQL, bindings: [ids, mode] };
 }
 
-/** These series (those that still exist) with all of their exceptions and their versions, in one statement. */
+/** These series (those that still exist) with all of their exceptions, their occurrences' own answers and their versions, in one statement. */
 export async function seriesWithExceptions(db: Knex, ids: readonly string[], mode: Mode): Promise<VersionedSeries[]> {
   if (ids.length === 0) return [];
   const { sql, bindings } = seriesWithExceptionsSql(ids, mode);
   const { rows } = (await db
     .raw(sql, bindings as Knex.RawBinding[])
-    .options({ name: preparedName("series_with_exceptions", sql) })) as { rows: (SeriesRow & { version: string | number; exceptions: ExceptionJson[] })[] };
+    .options({ name: preparedName("series_with_exceptions", sql) })) as {
+    rows: (SeriesRow & { version: string | number; exceptions: ExceptionJson[]; answers: OccurrenceAnswerJson[] })[];
+  };
   return rows.map((r) => ({
     version: Number(r.version),
     series: toSeries(r),
     exceptions: r.exceptions.map((e) => toException({ ...e, original_start: new Date(e.original_start), start_time: new Date(e.start_time) })),
+    answers: groupAnswers(
+      r.answers.map(([originalStart, email, response, respondedAt]) => ({ seriesId: r.id, originalStart: new Date(originalStart), email, response, respondedAt: respondedAt ? new Date(respondedAt) : null })),
+    ),
+    answerCount: r.answers.length,
   }));
 }
 
@@ -289,20 +306,6 @@ const toOccurrenceAnswer = (r: OccurrenceAnswerRow): OccurrenceAnswer => ({
   response: r.response,
   respondedAt: r.responded_at ? new Date(r.responded_at) : null,
 });
-
-/**
- * The own answers of the occurrences a window shows: those whose original
- * start is near the window (a meeting's longest length before it) and those of the
- * exceptions given (moved into it from elsewhere).
- */
-export async function occurrenceAnswersNear(db: Knex, seriesIds: string[], from: Date, to: Date, exceptions: readonly ExceptionRecord[]): Promise<OccurrenceAnswer[]> {
-  if (seriesIds.length === 0) return [];
-  const lo = iso(new Date(from.getTime() - LONGEST_MEETING_MS));
-  const sql = `select * from occurrence_responses where series_id = any(?::text[])
-                 and ((original_start > ?::timestamptz and original_start < ?::timestamptz) or original_start = any(?::timestamptz[]))`;
-  const { rows } = (await db.raw(sql, [seriesIds, lo, iso(to), exceptions.map((e) => iso(e.originalStart))])) as { rows: OccurrenceAnswerRow[] };
-  return rows.map(toOccurrenceAnswer);
-}
 
 /** One occurrence's own answers. */
 export async function answersOfOccurrence(db: Knex, seriesId: string, originalStart: Date): Promise<OccurrenceAnswer[]> {

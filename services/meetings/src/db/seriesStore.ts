@@ -2,15 +2,16 @@ import type { Knex } from "@sched/db";
 import type { Mode } from "@sched/proto";
 import { seriesWithExceptions, type VersionedSeries } from "./seriesQueries.js";
 
-/** Most a store keeps, counting a series and each of its exceptions as one: a few tens of MB at most. */
+/** Most a store keeps, counting a series, each of its exceptions and each own answer of an occurrence as one: a few tens of MB at most. */
 const MOST_KEPT = 200_000;
 
 /**
- * The series a replica has read, each with all of its exceptions, under the
- * version its row had (011_series_versions). A list or busy statement reads
+ * The series a replica has read, each with all of its exceptions and its
+ * occurrences' own answers, under the version its row had (012_series_versions;
+ * an answer to one occurrence takes the next version too, 014_occurrence_answer_versions). A list or busy statement reads
  * the versions of the series it concerns beside its own rows; a series kept
  * under that version is used as kept, any other is read again (one statement
- * for all of them). Since every write of a series or its exceptions takes
+ * for all of them). Since every write of a series, its exceptions or its occurrences' answers takes
  * the next version in the database, a change through any replica is seen by
  * the next request on every replica, and nothing has to be told to forget.
  * The occurrences the rule gives are kept with the series record they were
@@ -54,4 +55,4 @@ export class SeriesStore {
   }
 }
 
-const weightOf = (entry: VersionedSeries) => 1 + entry.exceptions.length;
+const weightOf = (entry: VersionedSeries) => 1 + entry.exceptions.length + entry.answerCount;

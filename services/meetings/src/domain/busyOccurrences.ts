@@ -8,18 +8,17 @@ import { endTimeOf } from "./timing.js";
  * occurrences of the series they organize, or whose occurrence lists them
  * (seesOccurrence) and they have not declined (its own answer, else their
  * answer to the series), as `[start, end)` in epoch seconds; each series
- * with its own exceptions.
+ * with its own exceptions and its occurrences' own answers.
  */
 export function occurrenceBusy(
-  kept: readonly { series: SeriesRecord; exceptions: readonly ExceptionRecord[] }[],
-  answers: AnswersByOccurrence,
+  kept: readonly { series: SeriesRecord; exceptions: readonly ExceptionRecord[]; answers: AnswersByOccurrence }[],
   user: { userId: string; email: string },
   from: Date,
   to: Date,
 ): BusyInterval[] {
   const email = user.email.toLowerCase();
   const out: BusyInterval[] = [];
-  for (const { series: s, exceptions } of kept) {
+  for (const { series: s, exceptions, answers } of kept) {
     if (s.organizerId !== user.userId && !s.participants.includes(email) && !exceptions.some((e) => e.participants.includes(email))) continue;
     for (const o of occurrencesIn(s, exceptions, from, to)) {
       if (o.status !== "confirmed" || !seesOccurrence(s, o, user)) continue;

@@ -1,4 +1,3 @@
-import type { MeetingListItem } from "@sched/proto";
 import { compareForList, matchesPlan, type ListPlan } from "./filters.js";
 import { occurrenceListItem, occurrencesIn, seesOccurrence, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
 import { LONGEST_MEETING_MS } from "./timing.js";
@@ -43,7 +42,7 @@ export async function occurrencesForPage(input: {
   bound: Date | undefined;
   wanted: number;
   exceptionsOf: (from: Date, to: Date) => Promise<ExceptionRecord[]>;
-}): Promise<{ items: (MeetingListItem & { at: number })[]; exhausted: boolean }> {
+}): Promise<{ items: OccurrenceEntry[]; exhausted: boolean }> {
   const { plan, series, after } = input;
   if (series.length === 0) return { items: [], exhausted: true };
   let { lo, hi } = startRange(plan, series, after);
@@ -74,8 +73,8 @@ export async function occurrencesForPage(input: {
     span *= 4;
   }
   found.sort((a, b) => compareForList(plan.direction, a.occurrence, b.occurrence));
-  // Only the occurrences the page can hold become list items.
-  const items = found.slice(0, input.wanted).map(({ series: s, occurrence: o }) => ({ ...occurrenceListItem(s, o), at: o.startTime.getTime() }));
+  // Only the occurrences the page can hold are kept; each becomes a list item only if the merged page takes it (mergePage).
+  const items = found.slice(0, input.wanted).map(({ series: s, occurrence: o }) => ({ at: o.startTime.getTime(), id: o.id, series: s, occurrence: o }));
   return { items, exhausted: done && found.length <= input.wanted };
 }
 
@@ -89,34 +88,94 @@ function bySeries(exceptions: readonly ExceptionRecord[]): Map<string, Exception
   return out;
 }
 
+/** A single meeting of the page: its list item's JSON text as Postgres wrote it, with its start (epoch ms) and id to merge by. */
+export interface SingleEntry {
+  at: number;
+  id: string;
+  text: string;
+}
+
+/** An occurrence the page may take, with its start (epoch ms) and id to merge by. */
+export interface OccurrenceEntry {
+  at: number;
+  id: string;
+  series: SeriesRecord;
+  occurrence: Occurrence;
+}
+
+/** Where one list item ends and the next begins: no string value holds it, since their quotes are escaped. */
+const BETWEEN_ITEMS = '},{"id":"';
+
 /**
- * One page from the single meetings' page and the occurrences: merged in
- * list order, cut at `limit` and where the items pass `itemBytes` (the first
- * always counts). More follow when anything was left out or either source
- * has more.
+ * The items of the single meetings' page (a JSON array of list items, as
+ * the page's statement writes them: compact, `id` first, 006_store_list_items),
+ * each as its own text with its start and id, found by searching the text
+ * rather than parsing it into objects. A key's name with its quotes
+ * (`"startTime":"`, `},{"id":"`) cannot occur inside a string value, whose
+ * quotes are escaped, and list items hold no nested objects.
+ */
+export function singleEntries(itemsJson: string): SingleEntry[] {
+  const out: SingleEntry[] = [];
+  const last = itemsJson.length - 1; // the closing bracket
+  if (last <= 1) return out;
+  let start = 1;
+  while (start < last) {
+    const next = itemsJson.indexOf(BETWEEN_ITEMS, start);
+    const end = next < 0 ? last : next + 1;
+    out.push(entryOf(itemsJson, start, end));
+    start = end + 1;
+  }
+  return out;
+}
+
+function entryOf(json: string, start: number, end: number): SingleEntry {
+  return { at: Date.parse(stringValue(json, start, end, "startTime")), id: stringValue(json, start, end, "id"), text: json.slice(start, end) };
+}
+
+/** The value of a top-level string field of the object at [start, end) of `json`; its values here (ids, timestamps) hold no escapes. */
+function stringValue(json: string, start: number, end: number, field: string): string {
+  const key = `"${field}":"`;
+  const at = json.indexOf(key, start);
+  if (at < 0 || at >= end) throw new Error(`list item without ${field}`);
+  const from = at + key.length;
+  return json.slice(from, json.indexOf('"', from));
+}
+
+/**
+ * One page from the single meetings' page and the occurrences, both in list
+ * order: merged in list order, cut at `limit` and where the items pass
+ * `itemBytes` (the first always counts). The singles' texts go out as
+ * Postgres wrote them; an occurrence becomes a list item only when the page
+ * takes it. More follow when anything was left out or either source has
+ * more.
  */
 export function mergePage(input: {
   direction: ListPlan["direction"];
-  singles: MeetingListItem[];
+  singles: SingleEntry[];
   singlesHaveMore: boolean;
-  occurrences: (MeetingListItem & { at: number })[];
+  occurrences: readonly OccurrenceEntry[];
   occurrencesExhausted: boolean;
   limit: number;
   itemBytes: number | undefined;
 }): { itemsJson: string; hasMore: boolean } {
-  const keyed = [
-    ...input.singles.map((item) => ({ item, at: Date.parse(item.startTime) })),
-    ...input.occurrences.map(({ at, ...item }) => ({ item, at })),
-  ].sort((a, b) => compareForList(input.direction, { startTime: new Date(a.at), id: a.item.id }, { startTime: new Date(b.at), id: b.item.id }));
+  const sign = input.direction === "asc" ? 1 : -1;
+  const order = (a: { at: number; id: string }, b: { at: number; id: string }) => sign * (a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Postgres orders ids by its collation; the page's order is this one (almost always the same: a no-op pass).
+  const singles = input.singles.sort(order);
+  const { occurrences } = input;
   const texts: string[] = [];
   let bytes = 0;
-  for (const { item } of keyed) {
-    if (texts.length === input.limit) break;
-    const text = JSON.stringify(item);
+  let i = 0;
+  let j = 0;
+  while (texts.length < input.limit && (i < singles.length || j < occurrences.length)) {
+    const takeSingle = j >= occurrences.length || (i < singles.length && order(singles[i]!, occurrences[j]!) <= 0);
+    const text = takeSingle ? singles[i]!.text : JSON.stringify(occurrenceListItem(occurrences[j]!.series, occurrences[j]!.occurrence));
     bytes += Buffer.byteLength(text) + 1;
     if (texts.length > 0 && input.itemBytes !== undefined && bytes > input.itemBytes) break;
     texts.push(text);
+    if (takeSingle) i++;
+    else j++;
   }
-  const hasMore = texts.length < keyed.length || input.singlesHaveMore || !input.occurrencesExhausted;
+  const hasMore = texts.length < singles.length + occurrences.length || input.singlesHaveMore || !input.occurrencesExhausted;
   return { itemsJson: `[${texts.join(",")}]`, hasMore };
 }

@@ -44,13 +44,38 @@ export interface Occurrence extends MeetingState {
   exception: boolean;
 }
 
+/**
+ * What a series record was expanded with, kept with the record (records are
+ * never changed in place: a change makes a new one): its rule, whose expanded
+ * blocks go with it (@sched/time), and its occurrences' ids by original start.
+ */
+const expandedWith = new WeakMap<SeriesRecord, { rule: SeriesRule; ids: Map<number, string> }>();
+
+function expansionOf(series: SeriesRecord): { rule: SeriesRule; ids: Map<number, string> } {
+  let kept = expandedWith.get(series);
+  if (!kept) {
+    kept = { rule: { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd }, ids: new Map() };
+    expandedWith.set(series, kept);
+  }
+  return kept;
+}
+
 export function ruleOf(series: SeriesRecord): SeriesRule {
-  return { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd };
+  return expansionOf(series).rule;
+}
+
+/** The id of the occurrence at an original start, written once per record. */
+function occurrenceIdIn(series: SeriesRecord, originalStart: Date): string {
+  const { ids } = expansionOf(series);
+  const at = originalStart.getTime();
+  let id = ids.get(at);
+  if (id === undefined) ids.set(at, (id = occurrenceId(series.id, originalStart)));
+  return id;
 }
 
 /** The occurrence at an original start, from the series or its exception. */
 export function occurrenceOf(series: SeriesRecord, originalStart: Date, exception: ExceptionRecord | undefined): Occurrence {
-  const id = occurrenceId(series.id, originalStart);
+  const id = occurrenceIdIn(series, originalStart);
   if (exception) {
     const { title, description, startTime, duration, participants, sequence } = exception;
     // Cancelling the series cancels its changed occurrences too.

@@ -2,8 +2,7 @@ import type { Handler } from "@sched/bus";
 import type { BusyInterval, meetingsBusy } from "@sched/proto";
 import { mergeIntervals, occurrenceBusy } from "../domain/busyOccurrences.js";
 import { busyIntervals } from "../db/queries.js";
-import { groupAnswers } from "../domain/seriesAnswers.js";
-import { occurrenceAnswersNear, readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
+import { readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /**
@@ -11,7 +10,8 @@ import type { MeetingsDeps } from "./deps.js";
  * [from, to) as epoch-second pairs: single meetings and time off from one
  * statement, which also names the versions of the users' confirmed series;
  * their occurrences are expanded over [from, to) only, from the series kept
- * under those versions (db/seriesStore.ts), less those the user declined.
+ * under those versions (db/seriesStore.ts) with their occurrences' own
+ * answers, less those the user declined: no statement more once kept.
  */
 export function busy(deps: MeetingsDeps): Handler<typeof meetingsBusy> {
   return async (request) => {
@@ -26,12 +26,10 @@ export function busy(deps: MeetingsDeps): Handler<typeof meetingsBusy> {
     for (const row of intervals) byUser.get(row.userId)?.push([row.start, row.end]);
     const versions = readSeriesVersions(beside);
     if (versions.length > 0) {
+      // Declined occurrences are not busy for the decliner: their own answers are kept with each series.
       const kept = await deps.series.read(deps.db, request.mode, versions);
-      // Declined occurrences are not busy for the decliner: their own answers, read apart from the series kept.
-      const exceptions = kept.flatMap((k) => k.exceptions);
-      const answers = groupAnswers(await occurrenceAnswersNear(deps.db, kept.map((k) => k.series.id), from, to, exceptions));
       for (const user of request.users) {
-        const extra = occurrenceBusy(kept, answers, user, from, to);
+        const extra = occurrenceBusy(kept, user, from, to);
         if (extra.length > 0) byUser.set(user.userId, mergeIntervals([...(byUser.get(user.userId) ?? []), ...extra]));
       }
     }

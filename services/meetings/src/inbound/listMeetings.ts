@@ -1,9 +1,9 @@
 import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
-import { JsonText, type Caller, type MeetingListItem, type meetingsList, type Mode } from "@sched/proto";
+import { JsonText, type Caller, type meetingsList, type Mode } from "@sched/proto";
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
-import { mergePage, occurrencesForPage, type Position } from "../domain/occurrencePage.js";
+import { mergePage, occurrencesForPage, singleEntries, type Position } from "../domain/occurrencePage.js";
 import { seesOccurrence } from "../domain/series.js";
 import { findCalendarPosition, listCalendar } from "../db/queries.js";
 import { findSeries, readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
@@ -39,14 +39,14 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
     if (versions.length === 0) return { status: 200, body: new JsonText(`{"data":${singles.itemsJson},"hasMore":${singles.hasMore}}`) };
     const kept = await deps.series.read(deps.db, caller.mode, versions);
-    const singleItems = JSON.parse(singles.itemsJson) as MeetingListItem[];
+    const singleItems = singleEntries(singles.itemsJson);
     const last = singleItems[singleItems.length - 1];
     const occurrences = await occurrencesForPage({
       plan,
       series: kept.map((k) => k.series),
       viewer: whose,
       after,
-      bound: singles.hasMore && last ? new Date(last.startTime) : undefined,
+      bound: singles.hasMore && last ? new Date(last.at) : undefined,
       wanted: limit + 1,
       // Every exception of these series is kept with them: each window takes what it needs.
       exceptionsOf: async () => kept.flatMap((k) => k.exceptions),

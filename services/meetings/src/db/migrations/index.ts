@@ -11,6 +11,7 @@ import { recurringSeries } from "./010_recurring_series.js";
 import { seriesAnswers } from "./011_series_answers.js";
 import { seriesVersions } from "./012_series_versions.js";
 import { seriesRangeCoversExceptions } from "./013_series_range_covers_exceptions.js";
+import { occurrenceAnswerVersions } from "./014_occurrence_answer_versions.js";
 
 /** The meetings schema, in order. Released migrations never change. */
 export const migrations: readonly Migration[] = [
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   seriesAnswers,
   seriesVersions,
   seriesRangeCoversExceptions,
+  occurrenceAnswerVersions,
 ];
