@@ -16,6 +16,10 @@ export default defineConfig({
           // Unit tests wait on nothing but the CPU: a property of a few hundred runs takes 1–2 s on an idle
           // 2-core machine and several times that beside other work, which vitest's 5 s default fails.
           testTimeout: 60_000,
+          // The unit files share one worker's loaded modules rather than each loading every source
+          // again: they keep no global state between files (the one with fake timers restores real
+          // ones after each test). 40 s rather than 111 s for the 930 unit tests (docs/testing.md).
+          isolate: false,
         },
       },
       {

@@ -7,12 +7,15 @@ const client = createSchedulingClient({
   apiKey: process.env.SCHED_API_KEY ?? "",
 });
 
-// A naive time is read in the user's own time zone; tomorrow at 10:00 is never in the past.
-const tomorrow = new Date(Date.now() + 24 * 3_600_000).toISOString().slice(0, 10);
+// A naive time is read in the user's own time zone. 10:00 on the first working day after today
+// (Monday to Friday, the default working hours, so the day view below shows it) is never in the past.
+const next = new Date(Date.now() + 24 * 3_600_000);
+while (next.getUTCDay() === 0 || next.getUTCDay() === 6) next.setUTCDate(next.getUTCDate() + 1);
+const workday = next.toISOString().slice(0, 10);
 const created = await client.POST("/v1/meetings", {
   // Retrying with the same key never creates the meeting twice.
-  params: { header: { "Idempotency-Key": `quickstart-${tomorrow}` } },
-  body: { title: "Quickstart", duration: "30 mins", startTime: `${tomorrow}T10:00:00`, participants: ["ana@example.com"] },
+  params: { header: { "Idempotency-Key": `quickstart-${workday}` } },
+  body: { title: "Quickstart", duration: "30 mins", startTime: `${workday}T10:00:00`, participants: ["ana@example.com"] },
 });
 if (created.error) throw new Error(`${created.error.error.code}: ${created.error.error.message}`);
 console.log("created", created.data.id, created.data.startTime);
@@ -20,5 +23,5 @@ console.log("created", created.data.id, created.data.startTime);
 const { data: page } = await client.GET("/v1/meetings", { params: { query: { filter: "upcoming", limit: 10 } } });
 console.log("upcoming", page?.data.map((m) => `${m.startTime} ${m.title}`));
 
-const { data: day } = await client.GET("/v1/availability", { params: { query: { date: tomorrow } } });
-console.log("tomorrow", day?.slots.map((s) => `${s.start}-${s.end} ${s.status}`).join(", "));
+const { data: day } = await client.GET("/v1/availability", { params: { query: { date: workday } } });
+console.log("workday", day?.slots.map((s) => `${s.start}-${s.end} ${s.status}`).join(", "));

@@ -72,14 +72,28 @@ export class EmbeddedDatabase {
     });
   }
 
-  /** A database in `dataDir` (created when missing), or in memory. */
-  static async open(dataDir?: string, options: { vacuumEveryMs?: number } = {}): Promise<EmbeddedDatabase> {
+  /**
+   * A database in `dataDir` (created when missing), or in memory. A new one
+   * starts from `startFrom` when given (a folder taken with `folder()`, such
+   * as one with every schema migrated), else from a freshly initialised one.
+   */
+  static async open(dataDir?: string, options: { vacuumEveryMs?: number; startFrom?: Blob } = {}): Promise<EmbeddedDatabase> {
     const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
     if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const loadDataDir = fresh ? await initialisedFolder(SMALL_FOLDER) : undefined;
+    const loadDataDir = fresh ? (options.startFrom ?? (await initialisedFolder(SMALL_FOLDER))) : undefined;
     const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
     if (fresh && !loadDataDir) await keepInitialisedFolder(pglite, SMALL_FOLDER);
     return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS);
+  }
+
+  /** The database's whole folder as it is now, as a tarball `open` can start another database from. */
+  async folder(): Promise<Blob> {
+    const session = await this.session.acquire().promise;
+    try {
+      return await session.dumpDataDir("none");
+    } finally {
+      this.session.release(session);
+    }
   }
 
   /** Points the session at `schema`; called by the handle that was just handed the session. */

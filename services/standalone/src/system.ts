@@ -18,7 +18,12 @@ export const EMBEDDED_DATABASE_FOLDER = "postgres";
 
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
 export type Wiring =
-  | { kind: "standalone"; dataDir?: string }
+  | {
+      kind: "standalone";
+      dataDir?: string;
+      /** A new embedded database starts from this folder (EmbeddedDatabase.folder()): tests start from one with every schema migrated. */
+      startFrom?: Blob;
+    }
   | { kind: "cluster"; natsUrl: string; databaseUrl: string; redisUrl: string; namespace: string };
 
 export interface SystemOptions {
@@ -71,7 +76,7 @@ export class System {
     this.ports = { api, dashboard: wiring.kind === "cluster" ? (await freePorts(1))[0]! : api };
     const stage = this.stageClock();
     if (wiring.kind === "standalone") {
-      this.embedded = await EmbeddedDatabase.open(wiring.dataDir ? join(wiring.dataDir, EMBEDDED_DATABASE_FOLDER) : undefined);
+      this.embedded = await EmbeddedDatabase.open(wiring.dataDir ? join(wiring.dataDir, EMBEDDED_DATABASE_FOLDER) : undefined, wiring.startFrom ? { startFrom: wiring.startFrom } : {});
       stage("database ready");
       this.memoryBus = new MemoryBus(logger.child({ component: "bus" }), await this.openEventLog(wiring.dataDir));
     }

@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from "@sched/openapi";
 import { ResponseValidator } from "@sched/openapi/response-validator";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, uniqueSuffix } from "@sched/testing";
 import { System, type SystemOptions } from "../src/system.js";
+import { migratedFolder } from "./migratedFolder.js";
 import { errorDocUrl, type ErrorCode } from "@sched/proto";
 import { afterAll, beforeAll } from "vitest";
 
@@ -33,7 +34,7 @@ export async function wiringAvailable(kind: WiringKind): Promise<boolean> {
 export async function startTestSystem(kind: WiringKind, gateway: SystemOptions["gateway"] = {}, serviceEnv: SystemOptions["serviceEnv"] = {}): Promise<TestSystem> {
   const logger = createLogger({ name: "e2e", level: "silent" });
   if (kind === "standalone") {
-    const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken: ADMIN_TOKEN, gateway, serviceEnv }).start();
+    const system = await new System({ wiring: { kind: "standalone", startFrom: await migratedFolder() }, logger, port: 0, adminToken: ADMIN_TOKEN, gateway, serviceEnv }).start();
     return { system, url: system.url, stop: () => system.stop() };
   }
   const database = await createTestDatabase();

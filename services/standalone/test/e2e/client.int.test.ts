@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createUserWithKey, documentedFetch, perSuite, startTestSystem, WIRINGS, type TestSystem } from "../harness.js";
+import { weekdayIn } from "../days.js";
 
 type Meeting = components["schemas"]["Meeting"];
 
@@ -47,10 +48,11 @@ describe.each(WIRINGS)("the typed client generated from the OpenAPI document (%s
       cwd: clientDir,
       env: { ...process.env, SCHED_API_URL: sys.url, SCHED_API_KEY: key },
     });
-    const tomorrow = new Date(Date.now() + 24 * 3_600_000).toISOString().slice(0, 10);
-    expect(stdout).toMatch(new RegExp(`^created mtg_\\w{24} ${tomorrow}T10:00:00Z$`, "m"));
-    expect(stdout).toContain(`upcoming [ '${tomorrow}T10:00:00Z Quickstart' ]`);
-    expect(stdout).toMatch(/^tomorrow .*10:00-10:30 busy/m);
+    // The example's day: the first weekday after today, as the day view shows working hours Monday to Friday.
+    const workday = weekdayIn(1);
+    expect(stdout).toMatch(new RegExp(`^created mtg_\\w{24} ${workday}T10:00:00Z$`, "m"));
+    expect(stdout).toContain(`upcoming [ '${workday}T10:00:00Z Quickstart' ]`);
+    expect(stdout).toMatch(/^workday .*10:00-10:30 busy/m);
   });
 
   it.runIf(available)("gives the documented error envelope as a typed error", async () => {
