@@ -69,7 +69,7 @@ export async function benchStandaloneCreates(options: BenchOptions & { profile: 
     const rate = 50;
     const count = options.quick ? 300 : 1_000;
     console.log("warming up");
-    await runLoad({ baseUrl: system.url, headers, ratePerSecond: rate, concurrency: 32, requests: creates(150, 1) });
+    await runLoad({ baseUrl: system.url, headers, ratePerSecond: rate, concurrency: 32, requests: creates(150, 1) }).catch((err: unknown) => console.log(`warm-up: ${String(err)}`));
     await idle();
     console.log("warmed up");
 
@@ -86,7 +86,11 @@ export async function benchStandaloneCreates(options: BenchOptions & { profile: 
       const elu = performance.eventLoopUtilization();
       const from = performance.now();
       const cpu = process.cpuUsage();
-      const report = await runLoad({ baseUrl: system.url, headers, ratePerSecond, concurrency, requests });
+      const report = await runLoad({ baseUrl: system.url, headers, ratePerSecond, concurrency, requests }).catch((err: unknown) => {
+        // Its load worker may die starting up (see runLoad) before it sent anything: once more.
+        console.log(`${String(err)}; starting the load again`);
+        return runLoad({ baseUrl: system.url, headers, ratePerSecond, concurrency, requests });
+      });
       await idle();
       const seconds = (performance.now() - from) / 1_000;
       const busy = { active: performance.eventLoopUtilization(elu).active - quietBusyPerSecond * seconds };
