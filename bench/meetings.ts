@@ -53,8 +53,9 @@ export function calendar(user: ApiUser, count: number): SeedMeeting[] {
   });
 }
 
-function creates(count: number): LoadRequest[] {
-  const next = random(7);
+/** `count` create requests of single meetings in the year ahead, the same for the same `seed`. */
+export function creates(count: number, seed = 7): LoadRequest[] {
+  const next = random(seed);
   const base = Math.ceil(Date.now() / QUARTER_MS) * QUARTER_MS + DAY_MS;
   return Array.from({ length: count }, (_, i) => ({
     method: "POST",

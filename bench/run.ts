@@ -2,6 +2,7 @@
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
  * npm run bench -- side-by-side [--quick] [--profile]
+ * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
  * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
  *
  * Each benchmark starts the whole system in this process on an ephemeral
@@ -15,6 +16,7 @@ import { benchAvailability } from "./availability.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchRecurring } from "./recurring.js";
 import { benchSideBySide } from "./sideBySide.js";
+import { benchStandaloneCreates } from "./standaloneCreates.js";
 import { benchStartup } from "./startup.js";
 import { benchWebhooks } from "./webhooks.js";
 import { benchWebhooksDrain } from "./webhooksDrain.js";
@@ -24,6 +26,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) 
   meetings: benchMeetings,
   recurring: benchRecurring,
   "side-by-side": benchSideBySide,
+  "standalone-creates": benchStandaloneCreates,
   availability: benchAvailability,
   startup: benchStartup,
   webhooks: benchWebhooks,

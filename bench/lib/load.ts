@@ -81,6 +81,8 @@ export function runLoad(plan: LoadPlan): Promise<LoadReport> {
       });
     });
     worker.once("error", reject);
+    // A worker whose start-up never settles exits with no error: fail rather than wait for ever.
+    worker.once("exit", (code) => reject(new Error(`the load worker exited (code ${code}) before it reported`)));
   });
 }
 

@@ -14,11 +14,12 @@ export interface NewEvent extends Omit<StoredEvent, "streamSequence"> {
   msgId: string;
 }
 
-/** What the log knows that decides a publish: de-duplication and `after` ordering. */
-export interface PublishState {
-  /** Whether an event with this msgId is stored already. */
+/** What became of an append: stored, or not, and then why. */
+export interface AppendOutcome {
+  stored: boolean;
+  /** An event with this msgId was stored already (nothing was stored). */
   duplicate: boolean;
-  /** The msgId of the stream's last stored event. */
+  /** The msgId of the stream's last stored event before this append. */
   lastMsgId: string | undefined;
 }
 
@@ -29,14 +30,17 @@ export interface PublishState {
  */
 export interface EventLog {
   /**
-   * Runs one publish's reads and writes of the log (`publishState`, then
-   * `append`, on the log `work` is given) as one unit that no other publish
-   * interleaves with, and resolves once what it wrote is kept.
+   * Runs one publish's writes of the log (`append`, on the log `work` is
+   * given) as one unit that no other publish interleaves with, and resolves
+   * once what it wrote is kept.
    */
   storing<T>(work: (log: EventLog) => Promise<T>): Promise<T>;
-  publishState(stream: string, msgId: string): Promise<PublishState>;
-  /** Stores the event after every other one. */
-  append(event: NewEvent): Promise<void>;
+  /**
+   * Stores the event after every other one, unless an event with its msgId
+   * is stored already, or `after` is given and is not the msgId of the
+   * stream's last event: one step, so a publish costs one write.
+   */
+  append(event: NewEvent, after?: string): Promise<AppendOutcome>;
   /** Up to `limit` events past `position` with one of these subjects, in log order. */
   read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]>;
   /** The position a durable consumer acknowledged last; 0 before its first. */
@@ -56,14 +60,14 @@ export class MemoryEventLog implements EventLog {
     return work(this);
   }
 
-  async publishState(stream: string, msgId: string): Promise<PublishState> {
-    return { duplicate: this.msgIds.has(msgId), lastMsgId: this.lastMsgIds.get(stream) };
-  }
-
-  async append({ stream, msgId, ...event }: NewEvent): Promise<void> {
+  async append({ stream, msgId, ...event }: NewEvent, after?: string): Promise<AppendOutcome> {
+    const lastMsgId = this.lastMsgIds.get(stream);
+    const duplicate = this.msgIds.has(msgId);
+    if (duplicate || (after !== undefined && after !== lastMsgId)) return { stored: false, duplicate, lastMsgId };
     this.msgIds.add(msgId);
     this.lastMsgIds.set(stream, msgId);
     this.events.push({ ...event, streamSequence: this.events.length + 1 });
+    return { stored: true, duplicate, lastMsgId };
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {

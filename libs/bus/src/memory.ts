@@ -5,7 +5,7 @@ import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
 import { requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
-import { MemoryEventLog, type EventLog, type StoredEvent } from "./eventLog.js";
+import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } from "./eventLog.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   checkMaxBatch,
@@ -47,7 +47,14 @@ export class MemoryBus implements Bus {
   private readonly responders = new Map<string, Responder[]>();
   private readonly roundRobin = new Map<string, number>();
   private readonly noticeHandlers = new Map<string, Set<(payload: unknown, headers: Record<string, string>) => void>>();
-  private readonly consumers = new Set<{ wake: () => void }>();
+  /** Running consumers: each is woken by a publish of one of its subjects (every one on close). */
+  private readonly consumers = new Set<{ subjects: ReadonlySet<string>; wake: () => void }>();
+  /**
+   * Each durable consumer's acknowledged position as last read or stored:
+   * the bus is the log's only writer of positions, so the log is read once
+   * per durable rather than before every delivery.
+   */
+  private readonly ackFloors = new Map<string, number>();
   /** The publish being stored: each waits for the one before, so each sees the log as that one left it. */
   private appending: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -128,18 +135,17 @@ export class MemoryBus implements Bus {
       this.appending = stored.catch(() => undefined);
       return stored;
     });
-    if (appended) for (const c of this.consumers) c.wake();
+    if (appended) for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
   }
 
   /** Stores the event unless it is a duplicate (false); `after` is checked against the stream's last event. */
   private async append(log: EventLog, event: EventDef, checked: unknown, options: PublishOptions): Promise<boolean> {
-    const state = await log.publishState(event.stream.name, options.msgId);
-    if (state.duplicate) return false;
-    if (options.after !== undefined && state.lastMsgId !== options.after) throw new PublishOrderError(options.msgId, options.after);
-    await publishEvent("memory", event.subject, checked, (headers) =>
-      log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }),
-    );
-    return true;
+    let outcome: AppendOutcome | undefined;
+    await publishEvent("memory", event.subject, checked, async (headers) => {
+      outcome = await log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }, options.after);
+      if (!outcome.stored && !outcome.duplicate) throw new PublishOrderError(options.msgId, options.after!);
+    });
+    return outcome!.stored;
   }
 
   async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
@@ -147,7 +153,7 @@ export class MemoryBus implements Bus {
     const subjects = new Set(bySubject.keys());
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     const maxDeliver = options.maxDeliver ?? 0;
-    return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
+    return this.runConsumer(subjects, async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
       while (!halted()) {
         const [next] = await this.readPastAckFloor(options.durable, subjects, 1, backOff);
@@ -180,7 +186,7 @@ export class MemoryBus implements Bus {
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
     const subjects = new Set(bySubject.keys());
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    return this.runConsumer(async ({ halted, nextEvent, backOff }) => {
+    return this.runConsumer(subjects, async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
       // A failed batch is retried as it was, whatever arrived since.
       let batch: StoredEvent[] = [];
@@ -209,7 +215,12 @@ export class MemoryBus implements Bus {
   /** The next events a durable consumer has not acknowledged; none, after a pause, while the log cannot be read. */
   private async readPastAckFloor(durable: string, subjects: ReadonlySet<string>, limit: number, backOff: (ms: number) => Promise<void>): Promise<StoredEvent[]> {
     try {
-      return await this.log.read(await this.log.ackFloor(durable), subjects, limit);
+      let floor = this.ackFloors.get(durable);
+      if (floor === undefined) {
+        floor = await this.log.ackFloor(durable);
+        this.ackFloors.set(durable, floor);
+      }
+      return await this.log.read(floor, subjects, limit);
     } catch (err) {
       this.logger.warn({ err, durable }, "event log could not be read; retrying");
       await backOff(UNREADABLE_LOG_RETRY_MS);
@@ -220,22 +231,24 @@ export class MemoryBus implements Bus {
   private async acknowledge(durable: string, position: number): Promise<void> {
     try {
       await this.log.acknowledge(durable, position);
+      this.ackFloors.set(durable, position);
     } catch (err) {
       this.logger.warn({ err, durable }, "event acknowledgement not stored; it may be delivered again");
     }
   }
 
   /**
-   * Runs a consumer's loop until stop(): `nextEvent` waits for a publish (at
-   * once if one came since the last wait, or once stopped), `backOff` waits
+   * Runs a consumer's loop until stop(): `nextEvent` waits for a publish of
+   * one of its subjects (at once if one came since the last wait, or once stopped), `backOff` waits
    * out a delay that only stop() cuts short.
    */
-  private runConsumer(loop: (waits: { halted: () => boolean; nextEvent: () => Promise<void>; backOff: (ms: number) => Promise<void> }) => Promise<void>): Stoppable {
+  private runConsumer(subjects: ReadonlySet<string>, loop: (waits: { halted: () => boolean; nextEvent: () => Promise<void>; backOff: (ms: number) => Promise<void> }) => Promise<void>): Stoppable {
     let stopped = false;
     // Set by a publish while the loop was not waiting (reading the log), so that it reads again rather than sleeps.
     let published = false;
     let wake: () => void = () => {};
     const consumer = {
+      subjects,
       wake: () => {
         published = true;
         wake();

@@ -1,11 +1,11 @@
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import type { Knex } from "knex";
 import ClientPgLite from "knex-pglite";
-import { Pool } from "tarn";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
+import { inBackground, SessionTurns } from "./embeddedSession.js";
 import { initialisedFolder, keepInitialisedFolder } from "./embeddedTemplate.js";
 
 /**
@@ -49,8 +49,8 @@ const heldSessions = new AsyncLocalStorage<HeldSession>();
  * relay publishes inside its transaction; waiting there would wait for itself.
  */
 export class EmbeddedDatabase {
-  /** The session, handed to one query or transaction at a time, in turn. */
-  readonly session: Pool<PGlite>;
+  /** The session, handed to one query or transaction at a time, in turn: requests before background work. */
+  readonly session: SessionTurns<PGlite>;
   private searchPath: string | undefined;
 
   private readonly vacuuming: NodeJS.Timeout;
@@ -60,16 +60,9 @@ export class EmbeddedDatabase {
     readonly pglite: PGlite,
     vacuumEveryMs: number,
   ) {
-    this.vacuuming = setInterval(() => void this.vacuum(), vacuumEveryMs).unref();
-    this.session = new Pool<PGlite>({
-      min: 0,
-      max: 1,
-      create: async () => pglite,
-      // The session outlives every turn; close() ends it.
-      destroy: () => undefined,
-      acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS,
-      propagateCreateError: true,
-    });
+    this.vacuuming = inBackground(() => setInterval(() => void this.vacuum(), vacuumEveryMs).unref());
+    // The session outlives every turn; close() ends it.
+    this.session = new SessionTurns(pglite, ACQUIRE_TIMEOUT_MS);
   }
 
   /**

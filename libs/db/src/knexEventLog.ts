@@ -1,6 +1,6 @@
 // `@sched/db/event-log`: the in-process bus's events kept in Postgres, for `npm start` alone, so the
 // bus (in every image) needs no database code and the database code no embedded Postgres.
-import type { EventLog, NewEvent, PublishState, StoredEvent } from "@sched/bus";
+import type { AppendOutcome, EventLog, NewEvent, StoredEvent } from "@sched/bus";
 import type { Knex } from "knex";
 import { joinsCallersTransaction } from "./embedded.js";
 import type { Migration } from "./index.js";
@@ -59,28 +59,33 @@ interface EventRow {
 export class KnexEventLog implements EventLog {
   constructor(private readonly db: Knex) {}
 
+  /**
+   * In the caller's transaction when it holds the session (an outbox relay's);
+   * otherwise in one of its own, so the publish has the session before it
+   * takes its place in the bus's line, and never waits there for a
+   * transaction whose publishes wait behind it.
+   */
   async storing<T>(work: (log: EventLog) => Promise<T>): Promise<T> {
     if (joinsCallersTransaction(this.db)) return work(this);
     return this.db.transaction((trx) => work(new KnexEventLog(trx)));
   }
 
-  async publishState(stream: string, msgId: string): Promise<PublishState> {
-    const { rows } = await this.db.raw<{ rows: Array<{ duplicate: boolean; last_msg_id: string | null }> }>(
-      `select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate,
-              (select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1) as last_msg_id`,
-      [msgId, stream],
+  async append(event: NewEvent, after?: string): Promise<AppendOutcome> {
+    const { rows } = await this.db.raw<{ rows: Array<{ stored: boolean; duplicate: boolean; last_msg_id: string | null }> }>(
+      `with state as (
+         select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate,
+                (select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1) as last_msg_id
+       ), stored as (
+         insert into ${EVENT_LOG_SCHEMA}.events (stream, subject, payload, headers, msg_id)
+         select ?, ?, ?::jsonb, ?::jsonb, ? from state
+          where not state.duplicate and (?::text is null or state.last_msg_id is not distinct from ?::text)
+         returning 1
+       )
+       select exists (select 1 from stored) as stored, state.duplicate, state.last_msg_id from state`,
+      [event.msgId, event.stream, event.stream, event.subject, JSON.stringify(event.payload), JSON.stringify(event.headers), event.msgId, after ?? null, after ?? null],
     );
-    return { duplicate: rows[0]!.duplicate, lastMsgId: rows[0]!.last_msg_id ?? undefined };
-  }
-
-  async append(event: NewEvent): Promise<void> {
-    await this.db.withSchema(EVENT_LOG_SCHEMA).table("events").insert({
-      stream: event.stream,
-      subject: event.subject,
-      payload: JSON.stringify(event.payload),
-      headers: JSON.stringify(event.headers),
-      msg_id: event.msgId,
-    });
+    const row = rows[0]!;
+    return { stored: row.stored, duplicate: row.duplicate, lastMsgId: row.last_msg_id ?? undefined };
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {

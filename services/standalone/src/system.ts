@@ -1,6 +1,6 @@
 import { connectNatsBus, MemoryBus, type Bus, type EventLog, type Stoppable } from "@sched/bus";
 import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
-import { EmbeddedDatabase } from "@sched/db/embedded";
+import { EmbeddedDatabase, inBackground } from "@sched/db/embedded";
 import { EVENT_LOG_SCHEMA, eventLogMigrations, KnexEventLog } from "@sched/db/event-log";
 import { assembleGateway, GATEWAY_DEFAULTS, MemoryIdempotencyStore, openRedis, RedisIdempotencyStore, ReplyCipher, type GatewaySettings } from "@sched/gateway";
 import type { Logger } from "@sched/logging";
@@ -116,7 +116,10 @@ export class System {
     const module = serviceModules.find((m) => m.name === name);
     if (!module) throw new Error(`unknown service ${name}`);
     const { wiring, logger } = this.options;
-    const started = await startModule(module, {
+    // Standalone, what a service starts (its outbox relay, event consumers and timers) is background
+    // work: it takes its turns on the one embedded session after the requests waiting for it.
+    const start = <T>(work: () => Promise<T>) => (wiring.kind === "standalone" ? inBackground(work) : work());
+    const started = await start(() => startModule(module, {
       database: this.databaseTarget(),
       bus: wiring.kind === "standalone" ? this.memoryBus! : { connect: () => this.newBus(module.name) },
       logger: logger.child({ service: module.name }),
@@ -124,7 +127,7 @@ export class System {
       developmentDefaults: true,
       listenForPages: wiring.kind === "cluster",
       ...(onMigrated ? { onMigrated } : {}),
-    });
+    }));
     this.running.set(name, started);
   }
 
@@ -140,6 +143,11 @@ export class System {
     const started = this.running.get(name);
     if (!started) throw new Error(`service ${name} is not running`);
     return started.db;
+  }
+
+  /** The one embedded Postgres in standalone wiring (benchmarks count its statements). */
+  get embeddedDatabase(): EmbeddedDatabase | undefined {
+    return this.embedded;
   }
 
   /** The bus as the gateway sees it. */
