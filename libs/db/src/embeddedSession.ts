@@ -13,7 +13,7 @@ export function inBackground<T>(work: () => T): T {
 }
 
 /** Whether the calling code runs as background work. */
-export function isBackground(): boolean {
+function isBackground(): boolean {
   return background.getStore() === true;
 }
 
