@@ -45,10 +45,19 @@ export class SessionTurns<T> {
   /** Told when the session is free again (destroy waits for it). */
   private idle: (() => void) | undefined;
 
+  /**
+   * How long a turn is waited for before it fails, read when the wait starts:
+   * named as tarn's pool names it, so a request's deadline bounds the wait the
+   * same way on both (waitNoLongerThanTheRequest sets it for one acquire).
+   */
+  acquireTimeoutMillis: number;
+
   constructor(
     private readonly session: T,
-    private readonly acquireTimeoutMs: number,
-  ) {}
+    acquireTimeoutMs: number,
+  ) {
+    this.acquireTimeoutMillis = acquireTimeoutMs;
+  }
 
   acquire(): { promise: Promise<T> } {
     if (this.destroyed) return { promise: Promise.reject(new Error("the embedded database is closed")) };
@@ -65,7 +74,7 @@ export class SessionTurns<T> {
           const at = line.indexOf(waiter);
           if (at !== -1) line.splice(at, 1);
           reject(new TimeoutError("Timeout acquiring the embedded database's session"));
-        }, this.acquireTimeoutMs),
+        }, this.acquireTimeoutMillis),
       };
       line.push(waiter);
     });
