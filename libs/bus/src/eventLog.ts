@@ -46,12 +46,18 @@ export interface EventLog {
   /** The position a durable consumer acknowledged last; 0 before its first. */
   ackFloor(durable: string): Promise<number>;
   acknowledge(durable: string, position: number): Promise<void>;
+  /**
+   * Forgets the stream's events stored more than `maxAgeMs` ago, as JetStream
+   * does past a stream's `max_age`, but never the stream's last event (a
+   * publish `after` it must still find it). Resolves to how many went.
+   */
+  prune(stream: string, maxAgeMs: number): Promise<number>;
 }
 
 /** The log in this process's memory: gone with it. For tests and in-memory databases. */
 export class MemoryEventLog implements EventLog {
-  /** Event n sits at index n - 1. */
-  private readonly events: StoredEvent[] = [];
+  /** Event n sits at index n - 1; a pruned one leaves a hole, so positions stay as they were. */
+  private readonly events: Array<(StoredEvent & { stream: string; storedAt: number }) | undefined> = [];
   private readonly msgIds = new Set<string>();
   private readonly lastMsgIds = new Map<string, string>();
   private readonly ackFloors = new Map<string, number>();
@@ -66,14 +72,15 @@ export class MemoryEventLog implements EventLog {
     if (duplicate || (after !== undefined && after !== lastMsgId)) return { stored: false, duplicate, lastMsgId };
     this.msgIds.add(msgId);
     this.lastMsgIds.set(stream, msgId);
-    this.events.push({ ...event, streamSequence: this.events.length + 1 });
+    this.events.push({ ...event, stream, storedAt: Date.now(), streamSequence: this.events.length + 1 });
     return { stored: true, duplicate, lastMsgId };
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
     const found: StoredEvent[] = [];
     for (let i = position; i < this.events.length && found.length < limit; i++) {
-      if (subjects.has(this.events[i]!.subject)) found.push(this.events[i]!);
+      const event = this.events[i];
+      if (event && subjects.has(event.subject)) found.push(event);
     }
     return found;
   }
@@ -84,5 +91,20 @@ export class MemoryEventLog implements EventLog {
 
   async acknowledge(durable: string, position: number): Promise<void> {
     this.ackFloors.set(durable, position);
+  }
+
+  async prune(stream: string, maxAgeMs: number): Promise<number> {
+    const before = Date.now() - maxAgeMs;
+    let last = -1;
+    for (let i = this.events.length - 1; i >= 0 && last === -1; i--) if (this.events[i]?.stream === stream) last = i;
+    let pruned = 0;
+    for (let i = 0; i < last; i++) {
+      const event = this.events[i];
+      if (event?.stream === stream && event.storedAt < before) {
+        this.events[i] = undefined;
+        pruned++;
+      }
+    }
+    return pruned;
   }
 }

@@ -35,6 +35,9 @@ const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON
 /** A consumer's loop reads the log again after this long when the log could not be read. */
 const UNREADABLE_LOG_RETRY_MS = 1_000;
 
+/** How often the streams with a maximum age are pruned. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+
 /**
  * The bus for standalone mode: one process, the same semantics the services
  * rely on from NATS — deadlines, queue groups (round robin among responders),
@@ -55,6 +58,9 @@ export class MemoryBus implements Bus {
    * per durable rather than before every delivery.
    */
   private readonly ackFloors = new Map<string, number>();
+  /** The streams published to that keep their events for a time (`maxAgeMs`), by name. */
+  private readonly agedStreams = new Map<string, number>();
+  private pruning: NodeJS.Timeout | undefined;
   /** The publish being stored: each waits for the one before, so each sees the log as that one left it. */
   private appending: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -136,6 +142,30 @@ export class MemoryBus implements Bus {
       return stored;
     });
     if (appended) for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
+    if (event.stream.maxAgeMs !== undefined && !this.agedStreams.has(event.stream.name)) this.keepFor(event.stream.name, event.stream.maxAgeMs);
+  }
+
+  /**
+   * Forgets a stream's events once older than its `maxAgeMs`, as JetStream
+   * does (the request log keeps a day): checked every PRUNE_EVERY_MS, so an
+   * `npm start` left running does not keep every request it ever served.
+   */
+  private keepFor(stream: string, maxAgeMs: number): void {
+    this.agedStreams.set(stream, maxAgeMs);
+    this.pruning ??= setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
+  }
+
+  /** Forgets what the aged streams keep no longer; resolves to how many events went. */
+  async prune(): Promise<number> {
+    let pruned = 0;
+    for (const [stream, maxAgeMs] of this.agedStreams) {
+      if (this.closed) break;
+      pruned += await this.log.prune(stream, maxAgeMs).catch((err: unknown) => {
+        this.logger.warn({ err, stream }, "old events could not be pruned; trying again later");
+        return 0;
+      });
+    }
+    return pruned;
   }
 
   /** Stores the event unless it is a duplicate (false); `after` is checked against the stream's last event. */
@@ -314,6 +344,7 @@ export class MemoryBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.pruning);
     for (const c of this.consumers) c.wake();
     // A publish under way finishes storing its event (or fails) before the log may be closed.
     await this.appending;

@@ -80,3 +80,28 @@ it("after a crash, a durable consumer gets every event published and not acknowl
   expect(resumedBatches).toEqual([3, 4, 6, 7]);
   expect(await second.db("events").count({ count: "*" }).first()).toEqual({ count: 7 });
 }, 60_000);
+
+const aged: StreamDef = { name: "CLICKS", subjectPrefix: "clicks.v1.events", maxAgeMs: 300 };
+const clicked = eventDef(aged, "clicked", z.object({ n: z.number() }));
+
+it.each([
+  ["kept in memory", async () => new MemoryBus(logger)],
+  ["kept in the database", async () => (await openBus()).bus],
+])("forgets a stream's events past its maximum age, %s, but never the stream's last, and not other streams' events", async (_where, open) => {
+  const bus = await open();
+  for (let n = 1; n <= 3; n++) await bus.publish(clicked, { n }, { msgId: `click-${n}` });
+  await bus.publish(placed, { n: 100 }, { msgId: `kept-order-${Date.now()}` });
+  await pause(400);
+  await bus.publish(placed, { n: 101 }, { msgId: `kept-order-late-${Date.now()}` });
+
+  expect(await bus.prune()).toBe(2);
+  expect(await bus.prune()).toBe(0);
+  // A consumer that starts now finds the stream's last event; a publish after it is still in order.
+  await bus.publish(clicked, { n: 4 }, { msgId: "click-4", after: "click-3" });
+  const seen: number[] = [];
+  const consumer = await bus.consume({ durable: `clicks-${Date.now()}`, events: [clicked] }, async (m) => void seen.push(numberOf(m)));
+  await eventually(() => seen.length >= 2 || undefined, 10_000);
+  await consumer.stop();
+  expect(seen).toEqual([3, 4]);
+  await bus.close();
+});

@@ -3,6 +3,7 @@
 import type { AppendOutcome, EventLog, NewEvent, StoredEvent } from "@sched/bus";
 import type { Knex } from "knex";
 import { joinsCallersTransaction } from "./embedded.js";
+import { inBackground } from "./embeddedSession.js";
 import type { Migration } from "./index.js";
 
 /** The schema the durable event log lives in. */
@@ -107,5 +108,22 @@ export class KnexEventLog implements EventLog {
 
   async acknowledge(durable: string, position: number): Promise<void> {
     await this.db.withSchema(EVENT_LOG_SCHEMA).table("consumer_positions").insert({ durable, ack_floor: position }).onConflict("durable").merge();
+  }
+
+  async prune(stream: string, maxAgeMs: number): Promise<number> {
+    // Background work: on the embedded database's one session it waits behind requests.
+    return inBackground(async () => {
+      const { rows } = await this.db.raw<{ rows: Array<{ pruned: number }> }>(
+        `with gone as (
+           delete from ${EVENT_LOG_SCHEMA}.events
+            where stream = ? and stored_at < now() - ? * interval '1 millisecond'
+              and stream_sequence < (select max(stream_sequence) from ${EVENT_LOG_SCHEMA}.events where stream = ?)
+           returning 1
+         )
+         select count(*)::int as pruned from gone`,
+        [stream, maxAgeMs, stream],
+      );
+      return rows[0]?.pruned ?? 0;
+    });
   }
 }
