@@ -3,8 +3,6 @@ import { createLogger } from "@sched/logging";
 import type { PublicEvent } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEndpoint, listenForQueued } from "../src/db/queries.js";
 import { DeliveryWorker } from "../src/outbound/worker.js";
@@ -12,6 +10,7 @@ import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
 import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
+import { startEventReceiver } from "./eventReceiver.js";
 
 /** Far longer than the test waits: a delivery must come from the announcement, not from the poll. */
 const POLL_MS = 300_000;
@@ -21,25 +20,15 @@ describe("deliveries recorded by another replica", () => {
   /** The recording replica's pool and the delivering replica's, apart as two processes' are. */
   let recording: Knex;
   let delivering: Knex;
-  let server: Server;
-  const received: string[] = [];
+  let receiver: Awaited<ReturnType<typeof startEventReceiver>>;
   beforeAll(async () => {
     database = await createTestDatabase();
     recording = await openSchema({ kind: "postgres", url: database.url, poolMax: 2 }, webhooksService.schema, webhooksService.migrations);
     delivering = await openSchema({ kind: "postgres", url: database.url, poolMax: 3 }, webhooksService.schema, webhooksService.migrations);
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        received.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as PublicEvent).id);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    receiver = await startEventReceiver();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await receiver.close();
     await recording.destroy();
     await delivering.destroy();
     await database.drop();
@@ -48,7 +37,7 @@ describe("deliveries recorded by another replica", () => {
   it("wake the other replica's worker at once, long before its poll", { timeout: 120_000 }, async () => {
     const cipher = new SecretCipher(randomBytes(32));
     const id = `whe_${"l".repeat(24)}`;
-    await insertEndpoint(recording, { id, userId: "usr_l", mode: "test", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ["*"], description: "", sealedSecret: cipher.seal(newSigningSecret(), id) });
+    await insertEndpoint(recording, { id, userId: "usr_l", mode: "test", url: receiver.url, events: ["*"], description: "", sealedSecret: cipher.seal(newSigningSecret(), id) });
     const worker = new DeliveryWorker(delivering, cipher, createLogger({ name: "test", level: "silent" }), {
       retry: { baseMs: 1_000, maxDelayMs: 1_000, windowMs: 60_000 },
       timeoutMs: 60_000,
@@ -77,8 +66,8 @@ describe("deliveries recorded by another replica", () => {
         await recordBatch(recording, [{ sourceEventId: `src_l${i}`, userId: "usr_l", meetingId, event }]);
         sent.push(event.id);
         const deadline = Date.now() + 60_000;
-        while (received.length < sent.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(received).toEqual(sent);
+        while (receiver.received.length < sent.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(receiver.received).toEqual(sent);
       }
       expect(lost).toEqual([]);
     } finally {

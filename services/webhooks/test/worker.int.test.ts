@@ -2,8 +2,6 @@ import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import type { PublicEvent } from "@sched/proto";
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEndpoint } from "../src/db/queries.js";
 import { DeliveryWorker } from "../src/outbound/worker.js";
@@ -11,6 +9,7 @@ import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
 import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
+import { startEventReceiver } from "./eventReceiver.js";
 
 const EVENTS = 150;
 /** Far longer than the test may wait: every delivery must come from a wake, none from the poll. */
@@ -18,29 +17,19 @@ const POLL_MS = 120_000;
 
 describe("the delivery worker", () => {
   let db: Knex;
-  let server: Server;
-  const received: string[] = [];
+  let receiver: Awaited<ReturnType<typeof startEventReceiver>>;
   beforeAll(async () => {
     db = await openSchema({ kind: "pglite" }, webhooksService.schema, webhooksService.migrations);
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        received.push((JSON.parse(Buffer.concat(chunks).toString("utf8")) as PublicEvent).id);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    receiver = await startEventReceiver();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await receiver.close();
     await db.destroy();
   });
 
   it("sends every event as it is recorded, woken each time, never waiting for its poll", { timeout: 120_000 }, async () => {
     const cipher = new SecretCipher(randomBytes(32));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const url = receiver.url;
     for (let i = 0; i < 3; i++) {
       const id = `whe_${String(i).padStart(24, "0")}`;
       await insertEndpoint(db, { id, userId: "usr_w", mode: "test", url, events: ["*"], description: "", sealedSecret: cipher.seal(newSigningSecret(), id) });
@@ -74,9 +63,9 @@ describe("the delivery worker", () => {
         await new Promise((resolve) => setTimeout(resolve, i % 10 === 0 ? 20 : 2));
       }
       const deadline = Date.now() + 60_000;
-      while (received.length < EVENTS * 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(received).toHaveLength(EVENTS * 3);
-      expect(new Set(received)).toEqual(new Set(ids));
+      while (receiver.received.length < EVENTS * 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(receiver.received).toHaveLength(EVENTS * 3);
+      expect(new Set(receiver.received)).toEqual(new Set(ids));
     } finally {
       await worker.stop();
     }

@@ -1,14 +1,14 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
 import type { calendar_v3 } from "@googleapis/calendar";
-import { answeredApartOf, recordAnsweredApart } from "../db/answeredApart.js";
+import { answeredApartOf } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
 import { claimPollTurns } from "../db/pollTurns.js";
-import { answersOfGoogleEvents, type AnswerToRecord } from "../domain/calendarAnswers.js";
+import { answersOfGoogleEvents } from "../domain/calendarAnswers.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
 import { googleFailure } from "./google.js";
+import { answerRecorder } from "./answerRecorder.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -37,9 +37,6 @@ const PAGE_SIZE = 2_500;
  */
 export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: GoogleAnswerSettings & { timeoutMs: number }): Stoppable {
   const log = logger.child({ component: "google-answers" });
-  /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
-  const seen = new Set<string>();
-
   const readEvents = async (connectionId: string): Promise<calendar_v3.Schema$Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
@@ -70,24 +67,7 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
     return events;
   };
 
-  /** `apart`: the occurrences (with the attendee) answered on their own, as answered_apart keeps them; one sent now joins them. */
-  const record = async (meeting: ProviderEvent, answer: AnswerToRecord, apart: Set<string>) => {
-    const key = `${answer.meetingId}|${answer.email}|${answer.response}`;
-    if (seen.has(key)) return;
-    const { outcome } = await bus.request(
-      meetingsRecordResponse,
-      { mode: "live", meetingId: answer.meetingId, organizerEmail: meeting.organizerEmail, email: answer.email, response: answer.response, respondedAt: formatTimestamp(new Date()), source: "google" },
-      { timeoutMs: settings.timeoutMs },
-    );
-    seen.add(key);
-    const apartKey = `${answer.meetingId}|${answer.email}`;
-    if (answer.occurrence && !apart.has(apartKey)) {
-      await recordAnsweredApart(db, [{ ...answer.occurrence, email: answer.email }]);
-      apart.add(apartKey);
-    }
-    if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Google calendar");
-    else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Google calendar not recorded");
-  };
+  const record = answerRecorder(db, bus, log, { source: "google", calendarName: "Google" }, settings.timeoutMs);
 
   const pollConnection = async (connectionId: string, ours: ProviderEvent[]) => {
     const read = await readEvents(connectionId);

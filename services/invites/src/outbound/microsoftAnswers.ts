@@ -2,15 +2,15 @@ import type { Event } from "@microsoft/microsoft-graph-types";
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
-import { answeredApartOf, recordAnsweredApart } from "../db/answeredApart.js";
+import { answeredApartOf } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
 import { claimPollTurns } from "../db/pollTurns.js";
 import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
-import { answersToRecord, type AnswerToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
+import { answersToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
 import { graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
 import { readCalendarView } from "./graphCalendarView.js";
 import type { MicrosoftSession } from "./microsoft.js";
+import { answerRecorder } from "./answerRecorder.js";
 import { everyInterval } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
@@ -36,9 +36,6 @@ export interface MicrosoftAnswerSettings {
  */
 export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: MicrosoftAnswerSettings): Stoppable {
   const log = logger.child({ component: "microsoft-answers" });
-  /** The answers already handed to meetings, so an unchanged calendar costs meetings nothing. */
-  const seen = new Set<string>();
-
   const readOrganizerCalendar = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
     if (!connection || connection.status !== "active") return undefined;
@@ -63,25 +60,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
   };
 
-  /** `apart`: the occurrences (with the attendee) answered on their own, as answered_apart keeps them; one sent now joins them. */
-  const record = async (meeting: ProviderEvent, answer: AnswerToRecord, apart: Set<string>) => {
-    const key = `${answer.meetingId}|${answer.email}|${answer.response}|${answer.at ?? ""}`;
-    if (seen.has(key)) return;
-    const respondedAt = answer.at ?? formatTimestamp(new Date());
-    const { outcome } = await bus.request(
-      meetingsRecordResponse,
-      { mode: "live", meetingId: answer.meetingId, organizerEmail: meeting.organizerEmail, email: answer.email, response: answer.response, respondedAt, source: "microsoft" },
-      { timeoutMs: settings.timeoutMs },
-    );
-    seen.add(key);
-    const apartKey = `${answer.meetingId}|${answer.email}`;
-    if (answer.occurrence && !apart.has(apartKey)) {
-      await recordAnsweredApart(db, [{ ...answer.occurrence, email: answer.email }]);
-      apart.add(apartKey);
-    }
-    if (outcome === "applied") log.info({ meetingId: answer.meetingId, response: answer.response }, "answer read from the organizer's Microsoft calendar");
-    else if (outcome !== "unchanged" && outcome !== "stale") log.debug({ meetingId: answer.meetingId, outcome }, "answer from the organizer's Microsoft calendar not recorded");
-  };
+  const record = answerRecorder(db, bus, log, { source: "microsoft", calendarName: "Microsoft" }, settings.timeoutMs);
 
   /**
    * A single event of ours gives answers to its meeting; the occurrences of
