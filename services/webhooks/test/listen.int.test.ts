@@ -1,6 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import type { PublicEvent } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
 import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
-import { startEventReceiver } from "./eventReceiver.js";
+import { createdEvent, startEventReceiver } from "./fixtures.js";
 
 /** Far longer than the test waits: a delivery must come from the announcement, not from the poll. */
 const POLL_MS = 300_000;
@@ -54,14 +53,7 @@ describe("deliveries recorded by another replica", () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const sent: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const meetingId = `mtg_${String(i).padStart(24, "0")}`;
-        const event: PublicEvent = {
-          id: `evt_${String(i).padStart(24, "0")}`,
-          type: "meeting.created",
-          createdAt: "2031-01-01T09:00:00Z",
-          mode: "test",
-          data: { object: { id: meetingId, title: `L ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null } },
-        };
+        const { meetingId, event } = createdEvent(i, `L ${i}`);
         // Recorded through the other pool, and nothing here wakes the worker.
         await recordBatch(recording, [{ sourceEventId: `src_l${i}`, userId: "usr_l", meetingId, event }]);
         sent.push(event.id);

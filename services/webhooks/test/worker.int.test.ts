@@ -1,6 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import type { PublicEvent } from "@sched/proto";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertEndpoint } from "../src/db/queries.js";
@@ -9,7 +8,7 @@ import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
 import { recordBatch } from "../src/consumers/recording.js";
 import { webhooksService } from "../src/service.js";
-import { startEventReceiver } from "./eventReceiver.js";
+import { createdEvent, startEventReceiver } from "./fixtures.js";
 
 const EVENTS = 150;
 /** Far longer than the test may wait: every delivery must come from a wake, none from the poll. */
@@ -48,14 +47,7 @@ describe("the delivery worker", () => {
     try {
       const ids: string[] = [];
       for (let i = 0; i < EVENTS; i++) {
-        const meetingId = `mtg_${String(i).padStart(24, "0")}`;
-        const event: PublicEvent = {
-          id: `evt_${String(i).padStart(24, "0")}`,
-          type: "meeting.created",
-          createdAt: "2031-01-01T09:00:00Z",
-          mode: "test",
-          data: { object: { id: meetingId, title: `W ${i}`, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null } },
-        };
+        const { meetingId, event } = createdEvent(i, `W ${i}`);
         await recordBatch(db, [{ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event }]);
         worker.wake();
         ids.push(event.id);

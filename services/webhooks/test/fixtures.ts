@@ -1,3 +1,4 @@
+/** What the delivery worker's tests deliver, and the receiver they deliver it to. */
 import type { PublicEvent } from "@sched/proto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,4 +23,17 @@ export async function startEventReceiver(): Promise<{ url: string; received: str
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The `n`th meeting's `meeting.created` event, as recording takes it (`title` tells the tests' meetings apart). */
+export function createdEvent(n: number, title: string): { meetingId: string; event: PublicEvent } {
+  const meetingId = `mtg_${String(n).padStart(24, "0")}`;
+  const event: PublicEvent = {
+    id: `evt_${String(n).padStart(24, "0")}`,
+    type: "meeting.created",
+    createdAt: "2031-01-01T09:00:00Z",
+    mode: "test",
+    data: { object: { id: meetingId, title, description: "", startTime: "2031-01-01T10:00:00Z", duration: "30 mins", participants: ["a@example.com"], status: "confirmed", organizer: "o@example.com", createdAt: "2031-01-01T09:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null } },
+  };
+  return { meetingId, event };
 }
