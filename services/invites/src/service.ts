@@ -13,6 +13,7 @@ import { ConnectionVault } from "./outbound/vault.js";
 import { pollCalDavAnswers } from "./outbound/caldavAnswers.js";
 import { DeliveryWorker } from "./outbound/worker.js";
 import { answerResetsOf } from "./db/answerResets.js";
+import { organizerOf } from "./db/organizers.js";
 import { migrations } from "./db/migrations/index.js";
 import { calendarBusyBindings } from "./inbound/calendarBusy.js";
 import { connectionBindings } from "./inbound/connections.js";
@@ -70,6 +71,8 @@ const config = z.object({
   /** Where the SMTP listener for replies to e-mail invites listens; unset: no listener. */
   INBOUND_SMTP_PORT: env.optional(z.coerce.number().int().min(1).max(65535)),
   INBOUND_SMTP_HOST: z.string().min(1).default("0.0.0.0"),
+  /** Messages one sending address may hand the listener a minute (a relay in front sends them all: raise it there). */
+  INBOUND_SMTP_MESSAGES_PER_MINUTE: env.positiveInt(120),
 }).refine((c) => c.INBOUND_SMTP_PORT === undefined || c.INBOUND_EMAIL_DOMAIN !== undefined, {
   message: "is required when INBOUND_SMTP_PORT is set (the domain the reply addresses are at)",
   path: ["INBOUND_EMAIL_DOMAIN"],
@@ -138,8 +141,9 @@ export const invitesService = defineService({
     const replyMail =
       replies && c.INBOUND_SMTP_PORT !== undefined
         ? await startReplyListener(bus, logger, replies, {
-            ...{ host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN },
+            ...{ host: c.INBOUND_SMTP_HOST, port: c.INBOUND_SMTP_PORT, uidDomain: c.INVITES_UID_DOMAIN, messagesPerMinute: c.INBOUND_SMTP_MESSAGES_PER_MINUTE },
             answersResetAt: async (meetingId) => (await answerResetsOf(db, [meetingId])).get(meetingId),
+            organizerOf: (meetingId) => organizerOf(db, meetingId),
           })
         : undefined;
     const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });

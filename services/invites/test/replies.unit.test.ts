@@ -1,4 +1,5 @@
 import ical, { ICalAttendeeStatus, ICalCalendarMethod } from "ical-generator";
+import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
 import { buildIcs } from "../src/domain/ics.js";
 import { parseItipReply, parseStoredEvent } from "../src/domain/itipReply.js";
@@ -47,11 +48,14 @@ describe("reply addresses", () => {
     expect(other.addressFor(MEETING_ID, "ann@example.com")).not.toBe(addresses.addressFor(MEETING_ID, "ann@example.com"));
   });
 
-  it("are the organizer's SENT-BY in the invite", () => {
+  it("are the ORGANIZER's address in the invite, where clients send their REPLY, the organizer named beside it", () => {
     const address = addresses.addressFor(MEETING_ID, "ann@example.com");
     const meeting = { id: MEETING_ID, title: "T", description: "", startTime: "2031-05-05T09:00:00Z", duration: "30 mins" as const, participants: ["ann@example.com"], status: "confirmed" as const, organizer: "org@example.com", createdAt: "2031-05-01T00:00:00Z", attendees: [], recurrence: null, seriesId: null, originalStartTime: null };
     const ics = buildIcs({ meeting, sequence: 1, kind: "request", recipient: "ann@example.com", organizer: { email: "org@example.com" }, uidDomain: "sched.invalid", replyAddress: address });
-    expect(ics.replace(/\r\n /g, "")).toContain(`SENT-BY="mailto:${address}"`);
+    const organizer = new ICAL.Component(ICAL.parse(ics)).getFirstSubcomponent("vevent")!.getFirstProperty("organizer")!;
+    expect(organizer.getFirstValue()).toBe(`mailto:${address}`);
+    expect(organizer.getParameter("cn")).toBe("org@example.com");
+    expect(organizer.getParameter("sent-by")).toBeUndefined();
   });
 });
 

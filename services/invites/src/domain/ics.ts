@@ -15,7 +15,10 @@ export interface IcsInput {
   /** The participant this message goes to. */
   recipient: string;
   organizer: { email: string; name?: string };
-  /** Where the attendee's calendar client sends its REPLY (the organizer's SENT-BY); absent: to the organizer. */
+  /**
+   * Where the attendee's calendar client sends its REPLY: the ORGANIZER's
+   * address, the organizer named beside it (CN). Absent: the organizer's own.
+   */
   replyAddress?: string;
   /** The domain of UIDs: the same meeting keeps one UID forever, so clients update rather than duplicate. */
   uidDomain: string;
@@ -100,7 +103,8 @@ function withZone(calendar: ICalCalendar, fields: { timezone: string | null }): 
 export function buildIcs(input: IcsInput): string {
   const { meeting, kind, recipient, series } = input;
   const calendar = ical({ prodId: PRODUCT_ID, method: kind === "request" ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL });
-  const organizer = { name: input.organizer.name ?? input.organizer.email, email: input.organizer.email, ...(input.replyAddress ? { sentBy: input.replyAddress } : {}) };
+  // Clients mail a REPLY to the ORGANIZER's address (Gmail, Outlook, Apple Calendar; few heed SENT-BY or Reply-To): it is the reply address.
+  const organizer = { name: input.organizer.name ?? input.organizer.email, email: input.replyAddress ?? input.organizer.email };
   const others = (m: Meeting) => m.participants.filter((p) => p !== input.organizer.email);
   const add = (m: Meeting, attendees: string[], asSeries = series, cancelled = kind !== "request") => {
     const fields = meetingEventFields(m, asSeries, input.sequence, input.uidDomain);
