@@ -2,7 +2,7 @@ import { eventually } from "@sched/testing";
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
 import { call, createUserWithKey, expectError, systemPerSuite, WIRINGS } from "../harness.js";
-import { startInvitesWorld } from "../invitesSetup.js";
+import { startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 import { Radicale, radicaleInstalled } from "../fakes/radicale.js";
 
 const DAY = "2031-06-04";
@@ -36,10 +36,11 @@ const STANDUP = [
 
 describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
   let radicale: Radicale;
+  let world: InvitesWorld;
   const suite = await systemPerSuite(wiring, async () => {
-    radicale = new Radicale({ ann: PASSWORD, rea: PASSWORD });
+    radicale = new Radicale({ ann: PASSWORD, rea: PASSWORD, max: PASSWORD });
     await radicale.start();
-    const world = await startInvitesWorld(wiring, { CALDAV_ANSWERS_POLL_MS: "300" });
+    world = await startInvitesWorld(wiring, { CALDAV_ANSWERS_POLL_MS: "300" });
     return { ...world.sys, stop: async () => {
       await world.stop();
       await radicale.stop();
@@ -183,5 +184,30 @@ describe.each(WIRINGS)("CalDAV calendars (%s)", async (wiring) => {
       { start: "09:00", end: "10:00", status: "busy" },
       { start: "10:00", end: "17:00", status: "free" },
     ]);
+  });
+
+  it.runIf(available)("marks the connection broken when the server refuses the password it was connected with, and sends the invites by e-mail instead", async () => {
+    const max = await createUserWithKey(suite.url, { mode: "live", timezone: "UTC" });
+    await (await radicale.client("max")).makeCalendar({ url: `${radicale.url}max/work/`, props: { displayname: "work" } });
+    const connected = await call(suite.url, "POST", "/v1/calendar-connections/caldav", { key: max.key, body: { serverUrl: radicale.url, username: "max", password: PASSWORD } });
+    expect(connected.status).toBe(201);
+    const id = connected.body.id as string;
+    expect((await call(suite.url, "PATCH", `/v1/calendar-connections/${id}`, { key: max.key, body: { default: true } })).body.default).toBe(true);
+
+    // The user revokes the app password at their provider.
+    await radicale.changePassword("max", "app-password-2");
+    const meeting = await call(suite.url, "POST", "/v1/meetings", { key: max.key, body: { title: "Fallback", duration: "30 mins", startTime: `${DAY}T16:00:00Z`, participants: ["fb-caldav@example.com"] } });
+    expect(meeting.status).toBe(201);
+    const invites = await eventually(async () => {
+      const res = await call(suite.url, "GET", `/v1/meetings/${meeting.body.id as string}/invites`, { key: max.key });
+      const data = res.body.data as { email: string; state: string; channel: string }[];
+      return data.length > 0 && data.every((i) => i.state !== "pending") ? data : undefined;
+    }, 15_000, 100);
+    expect(invites).toEqual([expect.objectContaining({ email: "fb-caldav@example.com", state: "sent", channel: "email" })]);
+    expect(world.smtp.to("fb-caldav@example.com")).toHaveLength(1);
+    const listed = await call(suite.url, "GET", "/v1/calendar-connections", { key: max.key });
+    expect(listed.body.data).toEqual([expect.objectContaining({ id, provider: "caldav", status: "broken" })]);
+    // Nothing was put in the calendar with the old password.
+    expect(await (await radicale.client("max")).fetchCalendarObjects({ calendar: { url: `${radicale.url}max/work/` } })).toEqual([]);
   });
 });

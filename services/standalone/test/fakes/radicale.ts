@@ -46,6 +46,12 @@ export class Radicale {
     return this.url;
   }
 
+  /** A new password for a user, as when they revoke an app password: the next login with the old one is refused (Radicale reads the file at each login). */
+  async changePassword(user: string, password: string): Promise<void> {
+    this.users[user] = password;
+    await writeFile(join(this.folder, "users"), Object.entries(this.users).map(([name, secret]) => `${name}:${secret}\n`).join(""));
+  }
+
   /** A user's own client, as their calendar app would use it: makes calendars and events. */
   async client(user: string) {
     return createDAVClient({ serverUrl: this.url, credentials: { username: user, password: this.users[user]! }, authMethod: "Basic", defaultAccountType: "caldav" });
