@@ -163,6 +163,38 @@ describe.each(WIRINGS)("several calendars of Google and Microsoft connections (%
     expect(Date.parse(second!.query.endDateTime!) - Date.parse(first!.query.startDateTime!)).toBe((ANSWERS_WINDOW_DAYS + 1) * DAY_MS);
   });
 
+  it.runIf(available)("sends invites through the connection made the default, through Google while none is, and keeps one default a user", async () => {
+    const user = await createUserWithKey(suite.world.url, { mode: "live", timezone: "UTC" });
+    const googleId = await attachGoogle(suite.world, user.userId, suite.world.google.grant());
+    const microsoftId = await attachMicrosoft(suite.world, user.userId, microsoft.grant("both@contoso.example"));
+    const channelOf = async (title: string) => {
+      const created = await call(suite.world.url, "POST", "/v1/meetings", { key: user.key, body: { title, duration: "30 mins", startTime: `${weekdayIn(40)}T09:00:00Z`, participants: ["guest@example.com"] } });
+      expect(created.status).toBe(201);
+      const invites = await eventually(async () => {
+        const res = await call(suite.world.url, "GET", `/v1/meetings/${created.body.id as string}/invites`, { key: user.key });
+        const data = res.body.data as { state: string; channel: string }[];
+        return data.length === 1 && data[0]!.state === "sent" ? data : undefined;
+      }, 20_000, 100);
+      return invites[0]!.channel;
+    };
+    const defaults = async () => {
+      const res = await call(suite.world.url, "GET", "/v1/calendar-connections", { key: user.key });
+      return Object.fromEntries((res.body.data as { id: string; default: boolean }[]).map((c) => [c.id, c.default]));
+    };
+
+    expect(await defaults()).toEqual({ [googleId]: false, [microsoftId]: false });
+    expect(await channelOf("No default")).toBe("google");
+
+    expect((await call(suite.world.url, "PATCH", `/v1/calendar-connections/${microsoftId}`, { key: user.key, body: { default: true } })).body.default).toBe(true);
+    expect(await channelOf("Microsoft the default")).toBe("microsoft");
+    expect([...microsoft.events.values()].filter((e) => e.subject === "Microsoft the default" && !e.removed)).toHaveLength(1);
+
+    expect((await call(suite.world.url, "PATCH", `/v1/calendar-connections/${googleId}`, { key: user.key, body: { default: true } })).body.default).toBe(true);
+    expect(await defaults()).toEqual({ [googleId]: true, [microsoftId]: false });
+    expect(await channelOf("Google the default")).toBe("google");
+    expect([...microsoft.events.values()].filter((e) => e.subject === "Google the default")).toEqual([]);
+  });
+
   it.runIf(available)("never lists a connection's calendars for a test key", async () => {
     const user = await createUserWithKey(suite.world.url, { mode: "test" });
     const grant = suite.world.google.grant();
