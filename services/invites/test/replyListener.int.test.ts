@@ -72,15 +72,16 @@ describe("the reply listener", () => {
     expect(JSON.stringify(lines)).not.toContain(replyAddress.split("@")[0]);
   });
 
-  it("refuses a message over 1 MB, a message for more than ten reply addresses, and a sender's messages past its share of a minute", async () => {
+  it("refuses a message over 1 MB, a message for more than ten reply addresses, a message that is no calendar reply, and a sender's messages past its share of a minute", async () => {
     // A sender that does not say its size up front is read to the end and refused, not kept whole.
     await expect(send([replyAddress], "x".repeat(1_100_000))).rejects.toThrow(/552/);
     const many = Array.from({ length: 11 }, (_, i) => addresses.addressFor(MEETING_ID, `p${i}@example.com`));
-    const partly = await send(many, "not a reply");
+    const partly = await send(many, "Accepted", reply({ uid: "someone-else@example.com", organizer: "org@example.com" }));
     expect(partly.rejected).toEqual([many[10]]);
     expect(String(partly.rejectedErrors?.[0])).toMatch(/452/);
-    // Six messages a minute here, the three of the test before and both above counted: the next is told to try again later.
-    await send([replyAddress], "not a reply");
-    await expect(send([replyAddress], "not a reply")).rejects.toThrow(/450/);
+    // A person writing to the organizer the invite names gets it back rather than lost: the address takes calendar replies only.
+    await expect(send([replyAddress], "Can we make it ten instead?")).rejects.toThrow(/550.*calendar replies only/);
+    // Six messages a minute here, the three of the test before and the three above counted: the next is told to try again later.
+    await expect(send([replyAddress], "Can we make it ten instead?")).rejects.toThrow(/450/);
   });
 });

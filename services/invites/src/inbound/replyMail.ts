@@ -54,9 +54,7 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 export async function startReplyListener(bus: Bus, logger: Logger, addresses: ReplyAddresses, settings: ReplyMailSettings): Promise<Stoppable & { port: number }> {
   const log = logger.child({ component: "reply-mail" });
 
-  const apply = async (mail: ParsedMail, token: string): Promise<void> => {
-    const ics = calendarPartOf(mail);
-    if (!ics) return log.warn({ problem: "no text/calendar part" }, "reply dropped");
+  const apply = async (ics: string, token: string): Promise<void> => {
     const parsed = parseItipReply(ics);
     if (!parsed.ok) return log.warn({ problem: parsed.problem }, "reply dropped");
     const proven = proveAnswer(parsed.value, { token, uidDomain: settings.uidDomain, tokenMatches: (t, m, p) => addresses.matches(t, m, p), now: new Date() });
@@ -102,9 +100,15 @@ export async function startReplyListener(bus: Bus, logger: Logger, addresses: Re
       if (bytes > MAX_MESSAGE_BYTES) return callback(smtpError(552, "Message too large for a calendar reply"));
       simpleParser(Buffer.concat(kept))
         .then(async (mail) => {
+          const ics = calendarPartOf(mail);
+          // The invite names this address as its organizer's, so a person may write here: bounce it back, never drop it unseen.
+          if (!ics) {
+            log.warn({ problem: "no text/calendar part" }, "message refused");
+            return callback(smtpError(550, "This address takes calendar replies only; write to the meeting's organizer directly"));
+          }
           const tokens = session.envelope.rcptTo.map((r) => addresses.tokenOf(r.address)).filter((t): t is string => t !== undefined);
           try {
-            for (const token of new Set(tokens)) await apply(mail, token);
+            for (const token of new Set(tokens)) await apply(ics, token);
           } catch (err) {
             log.warn({ err }, "could not record a reply; the sender will try again");
             return callback(smtpError(451, "Try again later"));
