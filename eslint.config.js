@@ -106,8 +106,13 @@ export default tseslint.config(
     },
   },
   {
-    // Config parsing, the test helpers and the CLI entry are where the environment is read.
-    files: ["libs/config/**", "libs/testing/**", "libs/logging/**", "**/test/**", "**/cli.ts", "**/main.ts", "**/runService.ts", "**/cluster.ts", "**/examples/**", "vitest.config.ts"],
+    // Config parsing and the entry points are where the environment is read; a subject is still taken from proto/ there.
+    files: ["libs/config/**", "libs/logging/**", "**/cli.ts", "**/main.ts", "**/runService.ts", "**/cluster.ts"],
+    rules: { "no-restricted-syntax": ["error", ...SUBJECTS_FROM_PROTO] },
+  },
+  {
+    // Tests and their helpers read the environment, and spell subjects to pin the contract's names and define test-only endpoints.
+    files: ["libs/testing/**", "**/test/**", "**/examples/**", "vitest.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
 );

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, ServerResponse, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { formatTimestamp } from "@sched/proto";
 import { DateTime } from "luxon";
 import { originalStarts, ruleOfGraphRecurrence, type GraphRecurrence } from "./graphRecurrenceExpansion.js";
 
@@ -208,7 +209,7 @@ export class FakeMicrosoft {
     const event = this.events.get(eventId);
     const entry = event?.attendees.find((a) => a.emailAddress.address.toLowerCase() === attendee.toLowerCase());
     if (!event || !entry) throw new Error(`${attendee} is not an attendee of event ${eventId}`);
-    entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
+    entry.status = { response, time: formatTimestamp(at) };
   }
 
   /**
@@ -223,7 +224,7 @@ export class FakeMicrosoft {
     const attendees = instance.attendees.map((a) => ({ ...a, status: { ...a.status } }));
     const entry = attendees.find((a) => a.emailAddress.address.toLowerCase() === attendee.toLowerCase());
     if (!entry) throw new Error(`${attendee} is not an attendee of that occurrence`);
-    entry.status = { response, time: at.toISOString().replace(/\.\d{3}Z$/, "Z") };
+    entry.status = { response, time: formatTimestamp(at) };
     master.exceptions.set(start, { ...(master.exceptions.get(start) ?? { isCancelled: false }), attendees });
   }
 
@@ -467,7 +468,7 @@ export class FakeMicrosoft {
       id: instanceId(master.id, originalStart),
       type: exception ? "exception" : "occurrence",
       seriesMasterId: master.id,
-      originalStart: new Date(originalStart).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      originalStart: formatTimestamp(originalStart),
       subject: exception?.subject ?? master.subject,
       body: exception?.body ?? master.body,
       start: utcOf(exception?.start ? instantOf(exception.start)! : originalStart),

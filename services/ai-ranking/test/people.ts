@@ -1,4 +1,4 @@
-import { NO_PREFERENCES, type Preferences } from "@sched/proto";
+import { formatTimestamp, NO_PREFERENCES, type Preferences } from "@sched/proto";
 import type { Interval, RankedPerson } from "../src/domain/fit.js";
 import { learnPatterns, type HistoryMeeting } from "../src/domain/patterns.js";
 
@@ -14,7 +14,7 @@ export const NOW = MONDAY + 4 * DAY;
 export const NEXT_WEEK = MONDAY + 7 * DAY;
 
 /** A time as the bus contract spells it: UTC, whole seconds. */
-export const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+export const iso = (ms: number) => formatTimestamp(ms);
 
 /** A one-hour candidate of the ranked week, `dayOffset` days after its Monday. */
 export const slot = (dayOffset: number, hour: number) => ({ start: iso(NEXT_WEEK + dayOffset * DAY + hour * HOUR), end: iso(NEXT_WEEK + dayOffset * DAY + (hour + 1) * HOUR) });

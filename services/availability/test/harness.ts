@@ -27,7 +27,7 @@ import {
   type WorkingHoursEntry,
   NO_PREFERENCES,
 } from "@sched/proto";
-import { createTestDatabase, uniqueSuffix } from "@sched/testing";
+import { createTestDatabase, overriding, uniqueSuffix } from "@sched/testing";
 import type { z } from "zod";
 import { availabilityService } from "../src/index.js";
 import { serveAvailability } from "../src/service.js";
@@ -80,21 +80,12 @@ class AccountsDouble {
 
 /** A bus that behaves like `bus` and remembers the subjects the availability service asked. */
 function recordingBus(bus: Bus, asked: string[]): Bus {
-  return {
+  return overriding<Bus>(bus, {
     request: (e, p, o) => {
       asked.push(e.subject);
       return bus.request(e, p, o);
     },
-    serve: (s, b) => bus.serve(s, b),
-    publish: (e, p, o) => bus.publish(e, p, o),
-    consume: (o, h) => bus.consume(o, h),
-    consumeBatches: (o, h) => bus.consumeBatches(o, h),
-    notify: (n, p) => bus.notify(n, p),
-    onNotice: (n, h) => bus.onNotice(n, h),
-    isConnected: () => bus.isConnected(),
-    maxMessageBytes: () => bus.maxMessageBytes(),
-    close: () => bus.close(),
-  };
+  });
 }
 
 export interface World {

@@ -20,7 +20,7 @@ import {
   type PayloadOf,
   type meetingUpdated,
 } from "@sched/proto";
-import { createTestDatabase, uniqueSuffix } from "@sched/testing";
+import { createTestDatabase, overriding, uniqueSuffix } from "@sched/testing";
 import { expect } from "vitest";
 import { meetingsService } from "../src/index.js";
 
@@ -71,26 +71,9 @@ export async function startMeetings(options: { target?: "postgres" | "pglite"; b
   };
 }
 
-/** A bus that behaves like `bus` except for what `overrides` replaces. */
-export function overriding(bus: Bus, overrides: Partial<Bus>): Bus {
-  return {
-    request: (e, p, o) => bus.request(e, p, o),
-    serve: (s, b) => bus.serve(s, b),
-    publish: (e, p, o) => bus.publish(e, p, o),
-    consume: (o, h) => bus.consume(o, h),
-    consumeBatches: (o, h) => bus.consumeBatches(o, h),
-    notify: (n, p) => bus.notify(n, p),
-    onNotice: (n, h) => bus.onNotice(n, h),
-    isConnected: () => bus.isConnected(),
-    maxMessageBytes: () => bus.maxMessageBytes(),
-    close: () => bus.close(),
-    ...overrides,
-  };
-}
-
 /** A bus that behaves like `bus` except for how it publishes. */
 export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
-  return overriding(bus, { publish });
+  return overriding<Bus>(bus, { publish });
 }
 
 export function newCaller(overrides: Partial<Caller> = {}): Caller {

@@ -1,8 +1,9 @@
-import { REPLY_HEADROOM_BYTES } from "@sched/bus";
+import { REPLY_HEADROOM_BYTES, type Bus } from "@sched/bus";
 import type { Caller, Meeting, MeetingFilter, MeetingListItem } from "@sched/proto";
+import { overriding } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareForList } from "../src/domain/filters.js";
-import { client, created, hoursFromNow, inMode, newCaller, overriding, startMeetings, type TestMeetings } from "./harness.js";
+import { client, created, hoursFromNow, inMode, newCaller, startMeetings, type TestMeetings } from "./harness.js";
 
 let h: TestMeetings;
 let api: ReturnType<typeof client>;
@@ -243,7 +244,7 @@ describe("GET /v1/meetings on a bus with a message limit", () => {
   let small: TestMeetings;
 
   beforeAll(async () => {
-    small = await startMeetings({ bus: (bus) => overriding(bus, { maxMessageBytes: () => REPLY_HEADROOM_BYTES + ITEM_BYTES }) });
+    small = await startMeetings({ bus: (bus) => overriding<Bus>(bus, { maxMessageBytes: () => REPLY_HEADROOM_BYTES + ITEM_BYTES }) });
   });
   afterAll(async () => small?.close());
 

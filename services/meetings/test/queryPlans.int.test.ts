@@ -2,8 +2,7 @@ import { replyBodyBudget } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busySql, calendarPageBesideSql, calendarPageSql, listCalendar } from "../src/db/queries.js";
-import { seriesVersionsSql } from "../src/db/seriesQueries.js";
+import { busySql, calendarPageBesideSql, calendarPageSql, listCalendar, seriesVersionsSql } from "../src/db/queries.js";
 import { planList, withWindow } from "../src/domain/filters.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { readSeriesVersions, seriesVersionsSql, seriesWithExceptionsSql } from "../src/db/seriesQueries.js";
+import { readSeriesVersions, seriesVersionsSql, seriesWithExceptionsSql } from "../src/db/queries.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
 /**

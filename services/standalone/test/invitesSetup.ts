@@ -1,3 +1,4 @@
+import { formatTimestamp } from "@sched/proto";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { SmtpFake } from "@sched/testing/smtp";
 import ICAL from "ical.js";
@@ -92,7 +93,7 @@ export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<str
 export async function attachGoogle(world: InvitesWorld, userId: string, grant: { accessToken: string; refreshToken: string; expiresAt: number }): Promise<string> {
   const res = await call(world.url, "POST", `/admin/v1/users/${userId}/calendar-connections`, {
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: { provider: "google", accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresAt: new Date(grant.expiresAt).toISOString().replace(/\.\d{3}Z$/, "Z") },
+    body: { provider: "google", accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresAt: formatTimestamp(grant.expiresAt) },
   });
   if (res.status !== 201) throw new Error(`attach failed: ${JSON.stringify(res.body)}`);
   return res.body.id as string;

@@ -1,5 +1,5 @@
 import { Sealer } from "@sched/ids";
-import type { HttpReply } from "@sched/proto";
+import { HttpReply } from "@sched/proto";
 
 /**
  * Seals the replies kept under Idempotency-Key records, so a secret shown
@@ -18,8 +18,12 @@ export class ReplyCipher {
     return this.sealer.seal(JSON.stringify(reply), boundTo);
   }
 
-  /** Throws when the reply was sealed under another key or binding, or was changed. */
+  /**
+   * Throws when the reply was sealed under another key or binding, or was
+   * changed. Read back through the contract's HttpReply schema, not taken on
+   * trust: only a replay comes this way.
+   */
   open(sealed: string, boundTo: string): HttpReply {
-    return JSON.parse(this.sealer.open(sealed, boundTo)) as HttpReply;
+    return HttpReply.parse(JSON.parse(this.sealer.open(sealed, boundTo)));
   }
 }

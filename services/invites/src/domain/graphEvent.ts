@@ -125,7 +125,7 @@ export function responseOfGraph(response: ResponseType | null | undefined): Give
 export function graphResponseTime(time: string | null | undefined): string | undefined {
   if (!time || time.startsWith("0001-")) return undefined;
   const ms = Date.parse(/(?:Z|[+-]\d{2}:\d{2})$/.test(time) ? time : `${time}Z`);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return Number.isNaN(ms) ? undefined : formatTimestamp(ms);
 }
 
 /** The statuses of getSchedule items that keep the person from another meeting. */

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { Mode } from "@sched/proto";
-import { seriesWithExceptions, type VersionedSeries } from "./seriesQueries.js";
+import { seriesWithExceptions, type VersionedSeries } from "./queries.js";
 
 /** Most a store keeps, counting a series, each of its exceptions and each own answer of an occurrence as one: a few tens of MB at most. */
 const MOST_KEPT = 200_000;

@@ -10,11 +10,12 @@ import {
   type MeetingStatus,
   type PayloadOf,
 } from "@sched/proto";
+import { newMeeting } from "./create.js";
 import type { ChangeEvent } from "./events.js";
 import { checkRule } from "./recurrence.js";
 import type { Answers } from "./seriesAnswers.js";
 import { occurrenceToMeeting, seriesOfEvent, seriesToMeeting, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
-import { endTimeOf, formatTimestamp, truncateToSecond } from "./timing.js";
+import { endTimeOf, formatTimestamp } from "./timing.js";
 
 /** Reads a rule for a series starting at `start` in `zone`, failing as the 400 that names `recurrence`. */
 export function readRule(text: string, start: Date, zone: string): { rule: string; lastStart: Date } {
@@ -28,23 +29,11 @@ export function newSeries(input: { id: string; caller: Caller; body: MeetingCrea
   const { body, caller } = input;
   const { rule, lastStart } = readRule(body.recurrence, input.startTime, caller.timezone);
   return {
-    id: input.id,
-    mode: caller.mode,
-    organizerId: caller.userId,
-    organizerEmail: caller.email.toLowerCase(),
-    title: body.title,
-    description: body.description ?? "",
-    startTime: input.startTime,
-    duration: body.duration,
-    participants: body.participants,
-    status: body.status ?? "confirmed",
-    sequence: 1,
-    createdAt: truncateToSecond(input.now),
+    ...newMeeting(input),
     recurrence: rule,
     timeZone: caller.timezone,
     lastEnd: endTimeOf(lastStart, body.duration),
     activeFrom: null,
-    responses: {},
   };
 }
 

@@ -1,8 +1,7 @@
 import type { Handler } from "@sched/bus";
 import type { BusyInterval, meetingsBusy } from "@sched/proto";
 import { mergeIntervals, occurrenceBusy } from "../domain/busyOccurrences.js";
-import { busyIntervals } from "../db/queries.js";
-import { readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
+import { busyIntervals, readSeriesVersions, seriesVersionsSql } from "../db/queries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /**

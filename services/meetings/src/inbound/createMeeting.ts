@@ -11,8 +11,7 @@ import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
 import { toMeeting } from "../domain/meeting.js";
 import { newSeries, seriesCreatedEvent } from "../domain/seriesChanges.js";
 import { seriesToMeeting } from "../domain/series.js";
-import { insertMeeting } from "../db/queries.js";
-import { insertSeries } from "../db/seriesQueries.js";
+import { insertMeeting, insertSeries } from "../db/queries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /** POST /v1/meetings → 201 with the meeting; its `meeting.created` event commits with it. */

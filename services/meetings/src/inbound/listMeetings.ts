@@ -5,8 +5,7 @@ import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
 import { mergePage, occurrencesForPage, singleEntries, type Position } from "../domain/occurrencePage.js";
 import { seesOccurrence } from "../domain/series.js";
-import { findCalendarPosition, listCalendar } from "../db/queries.js";
-import { findSeries, readSeriesVersions, seriesVersionsSql } from "../db/seriesQueries.js";
+import { findCalendarPosition, listCalendar, findSeries, readSeriesVersions, seriesVersionsSql } from "../db/queries.js";
 import { findOccurrence, readMeetingRef } from "./series.js";
 import type { MeetingsDeps } from "./deps.js";
 

@@ -26,7 +26,7 @@ import {
   saveOccurrenceAnswers,
   takeExceptionsEndingAfter,
   updateSeries,
-} from "../db/seriesQueries.js";
+} from "../db/queries.js";
 import { ownAnswers } from "./seriesResponse.js";
 import type { Knex } from "@sched/db";
 import type { MeetingsDeps } from "./deps.js";

@@ -5,7 +5,7 @@ import { newEventId, responseEvent, responseMsgId } from "../domain/events.js";
 import { judgeResponse, type GivenReply, type ResponseOutcome } from "../domain/responses.js";
 import { occurrenceAnswers, type Answers } from "../domain/seriesAnswers.js";
 import { occurrenceToMeeting, seriesToMeeting, type SeriesRecord } from "../domain/series.js";
-import { answersOfOccurrence, findSeries, saveOccurrenceAnswers, saveSeriesAnswers } from "../db/seriesQueries.js";
+import { answersOfOccurrence, findSeries, saveOccurrenceAnswers, saveSeriesAnswers } from "../db/queries.js";
 import { findOccurrence } from "./series.js";
 
 /** What of the request is not the answer itself. */

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "@sched/testing";
-import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
-import { attachGoogle, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
+import { call, createUserWithKey, perSuite, WIRINGS } from "../harness.js";
+import { attachGoogle, startInvitesWorld } from "../invitesSetup.js";
 
 /** How often the invites read answers back from Google here: often enough for a test to wait on. */
 const ANSWERS_POLL_MS = 400;
@@ -10,16 +10,10 @@ const eventIdOf = (meetingId: string) => Buffer.from(meetingId).toString("hex");
 const startIn = (days: number) => `${new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)}T10:00:00Z`;
 
 describe.each(WIRINGS)("answers read back from Google calendars (%s)", async (wiring) => {
-  const available = await wiringAvailable(wiring);
-  let world: InvitesWorld;
+  const suite = await perSuite(wiring, () => startInvitesWorld(wiring, { GOOGLE_ANSWERS_POLL_MS: String(ANSWERS_POLL_MS) }));
 
-  beforeAll(async () => {
-    if (!available) return;
-    world = await startInvitesWorld(wiring, { GOOGLE_ANSWERS_POLL_MS: String(ANSWERS_POLL_MS) });
-  });
-  afterAll(async () => world?.stop());
-
-  it.runIf(available)("records an attendee's answer Google reports, reading one event list per connection a round", async () => {
+  it.runIf(suite.available)("records an attendee's answer Google reports, reading one event list per connection a round", async () => {
+    const world = suite.started;
     const org = await createUserWithKey(world.url, { mode: "live" });
     const grant = world.google.grant();
     await attachGoogle(world, org.userId, grant);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eventually } from "@sched/testing";
+import { formatTimestamp } from "@sched/proto";
 import { ADMIN_TOKEN, call, createUserWithKey, expectError, WIRINGS } from "../harness.js";
 import { microsoftWorldPerSuite } from "../invitesSetup.js";
 import { weekdayIn } from "../days.js";
@@ -19,7 +20,7 @@ describe.each(WIRINGS)("Microsoft calendars end to end (%s)", async (wiring) => 
   const attach = async (userId: string, grant: { accessToken: string; refreshToken: string; expiresAt: number; accountEmail: string }) => {
     const res = await call(suite.world.url, "POST", `/admin/v1/users/${userId}/calendar-connections`, {
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: { provider: "microsoft", accountEmail: grant.accountEmail, accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresAt: new Date(grant.expiresAt).toISOString().replace(/\.\d{3}Z$/, "Z") },
+      body: { provider: "microsoft", accountEmail: grant.accountEmail, accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresAt: formatTimestamp(grant.expiresAt) },
     });
     expect(res.status).toBe(201);
     return res.body.id as string;
