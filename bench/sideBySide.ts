@@ -41,6 +41,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CHAIN_ROWS = 100_000;
 const MEETINGS = 500;
 const FLAT_OUT_CONNECTIONS = 50;
+/** The services profiled with --profile: the one each request reaches, and the dashboard that stores every request's log entry. */
+const PROFILED_SERVICES = ["meetings", "dashboard"];
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const median = (xs: number[]) => {
@@ -146,7 +148,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   const env = { NATS_URL: nats.url, DATABASE_URL: projectDb.url, REDIS_URL: redisUrl, BUS_NAMESPACE: `bench${uniqueSuffix()}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
   const processes = new Map<string, ServiceProcess>();
   const starts = await Promise.allSettled([
-    ...serviceModules.map(async (m) => processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: m.name === "meetings" ? profiled("meetings") : [] }))),
+    ...serviceModules.map(async (m) => processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: PROFILED_SERVICES.includes(m.name) ? profiled(m.name) : [] }))),
     (async () => processes.set("gateway", await startGatewayProcess(env, { nodeArgs: profiled("gateway") })))(),
   ]);
   // SIGTERM: a graceful stop writes the CPU profiles.
@@ -298,10 +300,10 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
 
   if (options.profile) {
     // Stop the profiled processes gracefully so they write their profiles, then read the flat-out rounds' windows.
-    await Promise.all([gateway.kill("SIGTERM"), processes.get("meetings")!.kill("SIGTERM")]);
+    await Promise.all([gateway.kill("SIGTERM"), ...PROFILED_SERVICES.map((n) => processes.get(n)!.kill("SIGTERM"))]);
     chainGateway.child.kill("SIGTERM");
     chainService.child.kill("SIGTERM");
-    await eventually(() => ["gateway", "meetings", "chain-gateway", "chain-service"].every((n) => profileOf(profileDir, n)), 30_000, 200).catch(() => undefined);
+    await eventually(() => ["gateway", ...PROFILED_SERVICES, "chain-gateway", "chain-service"].every((n) => profileOf(profileDir, n)), 30_000, 200).catch(() => undefined);
     const table = (title: string, entries: Array<{ side: Side; name: string; layers: Layer[] }>) => {
       const shares = entries.map(({ side, name, layers }) => {
         const file = profileOf(profileDir, name);
@@ -313,7 +315,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
           busy += s.busySamples;
           for (const [l, n] of s.byLayer) byLayer.set(l, (byLayer.get(l) ?? 0) + n);
         }
-        const group = name.endsWith("gateway") ? "gateway" : "service";
+        const group = name.endsWith("gateway") ? "gateway" : name === "dashboard" ? "dashboard" : "service";
         return { perRequest: cpuPerRequest(side, group), busy, byLayer };
       });
       const names = [...new Set(entries.flatMap((e) => [...e.layers.map((l) => l.name), NODE_ITSELF, GARBAGE_COLLECTION]))];
@@ -334,6 +336,8 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
     table("Service CPU by layer, µs per request", [
       { side: chain, name: "chain-service", layers: SERVICE_LAYERS },
       { side: project, name: "meetings", layers: SERVICE_LAYERS },
+      // Its share of a get: the request log's batches, stored as they arrive.
+      { side: project, name: "dashboard", layers: SERVICE_LAYERS },
     ]);
   }
 }

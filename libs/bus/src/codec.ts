@@ -90,7 +90,11 @@ export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: Requ
     logger.debug({ subject: ctx.subject }, "request dropped: its deadline passed before it was served");
     throw deadlinePassed();
   }
-  const parsed = binding.endpoint.request.safeParse(raw, { reportInput: true });
+  // The input is asked for only to say what is wrong with a request that fails: zod checks
+  // with `reportInput` at several times the cost of a plain check, paid by every request.
+  const request = binding.endpoint.request;
+  let parsed = request.safeParse(raw);
+  if (!parsed.success) parsed = request.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalidRequest(parsed.error, { httpEnvelope: binding.endpoint.kind === "route" });
   let reply: unknown;
   try {

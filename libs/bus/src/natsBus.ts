@@ -19,6 +19,7 @@ import { endpointMetadata } from "./endpointMetadata.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
+import { replyHeadHeaders } from "./replyHeads.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { OncePerTurn } from "./oncePerTurn.js";
 import { NatsReplies, RequestNotAnswered } from "./natsReplies.js";
@@ -225,8 +226,7 @@ class NatsBus implements Bus {
       const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
       if (binding.endpoint.kind === "route") {
         const wire = encodeHttpReply(reply as HttpReply);
-        const h = natsHeaders();
-        h.set(HTTP_REPLY_HEADER, wire.head);
+        const h = replyHeadHeaders(wire.head, (reply as HttpReply).headers === undefined);
         await this.outgoing.run(() => msg.respond(wire.body, { headers: h }));
       } else {
         const body = encode(reply);

@@ -36,6 +36,15 @@ describe("dispatching a request", () => {
     expect(ran).toBe(false);
   });
 
+  it("words a refused request by what was sent: a parameter missing, or there and of the wrong type", async () => {
+    const { logger } = recordingLogger();
+    const binding = bind(save, async () => ({ saved: true }));
+    const missing = await rejection(dispatch(binding, {}, ctx(Date.now() + 5_000), logger));
+    expect([missing.status, missing.message]).toEqual([400, "Missing required parameter: text."]);
+    const wrong = await rejection(dispatch(binding, { text: 3 }, ctx(Date.now() + 5_000), logger));
+    expect([wrong.status, wrong.message]).toEqual([400, "Invalid text: expected string."]);
+  });
+
   it("answers 503 with Retry-After for a database that is down, logging the cause once as a warning, not as a failed handler", async () => {
     const { logger, lines } = recordingLogger();
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
