@@ -100,7 +100,7 @@ export class DeliveryWorker {
     this.stopped = true;
     this.rest.wake();
     await this.running;
-    const unsent = this.waiting.map((w) => w.delivery.seq);
+    const unsent = this.waiting.map((w) => w.delivery);
     this.waiting = [];
     await Promise.all(this.sending);
     await this.settlements.drain();
@@ -143,13 +143,13 @@ export class DeliveryWorker {
     const { settings } = this;
     const now = Date.now();
     const still: Waiting[] = [];
-    const late: number[] = [];
+    const late: ClaimedDelivery[] = [];
     for (const entry of this.waiting) {
       const endpoint = entry.delivery.endpoint.id;
       if (entry.sendBy < now) {
         // Its lease might run out mid-attempt: given back to the next claim, here or in another replica.
         this.release(endpoint);
-        late.push(entry.delivery.seq);
+        late.push(entry.delivery);
       } else if (this.sending.size < settings.concurrency && (this.inFlight.get(endpoint) ?? 0) < settings.perEndpoint) {
         this.launch(entry.delivery);
       } else {
@@ -161,7 +161,6 @@ export class DeliveryWorker {
   }
 
   private launch(delivery: ClaimedDelivery): void {
-    const { settings } = this;
     const endpoint = delivery.endpoint.id;
     this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
     const sent = this.attempt(delivery)
@@ -172,8 +171,8 @@ export class DeliveryWorker {
         this.release(endpoint);
         this.sending.delete(sent);
         if (!this.stopped) this.pump();
-        // Refilled once its claimed-ahead deliveries have all started, not at every finish: a claim serves several.
-        if (this.moreDue && ((this.held.get(endpoint) ?? 0) <= settings.perEndpoint || this.waiting.length === 0)) this.wake();
+        // The freed room may be claimed at once: the loop's next claim takes every slot freed since its last one.
+        if (this.moreDue) this.wake();
       });
     this.sending.add(sent);
   }
