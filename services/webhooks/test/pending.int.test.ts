@@ -8,7 +8,8 @@ import { migrations } from "../src/db/migrations/index.js";
 import { DeliveryWorker } from "../src/outbound/worker.js";
 import { SecretCipher } from "../src/domain/secretCipher.js";
 import { newSigningSecret } from "../src/domain/secrets.js";
-import { recordBatch } from "../src/consumers/recording.js";
+import { recordBatch, type RecordingClaims } from "../src/consumers/recording.js";
+import type { ClaimedDelivery, RecordingRoom } from "../src/db/queries.js";
 import { webhooksService } from "../src/service.js";
 import { createdEvent, startEventReceiver } from "./fixtures.js";
 
@@ -70,6 +71,34 @@ describe("pending deliveries", () => {
     expect(await owed(db, bypassed.id)).toHaveLength(1);
     await purgeOldEvents(db);
     expect(await owed(db, bypassed.id)).toEqual([]);
+  });
+
+  it("claims a batch's deliveries as it records them, a meeting's first owed event only, as far as the room held", async () => {
+    const target = await endpointOf("usr_p5");
+    const adopted: { claimed: readonly ClaimedDelivery[]; leftBehind: boolean }[] = [];
+    const claimsWith = (free: number): RecordingClaims => ({
+      reserve: (owed) => ({ free: new Map([...owed].map(([endpoint]) => [endpoint, free])), leaseMs: 30_000 }),
+      adopt: (_room: RecordingRoom, claimed, leftBehind) => void adopted.push({ claimed, leftBehind }),
+    });
+    const batch = (ns: number[], meeting: (n: number) => number) =>
+      ns.map((n) => {
+        const { event } = createdEvent(n, `P ${n}`);
+        const meetingId = `mtg_${String(meeting(n)).padStart(24, "0")}`;
+        return { sourceEventId: id("src"), userId: "usr_p5", meetingId, event: { ...event, id: id("evt"), data: { object: { ...event.data.object, id: meetingId } } } };
+      });
+    // Two events of one meeting and one of another: the meeting's second waits for its first.
+    const first = batch([9_020, 9_021, 9_022], (n) => (n === 9_022 ? 9_022 : 9_020));
+    expect(await recordBatch(db, first, claimsWith(4))).toBe(3);
+    expect(adopted[0]!.claimed.map((c) => c.eventId)).toEqual([first[0]!.event.id, first[2]!.event.id]);
+    expect(adopted[0]!.leftBehind).toBe(true);
+    expect(adopted[0]!.claimed[0]).toMatchObject({ endpointId: target.id, attempts: 0, body: JSON.stringify(first[0]!.event) });
+    const leased = (await owed(db, target.id)).filter((row) => row.lease_until !== null);
+    expect(leased.map((row) => Number(row.delivery_seq))).toEqual(adopted[0]!.claimed.map((c) => c.seq));
+    // A meeting with an event owed from before is not claimed at recording; nor past the room held.
+    const second = batch([9_023, 9_024, 9_025], (n) => (n === 9_023 ? 9_020 : n));
+    await recordBatch(db, second, claimsWith(1));
+    expect(adopted[1]!.claimed.map((c) => c.eventId)).toEqual([second[1]!.event.id]);
+    expect(adopted[1]!.leftBehind).toBe(true);
   });
 
   it("gives a stopping worker's claimed deliveries back, unleased, to be taken at once elsewhere", { timeout: 60_000 }, async () => {

@@ -65,15 +65,35 @@ export interface EventWithDeliveries extends EventToRecord {
   deliveries: readonly { id: string; endpointId: string }[];
 }
 
+/** What a worker may claim of a batch's deliveries as they are recorded: up to `free` of each endpoint, leased for `leaseMs`. */
+export interface RecordingRoom {
+  free: ReadonlyMap<string, number>;
+  leaseMs: number;
+}
+
+/** What recording a batch did: how many events were new, the deliveries it claimed, whether any were left for a claim. */
+export interface Recorded {
+  added: number;
+  claimed: ClaimedDelivery[];
+  leftBehind: boolean;
+}
+
 /**
  * Records a batch of events and their deliveries in one statement, in the
  * batch's order (so `seq` follows it); each delivery is owed (a row of
- * `pending_deliveries`) until it settles. An event whose source was seen before
- * (a redelivery) records nothing again; the source ids must be distinct
- * within the batch. How many events were new.
+ * `pending_deliveries`) until it settles. An event whose source was seen
+ * before (a redelivery) records nothing again; the source ids must be
+ * distinct within the batch.
+ *
+ * Given `room`, the same statement claims what it may of the new deliveries
+ * (their pending rows are inserted leased, so no claim has to write them
+ * again): those that are their meeting's first owed event for the endpoint
+ * (none earlier owed, none earlier in the batch), up to the endpoint's room,
+ * in recording order. Other replicas are woken (NOTIFY) only for deliveries
+ * left unclaimed.
  */
-export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[]): Promise<number> {
-  if (records.length === 0) return 0;
+export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[], room: RecordingRoom = { free: new Map(), leaseMs: 0 }): Promise<Recorded> {
+  if (records.length === 0) return { added: 0, claimed: [], leftBehind: false };
   const batch = records.map((r, ord) => ({
     ord,
     id: r.event.id,
@@ -86,32 +106,61 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
     created_at: r.event.createdAt,
     deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
   }));
+  const free = [...room.free].map(([endpointId, n]) => ({ endpoint_id: endpointId, free: n }));
   // The body is a json value inside the batch's json: Postgres keeps its text as written, field order included.
-  const { rows } = await db.raw<{ rows: { added: number }[] }>(
+  const { rows } = await db.raw<{ rows: (RecordedRow & Partial<ClaimedRow>)[] }>(
     `with batch as (
        select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
                                                      meeting_id varchar, body json, created_at timestamptz, deliveries json)
+     ), room as (
+       select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), recorded as (
        insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
        select id, source_event_id, user_id, mode, type, meeting_id, body, created_at from batch order by ord
        on conflict (source_event_id) do nothing
-       returning seq, source_event_id
+       returning seq, id, body, source_event_id
      ), queued as (
        insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
        select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
        from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
        order by recorded.seq
-       returning seq, endpoint_id, meeting_id, event_seq, next_attempt_at
+       returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at, created_at
+     ), first_owed as (
+       -- Its meeting's first owed event for the endpoint: first in the batch, and nothing owed from before (a probe of the pending key).
+       select q.seq, q.endpoint_id, row_number() over (partition by q.endpoint_id order by q.seq) as nth
+       from (select q.*, rank() over (partition by q.endpoint_id, q.meeting_id order by q.event_seq) as in_meeting from queued q) q
+       where q.in_meeting = 1
+         and not exists (select 1 from pending_deliveries p where p.endpoint_id = q.endpoint_id and p.meeting_id = q.meeting_id)
+     ), taken as (
+       select f.seq from first_owed f join room using (endpoint_id) where f.nth <= room.free
      ), owed as (
-       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at)
-       select endpoint_id, meeting_id, event_seq, seq, next_attempt_at from queued
+       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at, lease_until)
+       select q.endpoint_id, q.meeting_id, q.event_seq, q.seq, q.next_attempt_at,
+              case when q.seq in (select seq from taken) then now() + (? * interval '1 millisecond') end
+       from queued q
+     ), left_behind as (
+       select exists (select 1 from queued where seq not in (select seq from taken)) as unclaimed
      )
-     -- Announced to every replica's worker (see listenForQueued), once the statement commits.
-     select count(*)::int as added, (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from (select 1 from queued limit 1) q) n) as announced
-     from recorded`,
-    [JSON.stringify(batch)],
+     -- Other replicas' workers are woken (see listenForQueued), once the statement commits, for what no claim here took.
+     select (select count(*)::int from recorded) as added, (select unclaimed from left_behind) as left_behind,
+            (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from left_behind where unclaimed) n) as announced,
+            q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, ev.body::text as body,
+            e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
+     from (select 1) one
+     left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join endpoints e on e.id = q.endpoint_id) on true`,
+    [JSON.stringify(batch), JSON.stringify(free), room.leaseMs],
   );
-  return rows[0]?.added ?? 0;
+  const first = rows[0];
+  return {
+    added: first?.added ?? 0,
+    leftBehind: first?.left_behind ?? false,
+    claimed: rows.filter((r): r is RecordedRow & ClaimedRow => r.seq !== null && r.seq !== undefined).map(toClaimed),
+  };
+}
+
+interface RecordedRow {
+  added: number;
+  left_behind: boolean;
 }
 
 /** What of a pooled `pg` connection listening takes. */

@@ -1,6 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { claimDue, LAST_SUCCESS_GRAIN_MS, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type Settlement } from "../db/queries.js";
+import { claimDue, LAST_SUCCESS_GRAIN_MS, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type RecordingRoom, type Settlement } from "../db/queries.js";
+import type { RecordingClaims } from "../consumers/recording.js";
 import { disablesEndpoint, isDelivered, nextAttemptAt, type RetryPolicy } from "../domain/retry.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
@@ -59,7 +60,7 @@ interface Waiting {
  * the repeat); a delivery is settled (and its meeting's next event becomes
  * due) only once its outcome is written.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements RecordingClaims {
   private stopped = false;
   private readonly rest = new WakeableSleep();
   /** Whether the last claim may have left due deliveries behind (it took all it could): a freed slot then claims again. */
@@ -94,6 +95,46 @@ export class DeliveryWorker {
   /** New deliveries were queued, or some settled: look now rather than at the next poll. */
   wake(): void {
     this.rest.wake();
+  }
+
+  /**
+   * Holds this worker's room for a batch being recorded, so that the
+   * recording statement claims the batch's deliveries itself (their pending
+   * rows written once, already leased) and no claim of the loop's takes the
+   * same room meanwhile.
+   */
+  reserve(owed: ReadonlyMap<string, number>): RecordingRoom {
+    const { settings } = this;
+    const free = new Map<string, number>();
+    let total = CLAIM_AHEAD * settings.concurrency - [...this.held.values()].reduce((a, b) => a + b, 0);
+    for (const [endpoint, n] of owed) {
+      const room = this.stopped ? 0 : Math.min(n, CLAIM_AHEAD * settings.perEndpoint - (this.held.get(endpoint) ?? 0), total);
+      if (room <= 0) continue;
+      free.set(endpoint, room);
+      this.held.set(endpoint, (this.held.get(endpoint) ?? 0) + room);
+      total -= room;
+    }
+    return { free, leaseMs: settings.timeoutMs * 3 };
+  }
+
+  /** Takes what a recording claimed in the room it held (see reserve); deliveries left behind are claimed next, at once. */
+  adopt(room: RecordingRoom, claimed: readonly ClaimedDelivery[], leftBehind: boolean): void {
+    for (const [endpoint, n] of room.free) for (let i = 0; i < n; i++) this.release(endpoint);
+    if (this.stopped) {
+      // Stopped meanwhile: handed back like any claim not sent.
+      void releaseClaims(this.db, claimed).catch((err: unknown) => this.logger.warn({ err }, "claimed webhook deliveries not released; their leases will run out"));
+      return;
+    }
+    const sendBy = Date.now() + this.settings.timeoutMs * SEND_WITHIN_TIMEOUTS;
+    for (const delivery of claimed) {
+      this.held.set(delivery.endpoint.id, (this.held.get(delivery.endpoint.id) ?? 0) + 1);
+      this.waiting.push({ delivery, sendBy });
+    }
+    this.pump();
+    if (leftBehind) {
+      this.moreDue = true;
+      this.wake();
+    }
   }
 
   async stop(): Promise<void> {
