@@ -11,6 +11,7 @@ import { recordBatch } from "../services/webhooks/src/consumers/recording.js";
 import { webhooksService } from "../services/webhooks/src/service.js";
 import { processCpuUs } from "./lib/cpuTime.js";
 import { countersPer, countersSince, schemaCounters } from "./lib/schemaCounters.js";
+import { walPer, walPosition, walRelease, walSince } from "./lib/walCounters.js";
 import type { BenchOptions } from "./meetings.js";
 
 const ENDPOINTS = 10;
@@ -23,9 +24,11 @@ const EVENTS_PER_SECOND = 100;
  * the system: the service's own batch recording and delivery worker on a
  * fresh database, fed 100 meeting events a second (in batches of five) for
  * ten endpoints on a loopback receiver, until every delivery has arrived.
- * Reported per delivery: SQL statements, rows written, index entries read
- * (per index) and the database backend's CPU. Statements, rows and entries
- * read do not depend on the machine's load; the CPU does, less than times.
+ * Reported per delivery: SQL statements, rows written (inserted, updated,
+ * in place, deleted), index entries read (per index), the write-ahead log
+ * of this database (bytes, heap and index records) and the database
+ * backend's CPU. All but the CPU do not depend on the machine's load; the
+ * CPU does, less than times.
  */
 export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
   if (!(await clusterServersAvailable())) throw new Error("webhooks-drain needs the local Postgres");
@@ -60,14 +63,15 @@ export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
     let statements = 0;
     db.on("query", () => statements++);
     const before = await schemaCounters(db, webhooksService.schema);
+    const walFrom = await walPosition(db);
     statements = 0;
     const backendBefore = await backendCpuUs(db);
     const processBefore = process.cpuUsage();
     worker.start();
     for (let i = 0; i < events; i += EVENTS_PER_BATCH) {
       const batch = Array.from({ length: EVENTS_PER_BATCH }, (_, k) => createdEvent(i + k));
-      await recordBatch(db, batch);
-      worker.wake();
+      // As the service's consumers do: the recording statement claims for the worker what it has room for.
+      await recordBatch(db, batch, worker);
       await new Promise((resolve) => setTimeout(resolve, (1_000 * EVENTS_PER_BATCH) / EVENTS_PER_SECOND));
     }
     const deliveries = events * ENDPOINTS;
@@ -78,11 +82,14 @@ export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
     const sql = statements;
     await worker.stop();
     const after = await schemaCounters(db, webhooksService.schema);
+    const wal = await walSince(db, walFrom);
     const per = (n: number, digits = 2) => (n / deliveries).toFixed(digits);
     console.log(`\nwebhooks-drain: ${events} events × ${ENDPOINTS} endpoints (${deliveries} deliveries, ${arrived} arrived), ${EVENTS_PER_SECOND} events/s in batches of ${EVENTS_PER_BATCH}`);
     console.log(`  per delivery: ${per(sql, 3)} SQL statements; database backend CPU ${per(backendUsed, 0)} µs; this process (worker and receiver) ${per(processUsed.user + processUsed.system, 0)} µs`);
     for (const line of countersPer(countersSince(before, after), deliveries)) console.log(`  ${line}`);
+    for (const line of walPer(wal, deliveries)) console.log(`  ${line}`);
   } finally {
+    await walRelease(db).catch(() => undefined);
     receiver.closeAllConnections();
     receiver.close();
     await db.destroy();

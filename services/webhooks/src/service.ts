@@ -63,8 +63,9 @@ export const webhooksService = defineService({
       ...eventBindings(db, bus, wake),
       ...endpointBindings({ db, cipher, replies, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
     ]);
-    const events = await consumeMeetingEvents(bus, db, logger, wake);
-    const invites = await consumeInviteEvents(bus, db, logger, wake);
+    // Each consumed batch's deliveries are claimed for this worker as they are recorded, as far as it has room.
+    const events = await consumeMeetingEvents(bus, db, logger, worker);
+    const invites = await consumeInviteEvents(bus, db, logger, worker);
     worker.start();
     // Deliveries recorded by another replica wake this one's worker too; its poll stays as the fallback.
     const stopListening = listenForQueued(db, wake, (err) => logger.warn({ err }, "not listening for queued webhook deliveries; the poll finds them meanwhile"), c.WEBHOOKS_POLL_MS);

@@ -195,7 +195,7 @@ describe("webhooks queries", () => {
     await record("usr_g", event("mtg_g1", "meeting.created"));
     const [taken] = (await claim()).filter((c) => c.endpoint.id === target.id);
     expect((await claim()).filter((c) => c.endpoint.id === target.id)).toEqual([]);
-    await releaseClaims(db, [taken!.seq]);
+    await releaseClaims(db, [taken!]);
     expect((await claim()).filter((c) => c.endpoint.id === target.id).map((c) => c.id)).toEqual([taken!.id]);
   });
 

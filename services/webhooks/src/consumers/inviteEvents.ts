@@ -5,7 +5,7 @@ import type { Logger } from "@sched/logging";
 import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
-import { recordBatch } from "./recording.js";
+import { recordBatch, type RecordingClaims } from "./recording.js";
 
 const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
 
@@ -22,7 +22,7 @@ const EVENTS_PER_BATCH = 100;
  * fails the batch, retried with back-off until that event is recorded or
  * the grace is over: so an invite event follows its meeting's.
  */
-export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
+export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, claims: RecordingClaims): Promise<Stoppable> {
   const options = { durable: INVITE_EVENTS_CONSUMER, events: inviteEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
     const payloads = messages.map((message) => ({ ...(message.payload as PayloadOf<typeof inviteFailed>), kind: message.subject === inviteFailed.subject ? ("invite.failed" as const) : ("invite.sent" as const) }));
@@ -33,8 +33,7 @@ export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, recorded
       if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, now)) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
       return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event: inviteEventOf(payload, newId("evt"), meeting) };
     });
-    const added = await recordBatch(db, records);
+    const added = await recordBatch(db, records, claims);
     logger.debug({ events: messages.length, added }, "invite webhook events recorded");
-    if (added > 0) recorded();
   });
 }

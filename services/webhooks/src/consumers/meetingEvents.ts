@@ -5,7 +5,7 @@ import type { Logger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type Meeting, type PayloadOf, type PublicEvent } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
 import { publicEventOf, responseEventOf, type MeetingChange, type ResponseChange } from "../domain/publicEvent.js";
-import { recordBatch } from "./recording.js";
+import { recordBatch, type RecordingClaims } from "./recording.js";
 
 export const MEETING_EVENTS_CONSUMER = "webhooks-meeting-events";
 
@@ -36,7 +36,7 @@ function publicEventOfMessage(message: EventMessage, id: string, before: Meeting
  * recorded and adds nothing. Only the database can make this fail, so a
  * batch is retried for as long as it takes.
  */
-export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorded: () => void): Promise<Stoppable> {
+export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, claims: RecordingClaims): Promise<Stoppable> {
   const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingStreamEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
     const meetingOf = (message: EventMessage) => (message.payload as { meetingId: string }).meetingId;
@@ -48,8 +48,7 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
       states.set(payload.meetingId, event.data.object as Meeting);
       return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event };
     });
-    const added = await recordBatch(db, records);
+    const added = await recordBatch(db, records, claims);
     logger.debug({ events: messages.length, added }, "webhook events recorded");
-    if (added > 0) recorded();
   });
 }

@@ -1,16 +1,26 @@
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
-import { enabledEndpoints, ownerKey, recordEvents, type EventToRecord } from "../db/queries.js";
+import { enabledEndpoints, ownerKey, recordEvents, type ClaimedDelivery, type EventToRecord, type RecordingRoom } from "../db/queries.js";
 import { subscribes } from "../domain/publicEvent.js";
+
+/** A delivery worker that takes a batch's deliveries as the batch is recorded, as far as it has room (DeliveryWorker). */
+export interface RecordingClaims {
+  /** Holds room for up to `owed` deliveries of each endpoint until `adopt`: what the recording statement may claim. */
+  reserve(owed: ReadonlyMap<string, number>): RecordingRoom;
+  /** Gives back the room held and takes what was claimed (nothing, when the statement failed); `leftBehind`: some deliveries wait for a claim. */
+  adopt(room: RecordingRoom, claimed: readonly ClaimedDelivery[], leftBehind: boolean): void;
+}
 
 /**
  * Records the events of one consumed batch, each with a delivery for every
  * enabled endpoint of its user and mode subscribed to its type: the owners'
  * endpoints read in one statement, the events and their deliveries written
  * in another (so all at once, or none). An event seen before (a redelivery,
- * or twice in the batch) records nothing again. How many events were new.
+ * or twice in the batch) records nothing again. Given `claims`, the
+ * statement also claims for that worker what it has room for, and the
+ * worker is told (and woken for what was left). How many events were new.
  */
-export async function recordBatch(db: Knex, records: readonly EventToRecord[]): Promise<number> {
+export async function recordBatch(db: Knex, records: readonly EventToRecord[], claims?: RecordingClaims): Promise<number> {
   const seen = new Set<string>();
   const fresh = records.filter((r) => !seen.has(r.sourceEventId) && seen.add(r.sourceEventId));
   const endpoints = await enabledEndpoints(db, fresh.map((r) => ({ userId: r.userId, mode: r.event.mode })));
@@ -18,5 +28,16 @@ export async function recordBatch(db: Knex, records: readonly EventToRecord[]): 
     ...r,
     deliveries: (endpoints.get(ownerKey(r.userId, r.event.mode)) ?? []).filter((e) => subscribes(e.events, r.event.type)).map((e) => ({ id: newId("whd"), endpointId: e.id })),
   }));
-  return recordEvents(db, owed);
+  if (!claims) return (await recordEvents(db, owed)).added;
+  const perEndpoint = new Map<string, number>();
+  for (const d of owed.flatMap((r) => r.deliveries)) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
+  const room = claims.reserve(perEndpoint);
+  let recorded: Awaited<ReturnType<typeof recordEvents>> | undefined;
+  try {
+    recorded = await recordEvents(db, owed, room);
+    return recorded.added;
+  } finally {
+    // A failed statement claimed nothing: the room goes back, and the batch is consumed again.
+    claims.adopt(room, recorded?.claimed ?? [], recorded?.leftBehind ?? false);
+  }
 }

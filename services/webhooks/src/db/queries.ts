@@ -65,14 +65,35 @@ export interface EventWithDeliveries extends EventToRecord {
   deliveries: readonly { id: string; endpointId: string }[];
 }
 
+/** What a worker may claim of a batch's deliveries as they are recorded: up to `free` of each endpoint, leased for `leaseMs`. */
+export interface RecordingRoom {
+  free: ReadonlyMap<string, number>;
+  leaseMs: number;
+}
+
+/** What recording a batch did: how many events were new, the deliveries it claimed, whether any were left for a claim. */
+export interface Recorded {
+  added: number;
+  claimed: ClaimedDelivery[];
+  leftBehind: boolean;
+}
+
 /**
  * Records a batch of events and their deliveries in one statement, in the
- * batch's order (so `seq` follows it). An event whose source was seen before
- * (a redelivery) records nothing again; the source ids must be distinct
- * within the batch. How many events were new.
+ * batch's order (so `seq` follows it); each delivery is owed (a row of
+ * `pending_deliveries`) until it settles. An event whose source was seen
+ * before (a redelivery) records nothing again; the source ids must be
+ * distinct within the batch.
+ *
+ * Given `room`, the same statement claims what it may of the new deliveries
+ * (their pending rows are inserted leased, so no claim has to write them
+ * again): those that are their meeting's first owed event for the endpoint
+ * (none earlier owed, none earlier in the batch), up to the endpoint's room,
+ * in recording order. Other replicas are woken (NOTIFY) only for deliveries
+ * left unclaimed.
  */
-export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[]): Promise<number> {
-  if (records.length === 0) return 0;
+export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[], room: RecordingRoom = { free: new Map(), leaseMs: 0 }): Promise<Recorded> {
+  if (records.length === 0) return { added: 0, claimed: [], leftBehind: false };
   const batch = records.map((r, ord) => ({
     ord,
     id: r.event.id,
@@ -85,29 +106,61 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
     created_at: r.event.createdAt,
     deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
   }));
+  const free = [...room.free].map(([endpointId, n]) => ({ endpoint_id: endpointId, free: n }));
   // The body is a json value inside the batch's json: Postgres keeps its text as written, field order included.
-  const { rows } = await db.raw<{ rows: { added: number }[] }>(
+  const { rows } = await db.raw<{ rows: (RecordedRow & Partial<ClaimedRow>)[] }>(
     `with batch as (
        select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
                                                      meeting_id varchar, body json, created_at timestamptz, deliveries json)
+     ), room as (
+       select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), recorded as (
        insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
        select id, source_event_id, user_id, mode, type, meeting_id, body, created_at from batch order by ord
        on conflict (source_event_id) do nothing
-       returning seq, source_event_id
+       returning seq, id, body, source_event_id
      ), queued as (
        insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
        select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
        from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
        order by recorded.seq
-       returning 1
+       returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at, created_at
+     ), first_owed as (
+       -- Its meeting's first owed event for the endpoint: first in the batch, and nothing owed from before (a probe of the pending key).
+       select q.seq, q.endpoint_id, row_number() over (partition by q.endpoint_id order by q.seq) as nth
+       from (select q.*, rank() over (partition by q.endpoint_id, q.meeting_id order by q.event_seq) as in_meeting from queued q) q
+       where q.in_meeting = 1
+         and not exists (select 1 from pending_deliveries p where p.endpoint_id = q.endpoint_id and p.meeting_id = q.meeting_id)
+     ), taken as (
+       select f.seq from first_owed f join room using (endpoint_id) where f.nth <= room.free
+     ), owed as (
+       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at, lease_until)
+       select q.endpoint_id, q.meeting_id, q.event_seq, q.seq, q.next_attempt_at,
+              case when q.seq in (select seq from taken) then now() + (? * interval '1 millisecond') end
+       from queued q
+     ), left_behind as (
+       select exists (select 1 from queued where seq not in (select seq from taken)) as unclaimed
      )
-     -- Announced to every replica's worker (see listenForQueued), once the statement commits.
-     select count(*)::int as added, (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from (select 1 from queued limit 1) q) n) as announced
-     from recorded`,
-    [JSON.stringify(batch)],
+     -- Other replicas' workers are woken (see listenForQueued), once the statement commits, for what no claim here took.
+     select (select count(*)::int from recorded) as added, (select unclaimed from left_behind) as left_behind,
+            (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from left_behind where unclaimed) n) as announced,
+            q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, ev.body::text as body,
+            e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
+     from (select 1) one
+     left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join endpoints e on e.id = q.endpoint_id) on true`,
+    [JSON.stringify(batch), JSON.stringify(free), room.leaseMs],
   );
-  return rows[0]?.added ?? 0;
+  const first = rows[0];
+  return {
+    added: first?.added ?? 0,
+    leftBehind: first?.left_behind ?? false,
+    claimed: rows.filter((r): r is RecordedRow & ClaimedRow => r.seq !== null && r.seq !== undefined).map(toClaimed),
+  };
+}
+
+interface RecordedRow {
+  added: number;
+  left_behind: boolean;
 }
 
 /** What of a pooled `pg` connection listening takes. */
@@ -180,9 +233,21 @@ export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: un
  * so the statement stays short however much has piled up.
  */
 export async function purgeOldEvents(db: Knex, batch = 1_000): Promise<number> {
-  return db("events")
+  const purged = await db("events")
     .whereIn("seq", db("events").select("seq").whereRaw(`created_at < now() - interval '${EVENTS_KEPT_DAYS} days'`).orderBy("seq").limit(batch))
     .delete();
+  await forgetOrphanedPending(db);
+  return purged;
+}
+
+/**
+ * Deletes pending rows whose delivery is gone (purged with its event, or its
+ * endpoint deleted while the delivery was being recorded): nothing would send
+ * them, and a claim would step over them. `pending_deliveries` holds only
+ * owed work, so this reads little.
+ */
+async function forgetOrphanedPending(db: Knex): Promise<void> {
+  await db.raw("delete from pending_deliveries p where not exists (select 1 from deliveries d where d.seq = p.delivery_seq)");
 }
 
 export interface EventPage {
@@ -297,8 +362,18 @@ export async function updateEndpoint(
   return row ? toEndpoint(row) : undefined;
 }
 
+/** Deletes an endpoint, its deliveries (by their foreign key) and what it was still owed. */
 export async function deleteEndpoint(db: Knex, userId: string, mode: Mode, id: string): Promise<boolean> {
-  return (await db("endpoints").where({ id, user_id: userId, mode }).delete()) > 0;
+  const { rows } = await db.raw<{ rows: { deleted: number }[] }>(
+    `with gone as (
+       delete from endpoints where id = ? and user_id = ? and mode = ? returning id
+     ), owed as (
+       delete from pending_deliveries p using gone where p.endpoint_id = gone.id
+     )
+     select count(*)::int as deleted from gone`,
+    [id, userId, mode],
+  );
+  return (rows[0]?.deleted ?? 0) > 0;
 }
 
 /** Replaces the secret, keeping the current one beside it until `previousExpiresAt`. */
@@ -316,9 +391,16 @@ export interface SigningKeys {
   previousSecretExpiresAt: Date | null;
 }
 
-/** A delivery the worker has claimed, with the event it carries (as stored: the body sent) and its endpoint. */
-export interface ClaimedDelivery {
+/** Where a delivery is owed: its row of `pending_deliveries`, by key. */
+export interface OwedKey {
   seq: number;
+  endpointId: string;
+  meetingId: string;
+  eventSeq: number;
+}
+
+/** A delivery the worker has claimed, with the event it carries (as stored: the body sent) and its endpoint. */
+export interface ClaimedDelivery extends OwedKey {
   id: string;
   attempts: number;
   createdAt: Date;
@@ -338,13 +420,13 @@ export interface ClaimedDelivery {
  * is not taken again until its lease runs out (a crashed worker's deliveries
  * are taken again then).
  *
- * The candidates are found per endpoint: the endpoints with pending
- * deliveries are walked one index probe each, and of each enabled one with
- * room its earliest due deliveries are read in due order from
- * `deliveries_pending_by_endpoint`, stopping at its room; the earliest of
- * all these are taken. A claim then reads about what it takes, plus the
- * leased deliveries of the endpoints it looks at, however long the backlog.
- * The lease is set in a column of no index, so the row is updated in place.
+ * Only `pending_deliveries` is read to choose: the endpoints with owed
+ * deliveries are walked one probe of its key each, and of each enabled one
+ * with room its earliest due deliveries are read in due order from
+ * `pending_deliveries_due`, stopping at its room; the earliest of all these
+ * are taken. A claim then reads about what it takes, plus the leased
+ * deliveries of the endpoints it looks at, however long the backlog. The
+ * lease is a column of no index, so the pending row is updated in place.
  */
 export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
@@ -352,50 +434,75 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
     `with recursive room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), walk(endpoint_id) as (
-       -- The endpoints with pending deliveries, each found by one probe of the index (a skip scan).
-       (select endpoint_id from deliveries where state = 'pending' order by endpoint_id limit 1)
+       -- The endpoints with owed deliveries, each found by one probe of the key (a skip scan).
+       (select endpoint_id from pending_deliveries order by endpoint_id limit 1)
        union all
-       select (select d.endpoint_id from deliveries d where d.state = 'pending' and d.endpoint_id > w.endpoint_id order by d.endpoint_id limit 1)
+       select (select p.endpoint_id from pending_deliveries p where p.endpoint_id > w.endpoint_id order by p.endpoint_id limit 1)
        from walk w where w.endpoint_id is not null
      ), open as (
        select e.id, coalesce(room.free, ?) as free
        from walk join endpoints e on e.id = walk.endpoint_id and e.enabled
        left join room on room.endpoint_id = e.id
        where coalesce(room.free, ?) > 0
-     ), candidates as (
-       select c.seq, c.next_attempt_at
-       from open cross join lateral (
-         select d.seq, d.next_attempt_at
-         from deliveries d
-         where d.endpoint_id = open.id and d.state = 'pending' and d.next_attempt_at <= now()
-           and (d.lease_until is null or d.lease_until <= now())
-           -- The first pending event of its meeting for the endpoint: a subplan per candidate, probing
-           -- deliveries_in_order by all three columns (a join may be planned to read the endpoint's whole range).
-           and d.event_seq = (
-             select p.event_seq from deliveries p
-             where p.endpoint_id = d.endpoint_id and p.meeting_id = d.meeting_id and p.state = 'pending'
-             order by p.event_seq limit 1)
-         order by d.next_attempt_at
+     ), picked as (
+       select c.* from open cross join lateral (
+         select p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq, p.next_attempt_at
+         from pending_deliveries p
+         where p.endpoint_id = open.id and p.next_attempt_at <= now() and (p.lease_until is null or p.lease_until <= now())
+           -- The first owed event of its meeting for the endpoint: a subplan per candidate, one probe of the key.
+           and p.event_seq = (
+             select f.event_seq from pending_deliveries f
+             where f.endpoint_id = p.endpoint_id and f.meeting_id = p.meeting_id
+             order by f.event_seq limit 1)
+         order by p.next_attempt_at
          limit open.free
        ) c
-     ), picked as (
-       select seq from candidates order by next_attempt_at, seq limit ?
+       order by c.next_attempt_at, c.delivery_seq
+       limit ?
      ), locked as (
-       select d.seq from deliveries d
-       -- coalesce: so that no partial index of pending deliveries matches and the rows are found by their keys.
-       where d.seq = any(array(select seq from picked)) and coalesce(d.state, '') = 'pending' and d.next_attempt_at <= now()
-         and (d.lease_until is null or d.lease_until <= now())
-       for update skip locked
+       select p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq
+       from picked join pending_deliveries p using (endpoint_id, meeting_id, event_seq, delivery_seq)
+       where p.next_attempt_at <= now() and (p.lease_until is null or p.lease_until <= now())
+       for update of p skip locked
+     ), leased as (
+       update pending_deliveries p set lease_until = now() + (? * interval '1 millisecond')
+       from locked l
+       where (p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq) = (l.endpoint_id, l.meeting_id, l.event_seq, l.delivery_seq)
+       returning p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq
      )
-     update deliveries d set lease_until = now() + (? * interval '1 millisecond')
-     from events ev, endpoints e
-     where d.seq = any(array(select seq from locked)) and ev.seq = d.event_seq and e.id = d.endpoint_id
-     returning d.seq, d.id, d.attempts, d.created_at, ev.id as event_id, ev.body::text as body,
-               e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at`,
+     select d.seq, d.id, d.attempts, d.created_at, l.meeting_id, l.event_seq, ev.id as event_id, ev.body::text as body,
+            e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
+     from leased l
+     join deliveries d on d.seq = l.delivery_seq
+     join events ev on ev.seq = l.event_seq
+     join endpoints e on e.id = l.endpoint_id`,
     [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs],
   );
-  return rows.map((r) => ({
-    seq: r.seq,
+  return rows.map(toClaimed);
+}
+
+interface ClaimedRow {
+  seq: number | string;
+  id: string;
+  attempts: number;
+  created_at: Date | string;
+  meeting_id: string;
+  event_seq: number | string;
+  event_id: string;
+  body: string;
+  endpoint_id: string;
+  url: string;
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_expires_at: Date | string | null;
+}
+
+function toClaimed(r: ClaimedRow): ClaimedDelivery {
+  return {
+    seq: Number(r.seq),
+    endpointId: r.endpoint_id,
+    meetingId: r.meeting_id,
+    eventSeq: Number(r.event_seq),
     id: r.id,
     attempts: r.attempts,
     createdAt: date(r.created_at),
@@ -408,27 +515,22 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
       sealedPreviousSecret: r.sealed_previous_secret,
       previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : date(r.previous_secret_expires_at),
     },
-  }));
+  };
 }
 
-interface ClaimedRow {
-  seq: number;
-  id: string;
-  attempts: number;
-  created_at: Date | string;
-  event_id: string;
-  body: string;
-  endpoint_id: string;
-  url: string;
-  sealed_secret: string;
-  sealed_previous_secret: string | null;
-  previous_secret_expires_at: Date | string | null;
-}
+/** The keys of owed deliveries as one json parameter, for `json_to_recordset(?::json) as k(${OWED_KEY_COLUMNS})`. */
+const owedKeys = (keys: readonly OwedKey[]) => JSON.stringify(keys.map((k) => ({ endpoint_id: k.endpointId, meeting_id: k.meetingId, event_seq: k.eventSeq, delivery_seq: k.seq })));
+const OWED_KEY_COLUMNS = "endpoint_id varchar, meeting_id varchar, event_seq bigint, delivery_seq bigint";
 
 /** Gives claimed deliveries that were not sent back at once, rather than when their lease runs out: for a worker that stops. */
-export async function releaseClaims(db: Knex, seqs: readonly number[]): Promise<void> {
-  if (seqs.length === 0) return;
-  await db("deliveries").whereIn("seq", [...seqs]).andWhere({ state: "pending" }).update({ lease_until: null });
+export async function releaseClaims(db: Knex, claimed: readonly OwedKey[]): Promise<void> {
+  if (claimed.length === 0) return;
+  await db.raw(
+    `update pending_deliveries p set lease_until = null
+     from json_to_recordset(?::json) as k(${OWED_KEY_COLUMNS})
+     where (p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq) = (k.endpoint_id, k.meeting_id, k.event_seq, k.delivery_seq)`,
+    [owedKeys(claimed)],
+  );
 }
 
 interface AttemptOutcome {
@@ -458,8 +560,9 @@ export const LAST_SUCCESS_GRAIN_MS = 1_000;
 /**
  * Writes attempts and where they leave their deliveries, all in one
  * statement (so at once, or not at all): each attempt and its delivery's
- * state in one update of the delivery's row (the attempt before it, if any,
- * moved to `delivery_attempts`), the last success of endpoints that took one
+ * state in one update of the delivery's row, in place (the attempt before
+ * it, if any, moved to `delivery_attempts`); a settled delivery's pending row
+ * deleted, a retried one's due time moved and its lease ended; the last success of endpoints that took one
  * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
  * disable, unless the same batch holds a success of theirs. A delivery that
  * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
@@ -493,10 +596,18 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        on conflict (delivery_seq, attempt) do nothing
      ), settled as (
        update deliveries d
-       set state = o.state, attempts = o.attempt, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at), lease_until = null,
+       set state = o.state, attempts = o.attempt, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
            last_attempt_at = o.at, last_status = o.status, last_error = o.error, last_duration_ms = o.duration_ms
        from outcome o where d.seq = o.seq and d.attempts <= o.attempt
-       returning d.endpoint_id, d.meeting_id, d.event_seq, d.state
+       returning d.seq, d.endpoint_id, d.meeting_id, d.event_seq, d.state, d.next_attempt_at
+     ), done as (
+       delete from pending_deliveries p using settled s
+       where s.state <> 'pending' and (p.endpoint_id, p.meeting_id, p.event_seq, p.delivery_seq) = (s.endpoint_id, s.meeting_id, s.event_seq, s.seq)
+     ), again as (
+       -- Owed again at its next attempt's time; owed anew should a repeated attempt have settled it meanwhile.
+       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at)
+       select endpoint_id, meeting_id, event_seq, seq, next_attempt_at from settled where state = 'pending'
+       on conflict (endpoint_id, meeting_id, event_seq, delivery_seq) do update set next_attempt_at = excluded.next_attempt_at, lease_until = null
      ), of_endpoint as (
        select endpoint_id, max(at) filter (where state = 'delivered') as succeeded_at, bool_or(disable) as disable
        from outcome group by endpoint_id
@@ -508,12 +619,12 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
        where e.id = p.endpoint_id
          and ((p.succeeded_at is not null and (e.last_success_at is null or e.last_success_at < p.succeeded_at - ? * interval '1 millisecond')) or p.disable)
      )
-     -- A probe of deliveries_in_order per settled delivery, in its order (a subplan; a join may be planned to read every pending delivery).
+     -- A probe of the pending key per settled delivery (a subplan; a join may be planned to read every owed delivery).
      select exists (
        select 1 from settled s
        where s.state <> 'pending'
-         and (select later.event_seq from deliveries later
-              where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.state = 'pending' and later.event_seq > s.event_seq
+         and (select later.event_seq from pending_deliveries later
+              where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.event_seq > s.event_seq
               order by later.event_seq limit 1) is not null
      ) as unblocked`,
     [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
@@ -534,8 +645,17 @@ export async function queueResend(db: Knex, q: { eventSeq: number; userId: strin
     .whereRaw("(events \\? '*' or events \\? ?)", [q.type])
     .select<{ id: string }[]>("id");
   if (endpoints.length === 0) return [];
-  const rows = endpoints.map((e) => ({ id: newDeliveryId(), endpoint_id: e.id, event_seq: q.eventSeq, meeting_id: q.meetingId, state: "pending" }));
-  await db("deliveries").insert(rows);
+  const rows = endpoints.map((e) => ({ id: newDeliveryId(), endpoint_id: e.id }));
+  await db.raw(
+    `with queued as (
+       insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
+       select id, endpoint_id, ?, ?, 'pending' from json_to_recordset(?::json) as r(id varchar, endpoint_id varchar)
+       returning seq, endpoint_id, meeting_id, event_seq, next_attempt_at
+     )
+     insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at)
+     select endpoint_id, meeting_id, event_seq, seq, next_attempt_at from queued`,
+    [q.eventSeq, q.meetingId, JSON.stringify(rows)],
+  );
   return rows.map((r) => r.id);
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { claimDue, LAST_SUCCESS_GRAIN_MS, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type Settlement } from "../db/queries.js";
+import { claimDue, LAST_SUCCESS_GRAIN_MS, lastSuccessAt, purgeOldEvents, releaseClaims, type ClaimedDelivery, type RecordingRoom, type Settlement } from "../db/queries.js";
+import type { RecordingClaims } from "../consumers/recording.js";
 import { disablesEndpoint, isDelivered, nextAttemptAt, type RetryPolicy } from "../domain/retry.js";
 import type { SecretCipher } from "../domain/secretCipher.js";
 import { postJson } from "./post.js";
@@ -59,7 +60,7 @@ interface Waiting {
  * the repeat); a delivery is settled (and its meeting's next event becomes
  * due) only once its outcome is written.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements RecordingClaims {
   private stopped = false;
   private readonly rest = new WakeableSleep();
   /** Whether the last claim may have left due deliveries behind (it took all it could): a freed slot then claims again. */
@@ -96,11 +97,51 @@ export class DeliveryWorker {
     this.rest.wake();
   }
 
+  /**
+   * Holds this worker's room for a batch being recorded, so that the
+   * recording statement claims the batch's deliveries itself (their pending
+   * rows written once, already leased) and no claim of the loop's takes the
+   * same room meanwhile.
+   */
+  reserve(owed: ReadonlyMap<string, number>): RecordingRoom {
+    const { settings } = this;
+    const free = new Map<string, number>();
+    let total = CLAIM_AHEAD * settings.concurrency - [...this.held.values()].reduce((a, b) => a + b, 0);
+    for (const [endpoint, n] of owed) {
+      const room = this.stopped ? 0 : Math.min(n, CLAIM_AHEAD * settings.perEndpoint - (this.held.get(endpoint) ?? 0), total);
+      if (room <= 0) continue;
+      free.set(endpoint, room);
+      this.held.set(endpoint, (this.held.get(endpoint) ?? 0) + room);
+      total -= room;
+    }
+    return { free, leaseMs: settings.timeoutMs * 3 };
+  }
+
+  /** Takes what a recording claimed in the room it held (see reserve); deliveries left behind are claimed next, at once. */
+  adopt(room: RecordingRoom, claimed: readonly ClaimedDelivery[], leftBehind: boolean): void {
+    for (const [endpoint, n] of room.free) for (let i = 0; i < n; i++) this.release(endpoint);
+    if (this.stopped) {
+      // Stopped meanwhile: handed back like any claim not sent.
+      void releaseClaims(this.db, claimed).catch((err: unknown) => this.logger.warn({ err }, "claimed webhook deliveries not released; their leases will run out"));
+      return;
+    }
+    const sendBy = Date.now() + this.settings.timeoutMs * SEND_WITHIN_TIMEOUTS;
+    for (const delivery of claimed) {
+      this.held.set(delivery.endpoint.id, (this.held.get(delivery.endpoint.id) ?? 0) + 1);
+      this.waiting.push({ delivery, sendBy });
+    }
+    this.pump();
+    if (leftBehind) {
+      this.moreDue = true;
+      this.wake();
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.rest.wake();
     await this.running;
-    const unsent = this.waiting.map((w) => w.delivery.seq);
+    const unsent = this.waiting.map((w) => w.delivery);
     this.waiting = [];
     await Promise.all(this.sending);
     await this.settlements.drain();
@@ -143,13 +184,13 @@ export class DeliveryWorker {
     const { settings } = this;
     const now = Date.now();
     const still: Waiting[] = [];
-    const late: number[] = [];
+    const late: ClaimedDelivery[] = [];
     for (const entry of this.waiting) {
       const endpoint = entry.delivery.endpoint.id;
       if (entry.sendBy < now) {
         // Its lease might run out mid-attempt: given back to the next claim, here or in another replica.
         this.release(endpoint);
-        late.push(entry.delivery.seq);
+        late.push(entry.delivery);
       } else if (this.sending.size < settings.concurrency && (this.inFlight.get(endpoint) ?? 0) < settings.perEndpoint) {
         this.launch(entry.delivery);
       } else {
@@ -161,7 +202,6 @@ export class DeliveryWorker {
   }
 
   private launch(delivery: ClaimedDelivery): void {
-    const { settings } = this;
     const endpoint = delivery.endpoint.id;
     this.inFlight.set(endpoint, (this.inFlight.get(endpoint) ?? 0) + 1);
     const sent = this.attempt(delivery)
@@ -172,8 +212,8 @@ export class DeliveryWorker {
         this.release(endpoint);
         this.sending.delete(sent);
         if (!this.stopped) this.pump();
-        // Refilled once its claimed-ahead deliveries have all started, not at every finish: a claim serves several.
-        if (this.moreDue && ((this.held.get(endpoint) ?? 0) <= settings.perEndpoint || this.waiting.length === 0)) this.wake();
+        // The freed room may be claimed at once: the loop's next claim takes every slot freed since its last one.
+        if (this.moreDue) this.wake();
       });
     this.sending.add(sent);
   }
