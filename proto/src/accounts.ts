@@ -116,8 +116,9 @@ export const keyRevoked = noticeDef("accounts.v1.notice.key-revoked", z.object({
 export const keyChanged = noticeDef("accounts.v1.notice.key-changed", z.object({ apiKeyId: z.string(), keyHash: z.string() }));
 /**
  * Tells every gateway replica to forget the cached callers of a user whose
- * account changed in what a caller carries (the time zone), before the
- * change is answered: a naive time is then read in the new zone everywhere.
+ * account changed in what a caller carries (the time zone, working hours;
+ * from invites: a calendar connected or removed), before the change is
+ * answered: a naive time is then read in the new zone everywhere.
  */
 export const callerChanged = noticeDef("accounts.v1.notice.caller-changed", z.object({ userId: z.string() }));
 

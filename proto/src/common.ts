@@ -58,6 +58,12 @@ export const Caller = z.object({
   rateLimits: KeyRateLimits.optional(),
   /** The user's working hours in `timezone`, so that a day view needs no question to accounts; absent: ask accounts. */
   workingHours: z.array(WorkingHoursEntry).optional(),
+  /**
+   * Whether the user has a calendar connection whose busy time counts (invites'
+   * answer, for the caller's mode), so that a day view of their own day need not
+   * ask invites when not; absent: unknown, ask.
+   */
+  calendarConnected: z.boolean().optional(),
 });
 export type Caller = z.infer<typeof Caller>;
 

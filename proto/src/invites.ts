@@ -204,6 +204,14 @@ export type OAuthProvider = z.infer<typeof OAuthProvider>;
  */
 export const invitesStartDashboardConsent = endpoint("invites.v1.connections.dashboard-consent.start", z.object({ userId: z.string(), provider: OAuthProvider }), ConnectStarted);
 
+/**
+ * Whether a user's connected calendars can add busy time in this mode (an
+ * active connection, live mode): the gateway asks it once per caller it
+ * caches, and invites sends `caller-changed` before it answers a connection
+ * made or removed, so no cached caller says "none" once the client knows of one.
+ */
+export const invitesCalendarConnected = endpoint("invites.v1.calendar-connected", z.object({ mode: Mode, userId: z.string() }), z.object({ connected: z.boolean() }));
+
 export const invitesCalendarBusy = endpoint(
   "invites.v1.calendar-busy",
   z

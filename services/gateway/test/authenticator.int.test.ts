@@ -1,7 +1,7 @@
 import { bind, MemoryBus } from "@sched/bus";
 import { hashApiKey } from "@sched/ids";
 import { createLogger } from "@sched/logging";
-import { accountsAuthenticate, keyRevoked, type Caller } from "@sched/proto";
+import { accountsAuthenticate, callerChanged, invitesCalendarConnected, keyRevoked, type Caller } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { describe, expect, it } from "vitest";
 import { Authenticator } from "../src/auth/authenticate.js";
@@ -61,5 +61,45 @@ describe("the gateway's authenticator", () => {
     asked[1]!();
     expect(await after).toEqual(caller);
     expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+  });
+
+  it("says whether the user has a calendar connection as invites answers, and keeps no 'none' answered while a connection was made", async () => {
+    const { bus, authenticator, asked, release } = await accounts();
+    let connected = false;
+    const invitesAsked: Array<() => void> = [];
+    await bus.serve({ name: "invites", version: "1.0.0" }, [
+      bind(invitesCalendarConnected, async () => {
+        const answer = connected;
+        await new Promise<void>((resolve) => invitesAsked.push(resolve));
+        return { connected: answer };
+      }),
+    ]);
+    const present = () => authenticator.present(`Bearer ${key}`);
+    const before = authenticator.authenticate(present());
+    await eventually(() => asked.length === 1);
+    release();
+    await eventually(() => invitesAsked.length === 1);
+    // The connection is made (and announced) after invites read "none", before its answer arrives.
+    connected = true;
+    await bus.notify(callerChanged, { userId: caller.userId });
+    invitesAsked[0]!();
+    expect(await before).toEqual({ ...caller, calendarConnected: false });
+    expect(present()).toEqual({ keyHash: hashApiKey(key) });
+
+    const after = authenticator.authenticate(present());
+    await eventually(() => asked.length === 2);
+    release();
+    await eventually(() => invitesAsked.length === 2);
+    invitesAsked[1]!();
+    expect(await after).toEqual({ ...caller, calendarConnected: true });
+    expect(present()).toEqual({ caller: { ...caller, calendarConnected: true } });
+  });
+
+  it("leaves it unknown when invites does not answer, so that the day view asks", async () => {
+    const { authenticator, asked, release } = await accounts();
+    const answer = authenticator.authenticate(authenticator.present(`Bearer ${key}`));
+    await eventually(() => asked.length === 1);
+    release();
+    expect(await answer).toEqual(caller);
   });
 });

@@ -132,8 +132,8 @@ export const invitesService = defineService({
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
       ...connectionBindings({ db, bus, vault }),
-      ...consentBindings({ db, logger, vault, google, microsoft, dashboardUrl: c.DASHBOARD_URL }),
-      ...connectionSettingsBindings({ db, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
+      ...consentBindings({ db, bus, logger, vault, google, microsoft, dashboardUrl: c.DASHBOARD_URL }),
+      ...connectionSettingsBindings({ db, bus, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
     ]);
     // Test mode's simulated deliveries are settled as they are recorded: their events wait in the outbox.

@@ -1,6 +1,9 @@
+import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import { eventually, uniqueSuffix } from "@sched/testing";
+import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answeredApartOf, recordAnsweredApart } from "../src/db/answeredApart.js";
+import { invitesService } from "../src/index.js";
 import { pollGoogleAnswers } from "../src/outbound/googleAnswers.js";
 import { googleSeriesStage, type GoogleSeriesStage } from "./googleSeriesHarness.js";
 
@@ -48,5 +51,51 @@ describe("occurrences answered on their own, across a restart of the read-back (
     expect(stage.recorded.filter((r) => r.meetingId === OCCURRENCE).map((r) => r.response)).toEqual(["declined", "accepted"]);
     // The series' answer is sent for the series only.
     expect(new Set(stage.recorded.filter((r) => r.meetingId !== OCCURRENCE).map((r) => `${r.meetingId}|${r.response}`))).toEqual(new Set([`${SERIES}|accepted`]));
+  });
+});
+
+describe("occurrences answered on their own, forgotten with their series (Postgres)", () => {
+  let db: Knex;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    db = await openSchema({ kind: "postgres", url: database.url, poolMax: 4 }, invitesService.schema, invitesService.migrations);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await drop?.();
+  });
+
+  const deliver = (meetingId: string, sequence: number, email: string, kind: "request" | "cancel") =>
+    db("deliveries").insert({ meeting_id: meetingId, sequence, email, kind, channel: "google", state: "sent" });
+
+  it("drops the rows of a series whose newest change cancelled it for everyone, moved occurrences included, and keeps those of a series still on", async () => {
+    const longPast = new Date("2020-01-06T09:00:00Z");
+    const ahead = new Date("2031-01-06T09:00:00Z");
+    // A series cancelled after a participant was dropped; an occurrence of it moved (its own changes keep requests).
+    await deliver("mtg_cancelled", 1, "ann@example.com", "request");
+    await deliver("mtg_cancelled", 1, "bob@example.com", "request");
+    await deliver("mtg_cancelled", 2, "bob@example.com", "cancel");
+    await deliver("mtg_cancelled", 3, "ann@example.com", "cancel");
+    await deliver(`mtg_cancelled_20310106T090000Z`, 2, "ann@example.com", "request");
+    // A series on, whose newest change dropped one participant but not the other; and one long past, moved ahead.
+    await deliver("mtg_on", 1, "ann@example.com", "request");
+    await deliver("mtg_on", 2, "ann@example.com", "request");
+    await deliver("mtg_on", 2, "bob@example.com", "cancel");
+    await recordAnsweredApart(db, [
+      { seriesId: "mtg_cancelled", originalStart: ahead, email: "ann@example.com" },
+      { seriesId: "mtg_cancelled", originalStart: longPast, email: "bob@example.com" },
+      { seriesId: "mtg_on", originalStart: longPast, email: "ann@example.com" },
+      { seriesId: "mtg_on", originalStart: ahead, email: "bob@example.com" },
+      // A series invites sent nothing for (yet): nothing tells it is over.
+      { seriesId: "mtg_unsent", originalStart: ahead, email: "ann@example.com" },
+    ]);
+
+    expect(await answeredApartOf(db, ["mtg_cancelled", "mtg_on", "mtg_unsent"])).toEqual(
+      new Set([`mtg_on_20200106T090000Z|ann@example.com`, `mtg_on_20310106T090000Z|bob@example.com`, `mtg_unsent_20310106T090000Z|ann@example.com`]),
+    );
+    expect(await db("answered_apart").where({ series_id: "mtg_cancelled" }).select("email")).toEqual([]);
   });
 });

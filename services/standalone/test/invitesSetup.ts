@@ -53,14 +53,19 @@ export interface InvitesWorld {
 }
 
 /** The whole system with its invites service pointed at a loopback SMTP server and a loopback Google; `otherEnv` sets other services'. */
-export async function startInvitesWorld(kind: WiringKind, invitesEnv: Record<string, string> = {}, otherEnv: Record<string, Record<string, string>> = {}): Promise<InvitesWorld> {
+export async function startInvitesWorld(
+  kind: WiringKind,
+  invitesEnv: Record<string, string> = {},
+  otherEnv: Record<string, Record<string, string>> = {},
+  gateway: Parameters<typeof startTestSystem>[1] = {},
+): Promise<InvitesWorld> {
   const smtp = new SmtpFake();
   const google = new GoogleFake();
   const smtpUrl = await smtp.start();
   const googleUrl = await google.start();
   // Tests poll the invites: a roomy rate limit keeps the polling from being the thing tested. They make
   // meetings in bursts, which a busy machine serves slowly: a roomy deadline keeps a 503 from being tested either.
-  const sys = await startTestSystem(kind, { standardPerMinute: 100_000, busTimeoutMs: 30_000 }, {
+  const sys = await startTestSystem(kind, { standardPerMinute: 100_000, busTimeoutMs: 30_000, ...gateway }, {
     invites: {
       SMTP_URL: smtpUrl,
       GOOGLE_CLIENT_ID: "client-123.apps.googleusercontent.com",

@@ -31,7 +31,9 @@ export function dayViewHandler(deps: AvailabilityDeps): Handler<typeof availabil
     const localDate = readDate(query.date, person.timezone, now);
     const windows = workingWindowsOn(localDate, person.timezone, person.workingHours);
     const span = windows.length === 0 ? undefined : { start: windows[0]!.start, end: windows[windows.length - 1]!.end };
-    const answer = span ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs) : undefined;
+    // The caller's own day asks invites only when their calendars may add busy time (the cached caller says so, docs/design.md "Identity").
+    const calendars = !(person.id === caller.userId && caller.calendarConnected === false);
+    const answer = span ? await busyWithCalendars(deps.bus, deps.logger, caller.mode, [person], span, deps.calendarBusyTimeoutMs, calendars) : undefined;
     const busy = answer?.busy.get(person.id) ?? [];
     const body: DayViewBody = dayView({ localDate, zone: person.timezone, workingHours: person.workingHours, busy });
     // A calendar that did not answer is said so: its free slots are unknown, not free.

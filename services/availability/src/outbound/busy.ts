@@ -70,7 +70,8 @@ async function connectedCalendarBusy(bus: Bus, logger: Logger, mode: Mode, userI
 /**
  * Busy time of each user from both sources, merged per user: their meetings
  * (time off included) and their connected calendars, each source asked once
- * for everyone, side by side; the calendars under `calendarTimeoutMs`.
+ * for everyone, side by side; the calendars under `calendarTimeoutMs`, and
+ * not at all when `askCalendars` is false (known to have none).
  */
 export async function busyWithCalendars(
   bus: Bus,
@@ -79,10 +80,11 @@ export async function busyWithCalendars(
   users: ReadonlyArray<{ id: string; email: string }>,
   span: Interval,
   calendarTimeoutMs: number,
+  askCalendars = true,
 ): Promise<BusyAnswer> {
   const [meetings, calendars] = await Promise.all([
     busyOf(bus, mode, users, span),
-    users.length === 0 ? ({ busy: new Map<string, Interval[]>(), incomplete: new Set<string>() } as BusyAnswer) : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
+    users.length === 0 || !askCalendars ? ({ busy: new Map<string, Interval[]>(), incomplete: new Set<string>() } as BusyAnswer) : connectedCalendarBusy(bus, logger, mode, users.map((u) => u.id), span, calendarTimeoutMs),
   ]);
   for (const [userId, intervals] of calendars.busy) {
     if (intervals.length > 0 && meetings.has(userId)) meetings.set(userId, merge([...meetings.get(userId)!, ...intervals]));

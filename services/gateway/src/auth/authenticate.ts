@@ -1,11 +1,14 @@
 import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { apiKeyMode, hashApiKey } from "@sched/ids";
-import { accountsAuthenticate, callerChanged, keyChanged, keyRevoked, type Caller } from "@sched/proto";
+import { accountsAuthenticate, callerChanged, invitesCalendarConnected, keyChanged, keyRevoked, type Caller } from "@sched/proto";
 import { bearerToken } from "../domain/bearer.js";
 import { KeyCache } from "./keyCache.js";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);
+
+/** How long invites may take to say whether a caller has calendars: past it the caller goes without the answer rather than waiting. */
+const CALENDAR_CONNECTED_TIMEOUT_MS = 250;
 
 /**
  * The API key a request presents, read and hashed once: either a caller
@@ -70,11 +73,17 @@ export class Authenticator {
     return asking;
   }
 
-  /** One question to accounts; its answer is kept only if no notice came meanwhile (a notice forgets the question). */
+  /**
+   * One question to accounts, then one to invites (whether the user has a
+   * calendar connection); the answer is kept only if no notice came meanwhile
+   * (a notice forgets the question): invites' caller-changed for a connection
+   * made while it was asked keeps a "not connected" from being cached.
+   */
   private lookUp(keyHash: string): Promise<Caller> {
     const asking: Promise<Caller> = this.bus
       .request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs })
-      .then(({ caller }) => {
+      .then(({ caller }) => this.withCalendarConnected(caller))
+      .then((caller) => {
         if (this.asking.get(keyHash) === asking) this.cache.set(keyHash, caller);
         return caller;
       })
@@ -82,6 +91,16 @@ export class Authenticator {
         if (this.asking.get(keyHash) === asking) this.asking.delete(keyHash);
       });
     return asking;
+  }
+
+  /** The caller and whether the user's calendars add busy time; without that (invites did not answer) it is unknown, and the day view asks. */
+  private async withCalendarConnected(caller: Caller): Promise<Caller> {
+    try {
+      const { connected } = await this.bus.request(invitesCalendarConnected, { mode: caller.mode, userId: caller.userId }, { timeoutMs: Math.min(this.timeoutMs, CALENDAR_CONNECTED_TIMEOUT_MS) });
+      return { ...caller, calendarConnected: connected };
+    } catch {
+      return caller;
+    }
   }
 
   /** A revoked or changed key: its cached caller and any answer on its way are forgotten. */

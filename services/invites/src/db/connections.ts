@@ -60,6 +60,11 @@ export async function activeConnections(db: Knex, userIds: readonly string[]): P
 }
 
 /** One connection of the user; undefined for anyone else's. */
+/** Whether the user has a connection whose busy time is read (one that is not broken). */
+export async function hasActiveConnection(db: Knex, userId: string): Promise<boolean> {
+  return (await db("calendar_connections").where({ user_id: userId, status: "active" }).first("id")) !== undefined;
+}
+
 export async function findConnection(db: Knex, userId: string, connectionId: string): Promise<ConnectionRecord | undefined> {
   const row = (await db("calendar_connections").where({ id: connectionId, user_id: userId }).first()) as ConnectionRow | undefined;
   return row ? toRecord(row) : undefined;

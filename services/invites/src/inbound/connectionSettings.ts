@@ -1,4 +1,4 @@
-import { bind, type EndpointBinding, requireCaller } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
@@ -11,9 +11,11 @@ import { countsAsBusy } from "../domain/busyCalendars.js";
 import { asDeliveryFailure, DeliveryFailure } from "../domain/retry.js";
 import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
+import { announceConnectionChange } from "./connections.js";
 
 export interface ConnectionSettingsDeps {
   db: Knex;
+  bus: Bus;
   logger: Logger;
   vault: ConnectionVault;
   /** How long a calendar provider may take to answer one request. */
@@ -81,6 +83,7 @@ export function connectionSettingsBindings(deps: ConnectionSettingsDeps): Endpoi
         { id: newId("cal"), userId: caller.userId, provider: "caldav", accountEmail: body.username.includes("@") ? body.username.toLowerCase() : null, serverUrl: body.serverUrl },
         (id) => vault.tokenCipher.seal(body, id),
       );
+      await announceConnectionChange(deps.bus, caller.userId);
       return { status: 201, body: connectionView(connection) };
     }),
 

@@ -2,8 +2,8 @@ import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus"
 import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
-import { accountsLookupUsers, connectionsAdminAttach, connectionsDelete, connectionsList } from "@sched/proto";
-import { deleteConnection, listConnections, upsertConnection } from "../db/connections.js";
+import { accountsLookupUsers, callerChanged, connectionsAdminAttach, connectionsDelete, connectionsList, invitesCalendarConnected } from "@sched/proto";
+import { deleteConnection, hasActiveConnection, listConnections, upsertConnection } from "../db/connections.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
@@ -14,11 +14,25 @@ export interface ConnectionDeps {
   vault: ConnectionVault;
 }
 
+/**
+ * Tells every gateway replica to forget the user's cached callers, whose
+ * `calendarConnected` may have changed: sent before the change is answered,
+ * as accounts does for a new zone (docs/design.md "Identity"), so no day view
+ * after the answer goes without the calendars' busy time. A connection found
+ * broken needs none: a caller that still says "connected" only asks in vain.
+ */
+export async function announceConnectionChange(bus: Bus, userId: string): Promise<void> {
+  await bus.notify(callerChanged, { userId });
+}
+
 /** Calendar connections: the list, removal, and the operator's attach for tests and demos (the consent is in consent.ts). */
 export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
   const { db, vault } = deps;
-  const store = (userId: string, accountEmail: string | null, tokens: ProviderTokens, provider: "google" | "microsoft" = "google") =>
-    upsertConnection(db, { id: newId("cal"), userId, provider, accountEmail }, (id) => vault.tokenCipher.seal(tokens, id));
+  const store = async (userId: string, accountEmail: string | null, tokens: ProviderTokens, provider: "google" | "microsoft" = "google") => {
+    const connection = await upsertConnection(db, { id: newId("cal"), userId, provider, accountEmail }, (id) => vault.tokenCipher.seal(tokens, id));
+    await announceConnectionChange(deps.bus, userId);
+    return connection;
+  };
 
   return [
     bind(connectionsList, async (_request, ctx) => {
@@ -29,8 +43,12 @@ export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
     bind(connectionsDelete, async ({ params }, ctx) => {
       const caller = requireCaller(ctx);
       if (!isId("cal", params.id) || !(await deleteConnection(db, caller.userId, params.id))) throw notFound("calendar connection");
+      await announceConnectionChange(deps.bus, caller.userId);
       return { status: 204 };
     }),
+
+    // Test mode never asks a provider (invites.v1.calendar-busy answers nothing there).
+    bind(invitesCalendarConnected, async ({ mode, userId }) => ({ connected: mode === "live" && (await hasActiveConnection(db, userId)) })),
 
     bind(connectionsAdminAttach, async ({ params, body }) => {
       const { users } = await deps.bus.request(accountsLookupUsers, { ids: [params.id] }, { timeoutMs: 1_000 });

@@ -1,4 +1,4 @@
-import { bind, type EndpointBinding, requireCaller } from "@sched/bus";
+import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { AppError } from "@sched/errors";
 import { newId } from "@sched/ids";
@@ -16,6 +16,7 @@ import {
 } from "@sched/proto";
 import { createHash, randomBytes } from "node:crypto";
 import { saveOAuthState, takeOAuthState, upsertConnection } from "../db/connections.js";
+import { announceConnectionChange } from "./connections.js";
 import { dashboardReturnUrl, refusalOutcome } from "../domain/consentReturn.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 import type { GoogleCalendar } from "../outbound/google.js";
@@ -43,6 +44,7 @@ interface ConsentClient {
 
 export interface ConsentDeps {
   db: Knex;
+  bus: Bus;
   logger: Logger;
   vault: ConnectionVault;
   /** The deployment's own dashboard address: the one place a dashboard consent returns to. */
@@ -97,6 +99,7 @@ async function finishConsent(deps: ConsentDeps, client: ConsentClient, query: Co
   const connection = await upsertConnection(deps.db, { id: newId("cal"), userId: started.userId, provider: client.provider, accountEmail: granted.accountEmail }, (id) =>
     deps.vault.tokenCipher.seal(granted.tokens, id),
   );
+  await announceConnectionChange(deps.bus, started.userId);
   return started.fromDashboard ? back("connected") : { status: 200, body: connectionView(connection) };
 }
 
