@@ -33,13 +33,7 @@ interface Waiter<T> {
  * (outbox relays, event consumers, timers: code run by inBackground) after
  * them, so a reply is not queued behind work nobody waits for; yet background
  * work gets every FOREGROUND_TURNS_PER_BACKGROUND + 1-th turn while requests
- * keep coming, so its backlog does not grow without end. PGlite runs a query
- * without ever giving Node's event loop a turn, and the turns hand on to each
- * other through promises: a line of background turns would run to its end
- * before a request that arrived meanwhile were even read. So a background
- * turn that would follow another turn with no request waiting is handed on
- * only after the event loop has read what arrived (setImmediate), and a
- * request read then goes first.
+ * keep coming, so its backlog does not grow without end.
  */
 export class SessionTurns<T> {
   private readonly foreground: Array<Waiter<T>> = [];
@@ -50,8 +44,6 @@ export class SessionTurns<T> {
   private foregroundRun = 0;
   /** Told when the session is free again (destroy waits for it). */
   private idle: (() => void) | undefined;
-  /** The session is held for the next turn while the event loop reads what arrived. */
-  private readingArrivals = false;
 
   /**
    * How long a turn is waited for before it fails, read when the wait starts:
@@ -90,33 +82,17 @@ export class SessionTurns<T> {
   }
 
   release(session: T): boolean {
-    if (session !== this.session || !this.held || this.readingArrivals) return false;
-    this.handOn();
-    return true;
-  }
-
-  private handOn(): void {
-    if (this.foreground.length === 0 && this.backgroundLine.length > 0) {
-      this.readingArrivals = true;
-      setImmediate(() => {
-        this.readingArrivals = false;
-        this.handToNext();
-      });
-      return;
-    }
-    this.handToNext();
-  }
-
-  private handToNext(): void {
+    if (session !== this.session || !this.held) return false;
     const next = this.next();
     if (!next) {
       this.held = false;
       this.idle?.();
       this.idle = undefined;
-      return;
+      return true;
     }
     clearTimeout(next.timer);
     next.resolve(this.session);
+    return true;
   }
 
   private next(): Waiter<T> | undefined {
