@@ -14,14 +14,27 @@ export interface NewEvent extends Omit<StoredEvent, "streamSequence"> {
   msgId: string;
 }
 
-/** What became of an append: stored, or not, and then why. */
-export interface AppendOutcome {
-  stored: boolean;
-  /** An event with this msgId was stored already (nothing was stored). */
-  duplicate: boolean;
-  /** The msgId of the stream's last stored event before this append. */
-  lastMsgId: string | undefined;
-}
+/** What became of an append: stored, and where, or not, and then why. */
+export type AppendOutcome =
+  | {
+      stored: true;
+      /** The event's position in the log. */
+      streamSequence: number;
+    }
+  | {
+      stored: false;
+      /** An event with this msgId was stored already. */
+      duplicate: boolean;
+      /** The msgId of the stream's last stored event. */
+      lastMsgId: string | undefined;
+    };
+
+/**
+ * What became of a publish's writes once its unit of work ended: kept
+ * (committed), undone (rolled back), or not known (the log cannot tell: what
+ * the bus remembers of recent events is then no longer to be trusted).
+ */
+export type StoringOutcome = "kept" | "undone" | "unknown";
 
 /**
  * Where the in-process bus keeps its events and each durable consumer's
@@ -32,9 +45,12 @@ export interface EventLog {
   /**
    * Runs one publish's writes of the log (`append`, on the log `work` is
    * given) as one unit that no other publish interleaves with, and resolves
-   * once what it wrote is kept.
+   * once what it wrote is kept, or is to be kept with the caller's
+   * transaction it joined. `ended` is told what became of the writes once
+   * that is known: when this resolves or rejects, or when the caller's
+   * transaction ends.
    */
-  storing<T>(work: (log: EventLog) => Promise<T>): Promise<T>;
+  storing<T>(work: (log: EventLog) => Promise<T>, ended: (outcome: StoringOutcome) => void): Promise<T>;
   /**
    * Stores the event after every other one, unless an event with its msgId
    * is stored already, or `after` is given and is not the msgId of the
@@ -62,8 +78,13 @@ export class MemoryEventLog implements EventLog {
   private readonly lastMsgIds = new Map<string, string>();
   private readonly ackFloors = new Map<string, number>();
 
-  async storing<T>(work: (log: EventLog) => Promise<T>): Promise<T> {
-    return work(this);
+  async storing<T>(work: (log: EventLog) => Promise<T>, ended: (outcome: StoringOutcome) => void): Promise<T> {
+    try {
+      return await work(this);
+    } finally {
+      // An append here is kept as soon as it is made, whatever the publish did next.
+      ended("kept");
+    }
   }
 
   async append({ stream, msgId, ...event }: NewEvent, after?: string): Promise<AppendOutcome> {
@@ -72,8 +93,9 @@ export class MemoryEventLog implements EventLog {
     if (duplicate || (after !== undefined && after !== lastMsgId)) return { stored: false, duplicate, lastMsgId };
     this.msgIds.add(msgId);
     this.lastMsgIds.set(stream, msgId);
-    this.events.push({ ...event, stream, storedAt: Date.now(), streamSequence: this.events.length + 1 });
-    return { stored: true, duplicate, lastMsgId };
+    const streamSequence = this.events.length + 1;
+    this.events.push({ ...event, stream, storedAt: Date.now(), streamSequence });
+    return { stored: true, streamSequence };
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {

@@ -6,5 +6,5 @@ export { ENCODED_HEADERS } from "./headerText.js";
 export { connectNatsBus, type NatsBusOptions } from "./natsBus.js";
 export { servicesAnsweringIn } from "./natsNamespace.js";
 export { REPLY_HEADROOM_BYTES, replyBodyBudget } from "./replyBudget.js";
-export { MemoryEventLog, type EventLog, type AppendOutcome, type NewEvent, type StoredEvent } from "./eventLog.js";
+export { MemoryEventLog, type EventLog, type AppendOutcome, type NewEvent, type StoredEvent, type StoringOutcome } from "./eventLog.js";
 // The event log kept in Postgres is `@sched/db/event-log`: the bus needs no database code, so neither do the images it is in.

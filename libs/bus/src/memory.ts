@@ -6,6 +6,7 @@ import type { BusOutcome } from "@sched/telemetry";
 import { requestDeadline } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } from "./eventLog.js";
+import { RecentEvents } from "./recentEvents.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   checkMaxBatch,
@@ -58,6 +59,14 @@ export class MemoryBus implements Bus {
    * per durable rather than before every delivery.
    */
   private readonly ackFloors = new Map<string, number>();
+  /**
+   * How far each durable consumer is known to have nothing to read: past
+   * its acknowledged position when a read of the log found none of its
+   * events up to where the bus's memory of recent events starts.
+   */
+  private readonly caughtUp = new Map<string, number>();
+  /** The events stored lately, read by consumers instead of the log while they are up to date. */
+  private readonly recent = new RecentEvents();
   /** The streams published to that keep their events for a time (`maxAgeMs`), by name. */
   private readonly agedStreams = new Map<string, number>();
   private pruning: NodeJS.Timeout | undefined;
@@ -133,15 +142,23 @@ export class MemoryBus implements Bus {
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
+    let stored: StoredEvent | undefined;
     // Taken in turn only once the log is this publish's: a publish waiting in
     // line for the log must not hold up one that already has it (an outbox
     // relay's transaction on the shared embedded database).
-    const appended = await this.log.storing((log) => {
-      const stored = this.appending.then(() => this.append(log, event, checked, options));
-      this.appending = stored.catch(() => undefined);
-      return stored;
-    });
-    if (appended) for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
+    await this.log.storing(
+      (log) => {
+        const appending = this.appending.then(() => this.append(log, event, checked, options, (e) => (stored = e)));
+        this.appending = appending.catch(() => undefined);
+        return appending;
+      },
+      // Its consumers are woken once the event is kept: they read it from memory then.
+      (outcome) => {
+        if (!stored) return;
+        this.recent.ended(stored, outcome);
+        if (outcome !== "undone") for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
+      },
+    );
     if (event.stream.maxAgeMs !== undefined && !this.agedStreams.has(event.stream.name)) this.keepFor(event.stream.name, event.stream.maxAgeMs);
   }
 
@@ -165,17 +182,26 @@ export class MemoryBus implements Bus {
         return 0;
       });
     }
+    // What the log forgot is not to be read from memory either.
+    if (pruned > 0) this.recent.forget();
     return pruned;
   }
 
-  /** Stores the event unless it is a duplicate (false); `after` is checked against the stream's last event. */
-  private async append(log: EventLog, event: EventDef, checked: unknown, options: PublishOptions): Promise<boolean> {
-    let outcome: AppendOutcome | undefined;
+  /**
+   * Stores the event unless it is a duplicate; `after` is checked against the
+   * stream's last event. `stored` is told the event as soon as the log has it.
+   */
+  private async append(log: EventLog, event: EventDef, checked: unknown, options: PublishOptions, stored: (event: StoredEvent) => void): Promise<void> {
     await publishEvent("memory", event.subject, checked, async (headers) => {
-      outcome = await log.append({ stream: event.stream.name, subject: event.subject, payload: wire(checked), headers, msgId: options.msgId }, options.after);
-      if (!outcome.stored && !outcome.duplicate) throw new PublishOrderError(options.msgId, options.after!);
+      const payload = wire(checked);
+      const outcome: AppendOutcome = await log.append({ stream: event.stream.name, subject: event.subject, payload, headers, msgId: options.msgId }, options.after);
+      if (!outcome.stored) {
+        if (!outcome.duplicate) throw new PublishOrderError(options.msgId, options.after!);
+        return;
+      }
+      this.recent.appended(outcome.streamSequence);
+      stored({ streamSequence: outcome.streamSequence, subject: event.subject, payload, headers });
     });
-    return outcome!.stored;
   }
 
   async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
@@ -242,7 +268,11 @@ export class MemoryBus implements Bus {
     });
   }
 
-  /** The next events a durable consumer has not acknowledged; none, after a pause, while the log cannot be read. */
+  /**
+   * The next events a durable consumer has not acknowledged, from memory when
+   * it is up to date, else from the log; none, after a pause, while the log
+   * cannot be read.
+   */
   private async readPastAckFloor(durable: string, subjects: ReadonlySet<string>, limit: number, backOff: (ms: number) => Promise<void>): Promise<StoredEvent[]> {
     try {
       let floor = this.ackFloors.get(durable);
@@ -250,7 +280,14 @@ export class MemoryBus implements Bus {
         floor = await this.log.ackFloor(durable);
         this.ackFloors.set(durable, floor);
       }
-      return await this.log.read(floor, subjects, limit);
+      const remembered = this.recent.read(Math.max(floor, this.caughtUp.get(durable) ?? 0), subjects, limit);
+      if (remembered) return remembered;
+      // Every event up to where the memory starts has ended before this read of the log runs (appends
+      // and reads take turns on the log): finding none of them, the consumer reads from memory next.
+      const coveredFrom = this.recent.coveredFrom;
+      const events = await this.log.read(floor, subjects, limit);
+      if (events.length === 0 && coveredFrom !== undefined && coveredFrom > floor) this.caughtUp.set(durable, coveredFrom);
+      return events;
     } catch (err) {
       this.logger.warn({ err, durable }, "event log could not be read; retrying");
       await backOff(UNREADABLE_LOG_RETRY_MS);

@@ -40,3 +40,28 @@ it("a consumer reading the log when an event is published reads again rather tha
   await consumer.stop();
   expect(seen).toEqual([1]);
 });
+
+/** A log that counts its reads. */
+class CountedLog extends MemoryEventLog {
+  reads = 0;
+
+  override async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
+    this.reads += 1;
+    return super.read(position, subjects, limit);
+  }
+}
+
+it("a consumer that is up to date gets the events published next from the bus's memory, not from the log", async () => {
+  const log = new CountedLog();
+  const bus = new MemoryBus(logger, log);
+  await bus.publish(placed, { n: 1 }, { msgId: "order-1" });
+  const seen: number[] = [];
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push((m.payload as { n: number }).n));
+  await eventually(() => seen.length === 1 || undefined);
+  const readsWhenUpToDate = log.reads;
+  for (let n = 2; n <= 5; n++) await bus.publish(placed, { n }, { msgId: `order-${n}` });
+  await eventually(() => seen.length === 5 || undefined);
+  await consumer.stop();
+  expect(seen).toEqual([1, 2, 3, 4, 5]);
+  expect(log.reads).toBe(readsWhenUpToDate);
+});

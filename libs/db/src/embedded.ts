@@ -1,4 +1,5 @@
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import type { StoringOutcome } from "@sched/bus";
 import type { Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -34,6 +35,8 @@ interface HeldSession {
   active: boolean;
   /** Queries of joining handles running on it now. */
   joined: number;
+  /** Told how the transaction ended (see whenCallersTransactionEnds); shared with the transactions nested in it. */
+  onEnd: Array<(outcome: StoringOutcome) => void>;
 }
 
 const heldSessions = new AsyncLocalStorage<HeldSession>();
@@ -136,8 +139,15 @@ export class EmbeddedDatabase {
 export interface EmbeddedHandleOptions {
   database: EmbeddedDatabase;
   schema: string;
-  /** Queries run in the caller's transaction when it holds the session (see EmbeddedDatabase). */
+  /**
+   * Queries run in the caller's transaction when it holds the session (see
+   * EmbeddedDatabase), under the caller's search path: they name their
+   * schema, so once the schema is migrated (leaveSearchPath) the handle
+   * leaves the session's search path as it finds it.
+   */
   joinsTransactions?: boolean;
+  /** The session's search path is not switched to `schema` for this handle's queries. */
+  leavesSearchPath?: boolean;
   /** Closes the database when the handle is destroyed: a database of the handle's own. */
   ownsDatabase?: boolean;
 }
@@ -184,6 +194,7 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
       return database.pglite;
     }
     const connection = await super.acquireConnection();
+    if (this.embedded.leavesSearchPath) return connection;
     try {
       await database.useSchema(schema);
     } catch (err) {
@@ -205,19 +216,33 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
 
   override transaction(container: Container, config: unknown, outerTx: unknown): unknown {
     const database = this.embedded.database;
+    const enclosing = outerTx ? heldSessions.getStore() : undefined;
     const marked: Container = (trx) => {
-      const held: HeldSession = { database, active: true, joined: 0 };
+      const held: HeldSession = { database, active: true, joined: 0, onEnd: enclosing?.database === database ? enclosing.onEnd : [] };
+      // Only the outermost transaction's end is the end of what was written in it.
+      const tell = (outcome: StoringOutcome) => {
+        if (enclosing === undefined) for (const told of held.onEnd.splice(0)) told(outcome);
+      };
+      const executed = (trx as unknown as { executionPromise: Promise<unknown> }).executionPromise;
       return heldSessions.run(held, () => {
         let result: unknown;
         try {
           result = container(trx);
         } catch (err) {
           held.active = false;
+          void executed.then(() => tell("undone"), () => tell("undone"));
           throw err;
         }
         // knex commits when a returned promise settles, and waits for commit() otherwise: keep the kind.
-        if (result instanceof Promise) return result.finally(() => (held.active = false));
+        if (result instanceof Promise) {
+          // The work succeeded and the commit did: kept. Either failed: rolled back.
+          const worked = result.then(() => true, () => false);
+          void executed.then(async () => tell((await worked) ? "kept" : "undone"), () => tell("undone"));
+          return result.finally(() => (held.active = false));
+        }
         held.active = false;
+        // Ended by the container's own commit() or rollback(), which cannot be told apart from here.
+        void executed.then(() => tell("unknown"), () => tell("undone"));
         return result;
       });
     };
@@ -247,6 +272,19 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
 export function joinsCallersTransaction(db: Knex): boolean {
   const client = db.client as unknown;
   return client instanceof EmbeddedClient && client.joins();
+}
+
+/** Tells `ended` how the transaction `db` joins (joinsCallersTransaction) ends: committed, rolled back, or not known. */
+export function whenCallersTransactionEnds(db: Knex, ended: (outcome: StoringOutcome) => void): void {
+  const client = db.client as EmbeddedClient;
+  const held = client.config.embedded.database.heldByCaller();
+  if (!held) throw new Error("the calling code holds no transaction of this database");
+  held.onEnd.push(ended);
+}
+
+/** From now on `db`'s queries leave the session's search path as they find it: they name their schema. */
+export function leaveSearchPath(db: Knex): void {
+  (db.client as EmbeddedClient).config.embedded.leavesSearchPath = true;
 }
 
 /** knex's configuration of a handle on `options.schema` of an embedded database. */

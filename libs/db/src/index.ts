@@ -76,7 +76,8 @@ export type DatabaseTarget =
   /**
    * A schema of an embedded Postgres the process shares among its schemas. With
    * `joinsTransactions`, the handle's queries run in the caller's transaction
-   * when the caller holds the database's session (see EmbeddedDatabase).
+   * when the caller holds the database's session (see EmbeddedDatabase), and,
+   * once migrated, name their schema: the session's search path is left alone.
    */
   | { kind: "embedded"; database: EmbeddedDatabase; joinsTransactions?: boolean };
 
@@ -97,6 +98,8 @@ export async function openSchema(target: DatabaseTarget, schema: string, migrati
   if (target.kind !== "postgres") {
     const db = waitNoLongerThanTheRequest(await embedded(target, schema));
     await closedOnFailure(db, () => untilReachable(() => migrate(db, schema, migrations)));
+    // A joining handle's queries name their schema (they run under the search path of the transaction they join).
+    if (target.kind === "embedded" && target.joinsTransactions) (await import("./embedded.js")).leaveSearchPath(db);
     return db;
   }
   // Migrations run unbounded, on a pool of their own: building an index on a large table may take minutes.

@@ -1,8 +1,8 @@
 // `@sched/db/event-log`: the in-process bus's events kept in Postgres, for `npm start` alone, so the
 // bus (in every image) needs no database code and the database code no embedded Postgres.
-import type { AppendOutcome, EventLog, NewEvent, StoredEvent } from "@sched/bus";
+import type { AppendOutcome, EventLog, NewEvent, StoredEvent, StoringOutcome } from "@sched/bus";
 import type { Knex } from "knex";
-import { joinsCallersTransaction } from "./embedded.js";
+import { joinsCallersTransaction, whenCallersTransactionEnds } from "./embedded.js";
 import { inBackground } from "./embeddedSession.js";
 import type { Migration } from "./index.js";
 
@@ -61,32 +61,48 @@ export class KnexEventLog implements EventLog {
   constructor(private readonly db: Knex) {}
 
   /**
-   * In the caller's transaction when it holds the session (an outbox relay's);
-   * otherwise in one of its own, so the publish has the session before it
-   * takes its place in the bus's line, and never waits there for a
-   * transaction whose publishes wait behind it.
+   * In the caller's transaction when it holds the session (an outbox relay's),
+   * ended with it; otherwise in one of its own, so the publish has the
+   * session before it takes its place in the bus's line, and never waits
+   * there for a transaction whose publishes wait behind it.
    */
-  async storing<T>(work: (log: EventLog) => Promise<T>): Promise<T> {
-    if (joinsCallersTransaction(this.db)) return work(this);
-    return this.db.transaction((trx) => work(new KnexEventLog(trx)));
+  async storing<T>(work: (log: EventLog) => Promise<T>, ended: (outcome: StoringOutcome) => void): Promise<T> {
+    if (joinsCallersTransaction(this.db)) {
+      whenCallersTransactionEnds(this.db, ended);
+      return work(this);
+    }
+    try {
+      const result = await this.db.transaction((trx) => work(new KnexEventLog(trx)));
+      ended("kept");
+      return result;
+    } catch (err) {
+      // A failed commit is a rolled-back transaction too.
+      ended("undone");
+      throw err;
+    }
   }
 
+  /**
+   * One statement when the event is stored (a duplicate's msgId and a stream
+   * whose last event is not `after` store nothing); a second one, only then,
+   * tells which of the two it was.
+   */
   async append(event: NewEvent, after?: string): Promise<AppendOutcome> {
-    const { rows } = await this.db.raw<{ rows: Array<{ stored: boolean; duplicate: boolean; last_msg_id: string | null }> }>(
-      `with state as (
-         select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate,
-                (select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1) as last_msg_id
-       ), stored as (
-         insert into ${EVENT_LOG_SCHEMA}.events (stream, subject, payload, headers, msg_id)
-         select ?, ?, ?::jsonb, ?::jsonb, ? from state
-          where not state.duplicate and (?::text is null or state.last_msg_id is not distinct from ?::text)
-         returning 1
-       )
-       select exists (select 1 from stored) as stored, state.duplicate, state.last_msg_id from state`,
-      [event.msgId, event.stream, event.stream, event.subject, JSON.stringify(event.payload), JSON.stringify(event.headers), event.msgId, after ?? null, after ?? null],
+    const lastOfStream = `select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1`;
+    const { rows } = await this.db.raw<{ rows: Array<{ stream_sequence: number }> }>(
+      `insert into ${EVENT_LOG_SCHEMA}.events (stream, subject, payload, headers, msg_id)
+       select ?, ?, ?::jsonb, ?::jsonb, ?
+        where ?::text is null or ?::text is not distinct from (${lastOfStream})
+       on conflict (msg_id) do nothing
+       returning stream_sequence`,
+      [event.stream, event.subject, JSON.stringify(event.payload), JSON.stringify(event.headers), event.msgId, after ?? null, after ?? null, event.stream],
     );
-    const row = rows[0]!;
-    return { stored: row.stored, duplicate: row.duplicate, lastMsgId: row.last_msg_id ?? undefined };
+    if (rows[0]) return { stored: true, streamSequence: Number(rows[0].stream_sequence) };
+    const { rows: why } = await this.db.raw<{ rows: Array<{ duplicate: boolean; last_msg_id: string | null }> }>(
+      `select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate, (${lastOfStream}) as last_msg_id`,
+      [event.msgId, event.stream],
+    );
+    return { stored: false, duplicate: why[0]!.duplicate, lastMsgId: why[0]!.last_msg_id ?? undefined };
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {
