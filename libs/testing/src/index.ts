@@ -82,3 +82,4 @@ export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, t
 export { seededRandom } from "./random.js";
 export { startTcpProxy, type TcpProxy } from "./tcpProxy.js";
 export { folderBytes } from "./folderBytes.js";
+export { PublicFronts } from "./publicFronts.js";
