@@ -64,7 +64,10 @@ function operationDescription(route: RouteDef): string {
 
 function access(route: RouteDef): string {
   if (route.auth === "admin") return "Admin token; not rate limited.";
-  if (route.auth === "none") return "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
+  if (route.auth === "none")
+    return route.path.startsWith("/v1/provider-notifications/")
+      ? "No API key: the provider calls it; the channel's secret it carries back (Google's channel token, Graph's `clientState`) must match, and anything else is ignored with the same answer."
+      : "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
   const bucket = route.bucket === "ai" ? "the AI-powered bucket (10 requests a minute per key)" : "the standard bucket (100 requests a minute per key)";
   return `Scope \`${route.scope ?? "none"}\`; counts against ${bucket}.`;
 }

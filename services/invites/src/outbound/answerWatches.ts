@@ -5,6 +5,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { claimWatchChecks, extendWatch, forgetOrphanWatches, saveWatch, takeWatch, type AnswerWatch } from "../db/answerWatches.js";
 import { connectionById, type ConnectionRecord } from "../db/connections.js";
 import { providerEventsByConnection } from "../db/deliveries.js";
+import { asDeliveryFailure } from "../domain/retry.js";
 import { watchStep } from "../domain/watchRenewal.js";
 import { googleFailure } from "./google.js";
 import { graphStatusOf } from "./microsoft.js";
@@ -92,9 +93,9 @@ export function keepAnswerWatches(db: Knex, vault: ConnectionVault, logger: Logg
       if (connection.provider === "google") await openGoogle(connection, watch);
       else if (connection.provider === "microsoft") await openMicrosoft(connection, watch, step);
     } catch (err) {
-      const failure = err as { kind?: string; message?: string };
-      if (failure.kind === "revoked") await vault.markBroken(connection, String(failure.message));
-      log.warn({ connectionId: connection.id, provider: connection.provider, error: failure.message ?? String(err) }, "could not open a push channel on a calendar; its answers are polled");
+      const failure = asDeliveryFailure(err);
+      if (failure.kind === "revoked") await vault.markBroken(connection, failure.message);
+      log.warn({ connectionId: connection.id, provider: connection.provider, error: failure.message }, "could not open a push channel on a calendar; its answers are polled");
       return;
     }
     log.info({ connectionId: connection.id, provider: connection.provider, step }, "push channel of a calendar opened");
