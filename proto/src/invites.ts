@@ -174,7 +174,10 @@ const GraphNotificationQuery = z.strictObject({
 const GraphNotificationBody = z
   .object({
     value: z
-      .array(z.looseObject({ subscriptionId: Text.max(256), clientState: Text.max(256).optional() }))
+      .array(z.looseObject({
+        subscriptionId: Text.max(256).meta({ description: "The subscription the change was noticed by." }),
+        clientState: Text.max(256).optional().meta({ description: "The secret given when the subscription was opened; a change without the right one is ignored." }),
+      }))
       .max(1_000)
       .meta({ description: "The changes notified, each naming its subscription and carrying its secret (`clientState`)." }),
   })

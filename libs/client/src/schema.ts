@@ -8828,10 +8828,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": [
+                 *         {
+                 *           "subscriptionId": "7f105c7d-2dc5-4530-97cd-4e7ae6534c07",
+                 *           "clientState": "Qm9vb2sgb2YgdGhlIGNoYW5uZWwncyBzZWNyZXQ",
+                 *           "changeType": "updated",
+                 *           "resource": "Users/4e9d…/Events/AAMkAG…"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The changes notified, each naming its subscription and carrying its secret (`clientState`). */
                     value: ({
+                        /** @description The subscription the change was noticed by. */
                         subscriptionId: string;
+                        /** @description The secret given when the subscription was opened; a change without the right one is ignored. */
                         clientState?: string;
                     } & {
                         [key: string]: unknown;
@@ -8847,7 +8861,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    /** @example Validation: Testing client application reachability for subscription Request-Id: 3b3f5c1e-8a5d-4f3e-9c1b-2d4e6f8a0b1c */
+                    "text/plain": string;
                 };
             };
             /** @description Taken; a subscription or clientState not ours is ignored the same way */

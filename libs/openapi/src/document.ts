@@ -32,7 +32,7 @@ const TAGS = [
   { name: "Reference", description: "This document." },
 ];
 
-const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections", events: "Events", "webhook-endpoints": "Webhooks" };
+const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections", "provider-notifications": "Calendar connections", events: "Events", "webhook-endpoints": "Webhooks" };
 
 const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, recommended times and trusted contacts.
 
@@ -115,7 +115,8 @@ function operation(route: RouteDef): RouteConfig {
     responses[status] = {
       description,
       headers: responseHeaders(route, Number(status)),
-      ...(replyBody ? { content: { "application/json": { schema: replyBody, ...(example !== undefined ? { example } : {}) } } } : {}),
+      // A bare string answer is plain text (the gateway sends it so): Graph's handshake token.
+      ...(replyBody ? { content: { [replyBody.def.type === "string" ? "text/plain" : "application/json"]: { schema: replyBody, ...(example !== undefined ? { example } : {}) } } } : {}),
     };
   }
   for (const [status, codes] of byStatus(routeErrorCodes(route))) responses[status] = errorResponse(route, status, codes);
