@@ -165,6 +165,27 @@ export const connectionsAdminAttach = routeEndpoint(
   { 201: CalendarConnection },
 );
 
+/** What Graph sends to a subscription's address: the handshake's token when one is opened, else nothing in the query. */
+const GraphNotificationQuery = z.strictObject({
+  validationToken: Text.max(1_024).optional().meta({ description: "Graph's handshake when a subscription is opened: answered as plain text, and nothing else is done." }),
+});
+
+/** Graph's change notifications, of which only the subscription and its secret are read. */
+const GraphNotificationBody = z
+  .object({
+    value: z
+      .array(z.looseObject({
+        subscriptionId: Text.max(256).meta({ description: "The subscription the change was noticed by." }),
+        clientState: Text.max(256).optional().meta({ description: "The secret given when the subscription was opened; a change without the right one is ignored." }),
+      }))
+      .max(1_000)
+      .meta({ description: "The changes notified, each naming its subscription and carrying its secret (`clientState`)." }),
+  })
+  .optional();
+
+export const providerNotificationsGoogle = routeEndpoint("invites.v1.http.provider-notifications.google", httpRequest({ params: Empty, query: Empty, body: NoBody }), { 202: null });
+export const providerNotificationsMicrosoft = routeEndpoint("invites.v1.http.provider-notifications.microsoft", httpRequest({ params: Empty, query: GraphNotificationQuery, body: GraphNotificationBody }), { 200: z.string(), 202: null });
+
 export const invitesRoutes: RouteDef[] = [
   route({ method: "GET", path: "/v1/meetings/:id/invites", endpoint: invitesList, operationId: "invitesList", auth: "api-key", scope: "meetings:read", bucket: "standard", hasBody: false, summary: "Invite deliveries of a meeting, per participant", responses: { 200: "The newest delivery to each participant (removed ones included); empty when no invite was sent" } }),
   route({ method: "POST", path: "/v1/calendar-connections/google", endpoint: connectionsStartGoogle, operationId: "invitesConnectionsGoogleStart", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, idempotent: true, summary: "Start connecting Google Calendar (OAuth 2.0)", responses: { 201: "The consent URL to send the user to" } }),
@@ -176,6 +197,8 @@ export const invitesRoutes: RouteDef[] = [
   route({ method: "PATCH", path: "/v1/calendar-connections/:id", endpoint: connectionsUpdate, operationId: "invitesConnectionsUpdate", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: true, summary: "Choose the busy calendars of a connection, or make it the default", responses: { 200: "The connection after the change" }, errors: ["forbidden"] }),
   route({ method: "GET", path: "/v1/calendar-connections", endpoint: connectionsList, operationId: "invitesConnectionsList", auth: "api-key", scope: "account:read", bucket: "standard", hasBody: false, summary: "The user's calendar connections", responses: { 200: "Every connection, newest first" } }),
   route({ method: "DELETE", path: "/v1/calendar-connections/:id", endpoint: connectionsDelete, operationId: "invitesConnectionsDelete", auth: "api-key", scope: "account:write", bucket: "standard", hasBody: false, summary: "Remove a calendar connection", responses: { 204: "Removed; invites go by e-mail from now on" } }),
+  route({ method: "POST", path: "/v1/provider-notifications/google", endpoint: providerNotificationsGoogle, operationId: "invitesProviderNotificationsGoogle", auth: "none", hasBody: false, summary: "Google Calendar's push notifications of an organizer's calendar changing (called by Google, without a key)", responses: { 202: "Taken; a channel or token not ours is ignored the same way" } }),
+  route({ method: "POST", path: "/v1/provider-notifications/microsoft", endpoint: providerNotificationsMicrosoft, operationId: "invitesProviderNotificationsMicrosoft", auth: "none", hasBody: true, summary: "Microsoft Graph's change notifications of an organizer's calendar (called by Graph, without a key)", responses: { 200: "The subscription handshake: `validationToken` back, as plain text", 202: "Taken; a subscription or clientState not ours is ignored the same way" } }),
   route({ method: "POST", path: "/admin/v1/users/:id/calendar-connections", endpoint: connectionsAdminAttach, operationId: "invitesAdminConnectionsAttach", auth: "admin", hasBody: true, summary: "Attach a calendar connection with given tokens (tests and demos)", responses: { 201: "The connection" } }),
 ];
 

@@ -33,8 +33,9 @@ export interface RouteDef<E extends RouteEndpoint = RouteEndpoint> {
   /** The operation's name in the OpenAPI document and the typed client (`meetingsList`). */
   readonly operationId: string;
   /**
-   * `none` is for the one route a browser calls on a provider's redirect
-   * (OAuth callback): it carries no key, and the service checks what it carries.
+   * `none` is for the routes a provider calls, or has a browser call: the
+   * redirect after consent (OAuth callback) and push notifications. They
+   * carry no key, and the service checks what they carry.
    */
   readonly auth: "api-key" | "admin" | "none";
   readonly scope?: Scope;

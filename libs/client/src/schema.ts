@@ -488,6 +488,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/provider-notifications/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Google Calendar's push notifications of an organizer's calendar changing (called by Google, without a key)
+         * @description No API key: the provider calls it; the channel's secret it carries back (Google's channel token, Graph's `clientState`) must match, and anything else is ignored with the same answer.
+         */
+        post: operations["invitesProviderNotificationsGoogle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider-notifications/microsoft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Microsoft Graph's change notifications of an organizer's calendar (called by Graph, without a key)
+         * @description No API key: the provider calls it; the channel's secret it carries back (Google's channel token, Graph's `clientState`) must match, and anything else is ignored with the same answer.
+         */
+        post: operations["invitesProviderNotificationsMicrosoft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/users/{id}/calendar-connections": {
         parameters: {
             query?: never;
@@ -8664,6 +8704,260 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimitIfCounted"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemainingIfCounted"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitResetIfCounted"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesProviderNotificationsGoogle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Taken; a channel or token not ours is ignored the same way */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    invitesProviderNotificationsMicrosoft: {
+        parameters: {
+            query?: {
+                /** @description Graph's handshake when a subscription is opened: answered as plain text, and nothing else is done. */
+                validationToken?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the `X-Request-Id` response header and in `error.requestId` when it is a token of at most 128 characters of `[A-Za-z0-9._:-]`; otherwise a generated `req_…` id is used instead.
+                 * @example checkout-7f3a9c
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": [
+                 *         {
+                 *           "subscriptionId": "7f105c7d-2dc5-4530-97cd-4e7ae6534c07",
+                 *           "clientState": "Qm9vb2sgb2YgdGhlIGNoYW5uZWwncyBzZWNyZXQ",
+                 *           "changeType": "updated",
+                 *           "resource": "Users/4e9d…/Events/AAMkAG…"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The changes notified, each naming its subscription and carrying its secret (`clientState`). */
+                    value: ({
+                        /** @description The subscription the change was noticed by. */
+                        subscriptionId: string;
+                        /** @description The secret given when the subscription was opened; a change without the right one is ignored. */
+                        clientState?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription handshake: `validationToken` back, as plain text */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Validation: Testing client application reachability for subscription Request-Id: 3b3f5c1e-8a5d-4f3e-9c1b-2d4e6f8a0b1c */
+                    "text/plain": string;
+                };
+            };
+            /** @description Taken; a subscription or clientState not ours is ignored the same way */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: validation failed; `param` names the field. `invalid_json`: the body is not JSON, or nests arrays and objects more than 32 levels deep (by default). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+            /** @description `request_timeout`: the request did not arrive in time (by default: headers within 10 s, the whole request within 30 s). */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 100 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `uri_too_long`: the URL is over 8 KiB (by default). */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json` (UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `rate_limited`: the rate limit of the key (or of failed authentications from this address) is exceeded. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are over 16 KiB (by default). */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeadersTooLargeError"];
+                };
+            };
+            /** @description `internal_error`: a bug; the message holds no internals. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorError"];
+                };
+            };
+            /** @description `service_unavailable`: a backing service did not answer in time, or the gateway is at capacity or this client has its share of it. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

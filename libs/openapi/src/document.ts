@@ -32,7 +32,7 @@ const TAGS = [
   { name: "Reference", description: "This document." },
 ];
 
-const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections", events: "Events", "webhook-endpoints": "Webhooks" };
+const TAG_BY_SEGMENT: Record<string, string> = { me: "Account", meetings: "Meetings", availability: "Availability", contacts: "Contacts", "calendar-connections": "Calendar connections", "provider-notifications": "Calendar connections", events: "Events", "webhook-endpoints": "Webhooks" };
 
 const DESCRIPTION = `A JSON-over-HTTP scheduling API: meetings, availability, recommended times and trusted contacts.
 
@@ -64,7 +64,10 @@ function operationDescription(route: RouteDef): string {
 
 function access(route: RouteDef): string {
   if (route.auth === "admin") return "Admin token; not rate limited.";
-  if (route.auth === "none") return "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
+  if (route.auth === "none")
+    return route.path.startsWith("/v1/provider-notifications/")
+      ? "No API key: the provider calls it; the channel's secret it carries back (Google's channel token, Graph's `clientState`) must match, and anything else is ignored with the same answer."
+      : "No API key: the browser arrives here from the provider's consent page; the `state` parameter identifies the user.";
   const bucket = route.bucket === "ai" ? "the AI-powered bucket (10 requests a minute per key)" : "the standard bucket (100 requests a minute per key)";
   return `Scope \`${route.scope ?? "none"}\`; counts against ${bucket}.`;
 }
@@ -112,7 +115,8 @@ function operation(route: RouteDef): RouteConfig {
     responses[status] = {
       description,
       headers: responseHeaders(route, Number(status)),
-      ...(replyBody ? { content: { "application/json": { schema: replyBody, ...(example !== undefined ? { example } : {}) } } } : {}),
+      // A bare string answer is plain text (the gateway sends it so): Graph's handshake token.
+      ...(replyBody ? { content: { [replyBody.def.type === "string" ? "text/plain" : "application/json"]: { schema: replyBody, ...(example !== undefined ? { example } : {}) } } } : {}),
     };
   }
   for (const [status, codes] of byStatus(routeErrorCodes(route))) responses[status] = errorResponse(route, status, codes);

@@ -278,6 +278,11 @@ export const EXAMPLES: Record<string, OperationExamples> = {
   },
   "GET /v1/calendar-connections/microsoft/callback": { responses: { 200: { ...CONNECTION, id: "cal_Wp4nR8sVbL2tKmQ7aZcY1dXh", provider: "microsoft", accountEmail: "ann@contoso.com" } } },
   "GET /v1/calendar-connections": { responses: { 200: { data: [CONNECTION] } } },
+  "POST /v1/provider-notifications/google": { responses: {} },
+  "POST /v1/provider-notifications/microsoft": {
+    request: { value: [{ subscriptionId: "7f105c7d-2dc5-4530-97cd-4e7ae6534c07", clientState: "Qm9vb2sgb2YgdGhlIGNoYW5uZWwncyBzZWNyZXQ", changeType: "updated", resource: "Users/4e9d…/Events/AAMkAG…" }] },
+    responses: { 200: "Validation: Testing client application reachability for subscription Request-Id: 3b3f5c1e-8a5d-4f3e-9c1b-2d4e6f8a0b1c" },
+  },
   "DELETE /v1/calendar-connections/:id": { responses: {} },
   "POST /v1/calendar-connections/caldav": {
     request: { serverUrl: "https://caldav.fastmail.com/", username: "ann@example.com", password: "abcd-efgh-ijkl-mnop" },

@@ -152,8 +152,10 @@ describe("the OpenAPI document", () => {
         if (!body || isRedirect(body)) continue;
         const value = examples.responses[Number(status)];
         expect(value, `${key} ${status}`).toBeDefined();
-        expect(operationOf(route).responses[status].content["application/json"].example).toEqual(value);
-        expect(schemaErrors(pointer(...base, "responses", status, "content", "application/json", "schema"), value), key).toBeUndefined();
+        // JSON, but for a bare string answered as plain text (Graph's handshake).
+        const type = typeof value === "string" ? "text/plain" : "application/json";
+        expect(operationOf(route).responses[status].content[type].example).toEqual(value);
+        expect(schemaErrors(pointer(...base, "responses", status, "content", type, "schema"), value), key).toBeUndefined();
       }
     }
   });

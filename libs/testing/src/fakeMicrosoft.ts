@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, ServerResponse, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { formatTimestamp } from "@sched/proto";
 import { DateTime } from "luxon";
+import { PublicFronts } from "./publicFronts.js";
 import { originalStarts, ruleOfGraphRecurrence, type GraphRecurrence } from "./graphRecurrenceExpansion.js";
 
 /** One request the fake answered, as the tests inspect it. */
@@ -134,8 +135,32 @@ const instanceId = (masterId: string, originalStart: number) => `${masterId}_${o
  * tokens can be revoked, attendees' answers are set by the test as Exchange
  * would write them into the organizer's event. Faults are injected per call.
  */
+/** A subscription to a mailbox's events, as Graph keeps it. */
+export interface GraphSubscription {
+  id: string;
+  account: string;
+  notificationUrl: string;
+  clientState: string | undefined;
+  expirationDateTime: string;
+}
+
+/** One change notification the fake sent, and how the address answered it. */
+export interface GraphNotification {
+  subscriptionId: string;
+  status: number;
+}
+
 export class FakeMicrosoft {
   readonly calls: MicrosoftCall[] = [];
+  /** Open subscriptions, by id. */
+  readonly subscriptions = new Map<string, GraphSubscription>();
+  readonly notifications: GraphNotification[] = [];
+  /** The handshakes Graph made with notification addresses: the token sent, and what came back. */
+  readonly handshakes: Array<{ token: string; status: number; contentType: string | null; body: string }> = [];
+  /** Whether an answer changed in the fake is notified to the subscriptions (off: a test changes it quietly). */
+  notifying = true;
+  /** Where the https notification addresses are served here (the test's TLS front). */
+  readonly fronts = new PublicFronts();
   /** Every event ever created, by id. */
   readonly events = new Map<string, GraphEvent>();
   /** Busy time the fake's mailboxes have besides their events, by account address. */
@@ -210,6 +235,7 @@ export class FakeMicrosoft {
     const entry = event?.attendees.find((a) => a.emailAddress.address.toLowerCase() === attendee.toLowerCase());
     if (!event || !entry) throw new Error(`${attendee} is not an attendee of event ${eventId}`);
     entry.status = { response, time: formatTimestamp(at) };
+    if (this.notifying) void this.notifySubscriptions(event.owner, eventId);
   }
 
   /**
@@ -226,6 +252,83 @@ export class FakeMicrosoft {
     if (!entry) throw new Error(`${attendee} is not an attendee of that occurrence`);
     entry.status = { response, time: formatTimestamp(at) };
     master.exceptions.set(start, { ...(master.exceptions.get(start) ?? { isCancelled: false }), attendees });
+    if (this.notifying) void this.notifySubscriptions(master.owner, masterId);
+  }
+
+  /**
+   * Tells the mailbox's subscriptions that an event changed, as Graph does:
+   * a JSON POST of `value: [{subscriptionId, clientState, changeType,
+   * resource}]`. Resolves once every address answered.
+   */
+  async notifySubscriptions(account: string, eventId: string): Promise<void> {
+    const mine = [...this.subscriptions.values()].filter((s) => s.account === account && Date.parse(s.expirationDateTime) > Date.now());
+    await Promise.all(mine.map((s) => this.notify(s, eventId, s.clientState)));
+  }
+
+  /** A notification of the subscription with a clientState not its own, as a forger would send; the status the address answered. */
+  async notifyWithClientState(subscriptionId: string, clientState: string): Promise<number> {
+    const subscription = this.subscriptions.get(subscriptionId);
+    if (!subscription) throw new Error(`no subscription ${subscriptionId}`);
+    return this.notify(subscription, "AAMkAGforged", clientState);
+  }
+
+  private async notify(subscription: GraphSubscription, eventId: string, clientState: string | undefined): Promise<number> {
+    const change = { subscriptionId: subscription.id, subscriptionExpirationDateTime: subscription.expirationDateTime, changeType: "updated", resource: `Users/${subscription.account}/Events/${eventId}`, resourceData: { "@odata.type": "#Microsoft.Graph.Event", id: eventId }, clientState, tenantId: "00000000-0000-4000-8000-000000007e4a" };
+    let status: number;
+    try {
+      status = (await fetch(this.fronts.resolve(subscription.notificationUrl), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: [change] }) })).status;
+    } catch {
+      status = 0;
+    }
+    this.notifications.push({ subscriptionId: subscription.id, status });
+    return status;
+  }
+
+  /**
+   * Graph's check of a notification address before it opens a subscription:
+   * a POST with `validationToken` in the query, to be answered within 10 s
+   * with 200 and the token alone, as text/plain.
+   */
+  private async handshake(notificationUrl: string): Promise<boolean> {
+    const token = `Validation: Testing client application reachability for subscription Request-Id: ${randomUUID()}`;
+    const target = new URL(this.fronts.resolve(notificationUrl));
+    target.searchParams.set("validationToken", token);
+    try {
+      const res = await fetch(target, { method: "POST", headers: { "content-type": "text/plain; charset=utf-8" }, signal: AbortSignal.timeout(10_000) });
+      const body = await res.text();
+      const contentType = res.headers.get("content-type");
+      this.handshakes.push({ token, status: res.status, contentType, body });
+      return res.status === 200 && (contentType ?? "").startsWith("text/plain") && body === token;
+    } catch {
+      this.handshakes.push({ token, status: 0, contentType: null, body: "" });
+      return false;
+    }
+  }
+
+  /** POST /subscriptions: to the mailbox's events, after the handshake with the https address given. */
+  private async subscribe(call: MicrosoftCall, account: string, res: ServerResponse): Promise<void> {
+    const body = call.body ?? {};
+    const notificationUrl = String(body.notificationUrl ?? "");
+    if (!notificationUrl.startsWith("https://")) return graphError(res, 400, "InvalidRequest", "The Uri scheme is not valid; it must be https.");
+    if (body.changeType !== "updated" || (body.resource !== "/me/events" && body.resource !== "me/events")) return graphError(res, 400, "InvalidRequest", "This fake takes changes (updated) to /me/events only.");
+    if (!(await this.handshake(notificationUrl))) return graphError(res, 400, "ValidationError", "Subscription validation request failed. Response must exactly match validationToken query parameter.");
+    const subscription: GraphSubscription = { id: randomUUID(), account, notificationUrl, clientState: body.clientState === undefined ? undefined : String(body.clientState), expirationDateTime: String(body.expirationDateTime) };
+    this.subscriptions.set(subscription.id, subscription);
+    json(res, 201, { "@odata.context": "https://graph.microsoft.com/v1.0/$metadata#subscriptions/$entity", id: subscription.id, resource: body.resource, changeType: body.changeType, notificationUrl, clientState: subscription.clientState, expirationDateTime: subscription.expirationDateTime });
+  }
+
+  /** PATCH (a new expirationDateTime) and DELETE of one of the account's subscriptions. */
+  private subscription(method: string, id: string, call: MicrosoftCall, account: string, res: ServerResponse): void {
+    const subscription = this.subscriptions.get(id);
+    if (!subscription || subscription.account !== account) return graphError(res, 404, "ResourceNotFound", "The object was not found.");
+    if (method === "DELETE") {
+      this.subscriptions.delete(id);
+      res.writeHead(204).end();
+      return;
+    }
+    if (method !== "PATCH") return graphError(res, 405, "ErrorInvalidRequest", "The OData request is not supported.");
+    subscription.expirationDateTime = String(call.body?.expirationDateTime ?? subscription.expirationDateTime);
+    json(res, 200, { id, expirationDateTime: subscription.expirationDateTime, notificationUrl: subscription.notificationUrl });
   }
 
   /** A mailbox's calendars, the default one first (made on first use). */
@@ -360,6 +463,12 @@ export class FakeMicrosoft {
 
   private graph(method: string, url: URL, call: MicrosoftCall, account: string, res: ServerResponse): void {
     const path = url.pathname.slice("/v1.0".length);
+    if (method === "POST" && path === "/subscriptions") {
+      void this.subscribe(call, account, res);
+      return;
+    }
+    const subscriptionOf = /^\/subscriptions\/([^/]+)$/.exec(path);
+    if (subscriptionOf) return this.subscription(method, decodeURIComponent(subscriptionOf[1]!), call, account, res);
     if (method === "POST" && path === "/me/calendar/getSchedule") return this.getSchedule(call, account, res);
     if (method === "GET" && path === "/me/calendarView") return this.calendarView(url, call, account, this.defaultCalendarId(account), res);
     if (method === "GET" && path === "/me/calendars") return this.page(url, call, this.calendarsOf(account), res);

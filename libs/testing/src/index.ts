@@ -83,3 +83,4 @@ export { seededRandom } from "./random.js";
 export { startTcpProxy, type TcpProxy } from "./tcpProxy.js";
 export { folderBytes } from "./folderBytes.js";
 export { overriding } from "./overriding.js";
+export { PublicFronts } from "./publicFronts.js";

@@ -48,11 +48,15 @@ export interface GatewayDeps {
 }
 
 /** Request headers a service may need, forwarded on the bus request. */
-const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate"] as const;
+// Google's push notifications carry their channel and its secret in X-Goog-* headers, not in a body.
+const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate", "x-goog-channel-id", "x-goog-channel-token", "x-goog-resource-state"] as const;
 const FORWARDED_NAMES: Record<(typeof FORWARDED_HEADERS)[number], string> = {
   "idempotency-key": "Idempotency-Key",
   traceparent: "traceparent",
   tracestate: "tracestate",
+  "x-goog-channel-id": "X-Goog-Channel-ID",
+  "x-goog-channel-token": "X-Goog-Channel-Token",
+  "x-goog-resource-state": "X-Goog-Resource-State",
 };
 
 /**
@@ -152,6 +156,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (replyHeaders) res.set(replyHeaders);
     if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, "true");
     if (replyBody === undefined || status === 204) res.status(status).end();
+    // A reply the service marks as plain text (Graph's subscription handshake wants its token back so) is its string as is.
+    else if (replyHeaders?.["Content-Type"]?.startsWith("text/plain") && replyBody instanceof JsonText) res.status(status).send(String(replyBody.toJSON()));
     else if (replyBody instanceof JsonText) res.status(status).type(JSON_CONTENT_TYPE).send(asBuffer(replyBody.encoded));
     else res.status(status).json(replyBody);
   });

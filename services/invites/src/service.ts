@@ -11,6 +11,8 @@ import { MicrosoftCalendar } from "./outbound/microsoft.js";
 import { pollMicrosoftAnswers } from "./outbound/microsoftAnswers.js";
 import { ConnectionVault } from "./outbound/vault.js";
 import { pollCalDavAnswers } from "./outbound/caldavAnswers.js";
+import { keepAnswerWatches } from "./outbound/answerWatches.js";
+import { providerNotificationBindings } from "./inbound/providerNotifications.js";
 import { DeliveryWorker } from "./outbound/worker.js";
 import { answerResetsOf } from "./db/answerResets.js";
 import { organizerOf } from "./db/organizers.js";
@@ -58,6 +60,15 @@ const config = z.object({
   MICROSOFT_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
   /** How often answers are read back from organizers' Google calendars (one request per connection each time). */
   GOOGLE_ANSWERS_POLL_MS: env.positiveInt(5 * 60_000),
+  /**
+   * Where providers reach the API (the gateway's public address). An https one opens a push channel on each
+   * Google and Microsoft calendar with meetings of ours: answers arrive as they change, and polling slows down.
+   */
+  PUBLIC_BASE_URL: env.publicBaseUrl(),
+  /** How often Google and Microsoft calendars whose push channel is live are read anyway, in case a notification was lost. */
+  PROVIDER_ANSWERS_WATCHED_POLL_MS: env.positiveInt(60 * 60_000),
+  /** How often each connection's push channel is looked at: opened when missing, renewed before it lapses. */
+  PROVIDER_WATCH_CHECK_MS: env.positiveInt(5 * 60_000),
   /** How many days ahead the answers to meetings are read back from Google and Microsoft calendars. */
   PROVIDER_ANSWERS_WINDOW_DAYS: env.positiveInt(366),
   FREEBUSY_TIMEOUT_MS: env.positiveInt(700),
@@ -129,12 +140,15 @@ export const invitesService = defineService({
       settled: () => relay.wake(),
       settings: { uidDomain: c.INVITES_UID_DOMAIN, providerTimeoutMs: c.INVITE_TIMEOUT_MS, maxAttempts: c.INVITE_MAX_ATTEMPTS, retryBaseMs: c.INVITE_RETRY_BASE_MS, leaseMs: c.INVITE_TIMEOUT_MS * 6, batch: 8, pollMs: 1_000 },
     });
+    const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, watchedEveryMs: c.PROVIDER_ANSWERS_WATCHED_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const googleAnswers = pollGoogleAnswers(db, bus, vault, logger, { everyMs: c.GOOGLE_ANSWERS_POLL_MS, watchedEveryMs: c.PROVIDER_ANSWERS_WATCHED_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
     const served = await bus.serve({ name: "invites", version: "1.0.0", description: "Calendar invites and calendar connections" }, [
       ...inviteRouteBindings(db, bus),
-      ...connectionBindings({ db, bus, vault }),
+      ...connectionBindings({ db, bus, vault, logger }),
       ...consentBindings({ db, bus, logger, vault, google, microsoft, dashboardUrl: c.DASHBOARD_URL }),
       ...connectionSettingsBindings({ db, bus, logger, vault, caldavTimeoutMs: c.INVITE_TIMEOUT_MS }),
       ...calendarBusyBindings(db, vault, logger, { timeoutMs: c.FREEBUSY_TIMEOUT_MS, cacheMs: c.FREEBUSY_CACHE_MS }),
+      ...providerNotificationBindings({ db, logger, wake: { google: () => googleAnswers.wake(), microsoft: () => microsoftAnswers.wake() } }),
     ]);
     // Test mode's simulated deliveries are settled as they are recorded: their events wait in the outbox.
     const events = await consumeMeetingEvents(bus, db, logger, () => worker.wake(), () => relay.wake());
@@ -147,12 +161,14 @@ export const invitesService = defineService({
           })
         : undefined;
     const caldavAnswers = pollCalDavAnswers(db, bus, vault, logger, { everyMs: c.CALDAV_ANSWERS_POLL_MS, timeoutMs: c.INVITE_TIMEOUT_MS, uidDomain: c.INVITES_UID_DOMAIN });
-    const microsoftAnswers = pollMicrosoftAnswers(db, bus, vault, logger, { everyMs: c.MICROSOFT_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
-    const googleAnswers = pollGoogleAnswers(db, bus, vault, logger, { everyMs: c.GOOGLE_ANSWERS_POLL_MS, windowDays: c.PROVIDER_ANSWERS_WINDOW_DAYS, timeoutMs: c.INVITE_TIMEOUT_MS });
+    const pushProviders = [...(google.configured ? (["google"] as const) : []), ...(microsoft.configured ? (["microsoft"] as const) : [])];
+    // Providers deliver only to https: without such an address the answers are polled, as before.
+    const watches = c.PUBLIC_BASE_URL?.startsWith("https://") ? keepAnswerWatches(db, vault, logger, { publicBaseUrl: c.PUBLIC_BASE_URL, checkMs: c.PROVIDER_WATCH_CHECK_MS, providers: pushProviders }) : undefined;
     worker.start();
     return {
       stop: async () => {
         await served.stop();
+        await watches?.stop();
         await events.stop();
         await replyMail?.stop();
         await caldavAnswers.stop();

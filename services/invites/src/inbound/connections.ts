@@ -3,7 +3,9 @@ import type { Knex } from "@sched/db";
 import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import { accountsLookupUsers, callerChanged, connectionsAdminAttach, connectionsDelete, connectionsList, invitesCalendarConnected } from "@sched/proto";
-import { deleteConnection, hasActiveConnection, listConnections, upsertConnection } from "../db/connections.js";
+import type { Logger } from "@sched/logging";
+import { deleteConnection, findConnection, hasActiveConnection, listConnections, upsertConnection } from "../db/connections.js";
+import { stopAnswerWatch } from "../outbound/answerWatches.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 import type { ConnectionVault } from "../outbound/vault.js";
 import { connectionView } from "./connectionView.js";
@@ -12,6 +14,7 @@ export interface ConnectionDeps {
   db: Knex;
   bus: Bus;
   vault: ConnectionVault;
+  logger: Logger;
 }
 
 /**
@@ -42,8 +45,12 @@ export function connectionBindings(deps: ConnectionDeps): EndpointBinding[] {
 
     bind(connectionsDelete, async ({ params }, ctx) => {
       const caller = requireCaller(ctx);
-      if (!isId("cal", params.id) || !(await deleteConnection(db, caller.userId, params.id))) throw notFound("calendar connection");
+      // Read first: its grant is what stops its push channel once the row is gone.
+      const connection = isId("cal", params.id) ? await findConnection(db, caller.userId, params.id) : undefined;
+      if (!connection || !(await deleteConnection(db, caller.userId, params.id))) throw notFound("calendar connection");
       await announceConnectionChange(deps.bus, caller.userId);
+      // After the answer: the provider's side may be slow, and the channel lapses by itself anyway.
+      void stopAnswerWatch(db, vault, connection, deps.logger).catch((err: unknown) => deps.logger.warn({ err, connectionId: connection.id }, "could not forget the push channel of a removed calendar connection"));
       return { status: 204 };
     }),
 

@@ -1,20 +1,17 @@
-import type { Bus, Stoppable } from "@sched/bus";
+import type { Bus } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { calendar_v3 } from "@googleapis/calendar";
 import { answeredApartOf } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
-import { claimPollTurns } from "../db/pollTurns.js";
 import { answersOfGoogleEvents } from "../domain/calendarAnswers.js";
-import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
+import type { ProviderEvent } from "../db/deliveries.js";
 import { googleFailure } from "./google.js";
 import { answerRecorder } from "./answerRecorder.js";
-import { everyInterval } from "./pollRounds.js";
+import { answerPollRounds, type AnswerPollSettings, type PollRounds } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
-export interface GoogleAnswerSettings {
-  /** How often each connection's calendar is read again. */
-  everyMs: number;
+export interface GoogleAnswerSettings extends AnswerPollSettings {
   /** How far ahead meetings' answers are read: the list spans from a day ago to this many days on. */
   windowDays: number;
 }
@@ -35,7 +32,7 @@ const PAGE_SIZE = 2_500;
  * answer to one occurrence among them (sent for the occurrence's id where
  * it differs from their answer to the series).
  */
-export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: GoogleAnswerSettings & { timeoutMs: number }): Stoppable {
+export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: GoogleAnswerSettings & { timeoutMs: number }): PollRounds {
   const log = logger.child({ component: "google-answers" });
   const readEvents = async (connectionId: string): Promise<calendar_v3.Schema$Event[] | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -77,19 +74,6 @@ export function pollGoogleAnswers(db: Knex, bus: Bus, vault: ConnectionVault, lo
     for (const { meeting, answers } of answersOfGoogleEvents(read, ours, answeredApart)) for (const answer of answers) await record(meeting, answer, apart);
   };
 
-  return everyInterval(
-    async (stopped) => {
-      const due = await providerEventsByConnection(db, "google");
-      // One replica a round reads each connection: its turn taken in invites' schema, as CalDAV's.
-      const mine = await claimPollTurns(db, due.map((d) => d.connectionId), settings.everyMs);
-      for (const { connectionId, events } of due) {
-        if (stopped()) return;
-        if (!mine.has(connectionId)) continue;
-        await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Google calendar; trying next time"));
-      }
-    },
-    settings.everyMs,
-    log,
-  );
+  return answerPollRounds(db, "google", settings, log, pollConnection);
 }
 

@@ -1,22 +1,19 @@
 import type { Event } from "@microsoft/microsoft-graph-types";
-import type { Bus, Stoppable } from "@sched/bus";
+import type { Bus } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { answeredApartOf } from "../db/answeredApart.js";
 import { connectionById } from "../db/connections.js";
-import { claimPollTurns } from "../db/pollTurns.js";
-import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
+import type { ProviderEvent } from "../db/deliveries.js";
 import { answersToRecord, type ShownAnswer } from "../domain/calendarAnswers.js";
 import { graphResponseTime, responseOfGraph } from "../domain/graphEvent.js";
 import { readCalendarView } from "./graphCalendarView.js";
 import type { MicrosoftSession } from "./microsoft.js";
 import { answerRecorder } from "./answerRecorder.js";
-import { everyInterval } from "./pollRounds.js";
+import { answerPollRounds, type AnswerPollSettings, type PollRounds } from "./pollRounds.js";
 import type { ConnectionVault } from "./vault.js";
 
-export interface MicrosoftAnswerSettings {
-  /** How often each connection's calendar is read again. */
-  everyMs: number;
+export interface MicrosoftAnswerSettings extends AnswerPollSettings {
   /** How far ahead meetings' answers are read: the calendar view spans from a day ago to this many days on. */
   windowDays: number;
   timeoutMs: number;
@@ -34,7 +31,7 @@ export interface MicrosoftAnswerSettings {
  * series go to the series' id, an answer to one occurrence that differs
  * from it to the occurrence's id (calendarAnswers).
  */
-export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: MicrosoftAnswerSettings): Stoppable {
+export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault, logger: Logger, settings: MicrosoftAnswerSettings): PollRounds {
   const log = logger.child({ component: "microsoft-answers" });
   const readOrganizerCalendar = async (connectionId: string): Promise<{ events: Event[]; session: MicrosoftSession } | undefined> => {
     const connection = await connectionById(db, connectionId);
@@ -90,20 +87,7 @@ export function pollMicrosoftAnswers(db: Knex, bus: Bus, vault: ConnectionVault,
     }
   };
 
-  return everyInterval(
-    async (stopped) => {
-      const due = await providerEventsByConnection(db, "microsoft");
-      // One replica a round reads each connection: its turn taken in invites' schema, as CalDAV's.
-      const mine = await claimPollTurns(db, due.map((d) => d.connectionId), settings.everyMs);
-      for (const { connectionId, events } of due) {
-        if (stopped()) return;
-        if (!mine.has(connectionId)) continue;
-        await pollConnection(connectionId, events).catch((err: unknown) => log.warn({ connectionId, error: err instanceof Error ? err.message : String(err) }, "could not read answers from a Microsoft calendar; trying next time"));
-      }
-    },
-    settings.everyMs,
-    log,
-  );
+  return answerPollRounds(db, "microsoft", settings, log, pollConnection);
 }
 
 /** The answers an event's attendees gave, as Graph shows them (none for an attendee who has not answered). */

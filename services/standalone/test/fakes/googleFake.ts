@@ -3,6 +3,7 @@ import { DateTime } from "luxon";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PublicFronts } from "@sched/testing";
 
 /** One request the fake answered, as the tests inspect it. */
 export interface GoogleCall {
@@ -11,6 +12,22 @@ export interface GoogleCall {
   query: Record<string, string>;
   body: Record<string, unknown> | undefined;
   accessToken: string | undefined;
+}
+
+/** A watch channel opened on a calendar, as Google keeps it. */
+export interface GoogleChannel {
+  id: string;
+  token: string | undefined;
+  address: string;
+  resourceId: string;
+  expiration: number;
+}
+
+/** One notification the fake sent, and how the address answered it. */
+export interface GoogleNotification {
+  channelId: string;
+  state: "sync" | "exists";
+  status: number;
 }
 
 interface StoredEvent {
@@ -51,6 +68,13 @@ export class GoogleFake {
   private readonly accessTokens = new Map<string, number>();
   private readonly refreshTokens = new Map<string, { revoked: boolean }>();
   private readonly codes = new Map<string, { email: string }>();
+  /** Open watch channels, by id. */
+  readonly channels = new Map<string, GoogleChannel>();
+  readonly notifications: GoogleNotification[] = [];
+  /** Whether an answer changed in the fake is notified to the channels (off: a test changes it quietly). */
+  notifying = true;
+  /** Where the https addresses of channels are served here (the test's TLS front). */
+  readonly fronts = new PublicFronts();
   private faults: number[] = [];
   private server!: Server;
 
@@ -93,6 +117,37 @@ export class GoogleFake {
     const attendee = attendees.find((a) => a.email.toLowerCase() === email.toLowerCase());
     if (!attendee) throw new Error(`${email} is not an attendee of event ${eventId}`);
     attendee.responseStatus = responseStatus;
+    if (this.notifying) void this.notifyChannels();
+  }
+
+  /**
+   * Tells every open channel that the calendar changed, as Google does: a
+   * bodiless POST naming the channel, its token and `exists`. Resolves once
+   * every address answered.
+   */
+  async notifyChannels(): Promise<void> {
+    await Promise.all([...this.channels.values()].map((channel) => this.notify(channel, "exists")));
+  }
+
+  private async notify(channel: GoogleChannel, state: "sync" | "exists", token = channel.token): Promise<void> {
+    const target = this.fronts.resolve(channel.address);
+    let status: number;
+    try {
+      const headers: Record<string, string> = { "X-Goog-Channel-ID": channel.id, "X-Goog-Resource-ID": channel.resourceId, "X-Goog-Resource-State": state, "X-Goog-Message-Number": String(this.notifications.length + 1) };
+      if (token !== undefined) headers["X-Goog-Channel-Token"] = token;
+      status = (await fetch(target, { method: "POST", headers })).status;
+    } catch {
+      status = 0;
+    }
+    this.notifications.push({ channelId: channel.id, state, status });
+  }
+
+  /** A notification of the channel with a token not its own, as a forger would send; the status the address answered. */
+  async notifyWithToken(channelId: string, token: string): Promise<number> {
+    const channel = this.channels.get(channelId);
+    if (!channel) throw new Error(`no channel ${channelId}`);
+    await this.notify(channel, "exists", token);
+    return this.notifications.at(-1)!.status;
   }
 
   /** The next calendar calls answer these statuses, one each. */
@@ -166,6 +221,13 @@ export class GoogleFake {
       const items = this.calendarList.slice(from, from + size).map((c) => ({ kind: "calendar#calendarListEntry", ...c }));
       return json(res, 200, { kind: "calendar#calendarList", items, ...(from + size < this.calendarList.length ? { nextPageToken: String(from + size) } : {}) });
     }
+    const watchOf = /^\/calendar\/v3\/calendars\/[^/]+\/events\/watch$/.exec(url.pathname);
+    if (method === "POST" && watchOf) return this.watch(call, res);
+    if (method === "POST" && url.pathname === "/calendar/v3/channels/stop") {
+      this.channels.delete(String(call.body?.id));
+      res.writeHead(204).end();
+      return;
+    }
     const instancesOf = /^\/calendar\/v3\/calendars\/[^/]+\/events\/([^/]+)\/instances$/.exec(url.pathname);
     if (method === "GET" && instancesOf) return this.instances(decodeURIComponent(instancesOf[1]!), url, res);
     const match = /^\/calendar\/v3\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(url.pathname);
@@ -198,6 +260,18 @@ export class GoogleFake {
       return;
     }
     return json(res, 405, { error: { code: 405, message: "Method Not Allowed" } });
+  }
+
+  /** events.watch: a web_hook channel to an https address, told at once that it is open (`sync`). */
+  private watch(call: GoogleCall, res: ServerResponse): void {
+    const body = call.body ?? {};
+    const address = String(body.address ?? "");
+    if (body.type !== "web_hook" || !address.startsWith("https://")) return json(res, 400, { error: { code: 400, message: "WebHook callback must be HTTPS: " + address, errors: [{ reason: "push.webhookUrlNotHttps" }] } });
+    const ttl = Number((body.params as { ttl?: string } | undefined)?.ttl ?? 604_800);
+    const channel: GoogleChannel = { id: String(body.id), token: body.token === undefined ? undefined : String(body.token), address, resourceId: randomBytes(8).toString("hex"), expiration: Date.now() + Math.min(ttl, 604_800) * 1_000 };
+    this.channels.set(channel.id, channel);
+    json(res, 200, { kind: "api#channel", id: channel.id, resourceId: channel.resourceId, resourceUri: "https://www.googleapis.com/calendar/v3/calendars/primary/events", token: channel.token, expiration: String(channel.expiration) });
+    void this.notify(channel, "sync");
   }
 
   /** The original starts (UTC, ISO) of a recurring event's instances, as Google expands its rule. */

@@ -12,6 +12,7 @@ import { deliveryFallbackReason } from "./010_delivery_fallback_reason.js";
 import { answerResets } from "./011_answer_resets.js";
 import { answerPollTurns } from "./012_answer_poll_turns.js";
 import { answeredApart } from "./013_answered_apart.js";
+import { answerWatches } from "./014_answer_watches.js";
 
 /** Every migration of the invites schema, in order. */
 export const migrations: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   answerResets,
   answerPollTurns,
   answeredApart,
+  answerWatches,
 ];
