@@ -1,4 +1,4 @@
-import { connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { BatchNotReady, connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumeMeetingEvents } from "../src/consumers/meetingEvents.js";
 import type { RecordingClaims } from "../src/consumers/recording.js";
 import { whileElected } from "../src/consumers/recorderElection.js";
+import { StreamRecorder } from "../src/consumers/streamOrder.js";
 import { insertEndpoint } from "../src/db/queries.js";
 import { migrations } from "../src/db/migrations/index.js";
 
@@ -159,5 +160,36 @@ describe.runIf(await clusterServersAvailable())("meeting events recorded by two 
     await eventually(async () => (await recordedCount(db)) === meetings * 4, 60_000, 100);
     expect(await outOfOrder(db, endpointId, meetings)).toEqual([]);
     await second.stop();
+  });
+});
+
+describe("a consumer's recorded position", () => {
+  let db: Knex;
+  beforeAll(async () => {
+    db = await openSchema({ kind: "pglite" }, "webhooks", migrations);
+  });
+  afterAll(() => db.destroy());
+
+  /** The `n`th meeting's create, as the bus hands it at `streamSequence`. */
+  const created = (n: number, streamSequence: number): EventMessage => ({ subject: meetingCreated.subject, payload: base(n, 1), deliveryCount: 1, streamSequence, follows: streamSequence - 1, headers: {} });
+  const recordsOf = async (_db: Knex, messages: readonly EventMessage[]) =>
+    messages.map((m) => {
+      const payload = m.payload as ReturnType<typeof base>;
+      return { sourceEventId: payload.eventId, userId: USER, meetingId: payload.meetingId, event: { id: `evt_pos_${m.streamSequence}`, type: "meeting.created" as const, createdAt: payload.occurredAt, mode: "test" as const, data: { object: payload.meeting } } };
+    });
+
+  it("records what follows it, skips what it has passed, and holds back what comes after a gap until the gap is waited out", async () => {
+    const recorder = new StreamRecorder(db, "position-test", logger, undefined, 60_000);
+    expect(await recorder.record([created(1001, 1), created(1002, 2)], recordsOf)).toBe(2);
+    // A redelivery, and the next event with it: only the next is recorded.
+    expect(await recorder.record([created(1002, 2), created(1003, 3)], recordsOf)).toBe(1);
+    // Sequence 4 is another replica's: the batch waits in hand, then asks for a retry.
+    await expect(recorder.record([created(1005, 5)], recordsOf)).rejects.toBeInstanceOf(BatchNotReady);
+    expect(await recorder.record([created(1004, 4), created(1005, 5)], recordsOf)).toBe(2);
+    // Events before a batch that never come (removed from the stream): recording goes on once the gap has been waited out.
+    const patient = new StreamRecorder(db, "position-test", logger, undefined, 100);
+    expect(await patient.record([created(1009, 9)], recordsOf)).toBe(1);
+    const { rows } = await db.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = 'position-test'");
+    expect(Number(rows[0]!.recorded_through)).toBe(9);
   });
 });
