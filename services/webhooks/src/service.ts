@@ -69,7 +69,7 @@ export const webhooksService = defineService({
     ]);
     // Each consumed batch's deliveries are claimed for this worker as they are recorded, as far as it has room.
     // One replica records at a time, so that JetStream hands it the streams whole, in order.
-    const recording = whileElected(db, RECORDING_LOCK, logger, async () => {
+    const recording = await whileElected(db, RECORDING_LOCK, logger, async () => {
       const events = await consumeMeetingEvents(bus, db, logger, worker);
       const invites = await consumeInviteEvents(bus, db, logger, worker);
       return {

@@ -24,11 +24,8 @@ export const ELECTION_EVERY_MS = 2_000;
  * while a handover overlaps. On an embedded database there is one process:
  * the consumers simply run.
  */
-export function whileElected(db: Knex, name: string, logger: Logger, start: () => Promise<Stoppable>, everyMs = ELECTION_EVERY_MS): Stoppable {
-  if (db.client.config.client !== "pg") {
-    const started = start();
-    return { stop: async () => (await started).stop() };
-  }
+export async function whileElected(db: Knex, name: string, logger: Logger, start: () => Promise<Stoppable>, everyMs = ELECTION_EVERY_MS): Promise<Stoppable> {
+  if (db.client.config.client !== "pg") return start();
   const pool = db.client as { acquireConnection(): Promise<LockConnection>; releaseConnection(c: LockConnection): Promise<unknown> };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -67,7 +64,13 @@ export function whileElected(db: Knex, name: string, logger: Logger, start: () =
     // A connection lost meanwhile is dealt with once this turn ends (`lost` waits for it), so it stops these consumers.
     const entry = { connection, consumers: { stop: async () => {} }, lost };
     held = entry;
-    entry.consumers = await start();
+    try {
+      entry.consumers = await start();
+    } catch (err) {
+      // Not started (the bus unreachable, say): the lock goes back, and this replica runs again for it.
+      await resign(undefined);
+      throw err;
+    }
     logger.info({ name }, "recording events on this replica");
   };
 
