@@ -9,6 +9,7 @@ import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } f
 import { RecentEvents } from "./recentEvents.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
+  BatchNotReady,
   checkMaxBatch,
   DEFAULT_BACKOFF_MS,
   type BatchConsumerOptions,
@@ -212,7 +213,7 @@ export class MemoryBus implements Bus {
     return this.runConsumer(subjects, async ({ halted, nextEvent, backOff }) => {
       let attempts = 0;
       while (!halted()) {
-        const [next] = await this.readPastAckFloor(options.durable, subjects, 1, backOff);
+        const [next] = (await this.readPastAckFloor(options.durable, subjects, 1, backOff)).events;
         if (!next || halted()) {
           await nextEvent();
           continue;
@@ -246,18 +247,28 @@ export class MemoryBus implements Bus {
       let attempts = 0;
       // A failed batch is retried as it was, whatever arrived since.
       let batch: StoredEvent[] = [];
+      // The position the batch was read from: every event of the consumer's before the batch is at or before it.
+      let follows = 0;
       while (!halted()) {
-        if (batch.length === 0) batch = await this.readPastAckFloor(options.durable, subjects, maxBatch, backOff);
+        if (batch.length === 0) ({ floor: follows, events: batch } = await this.readPastAckFloor(options.durable, subjects, maxBatch, backOff));
         if (batch.length === 0 || halted()) {
           await nextEvent();
           continue;
         }
         attempts += 1;
         try {
-          const messages = batch.map((e) => ({ subject: e.subject, payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)), deliveryCount: attempts, streamSequence: e.streamSequence, headers: e.headers }));
+          const messages = batch.map((e, i) => ({
+            subject: e.subject,
+            payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)),
+            deliveryCount: attempts,
+            streamSequence: e.streamSequence,
+            follows: i === 0 ? follows : batch[i - 1]!.streamSequence,
+            headers: e.headers,
+          }));
           await consumeEvents("memory", options.durable, messages, handler);
         } catch (err) {
-          this.logger.warn({ err, events: batch.length, attempts }, "event batch handler failed; retrying");
+          if (err instanceof BatchNotReady) this.logger.debug({ reason: err.message, events: batch.length, attempts }, "event batch waits for earlier events");
+          else this.logger.warn({ err, events: batch.length, attempts }, "event batch handler failed; retrying");
           await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
           continue;
         }
@@ -270,28 +281,29 @@ export class MemoryBus implements Bus {
 
   /**
    * The next events a durable consumer has not acknowledged, from memory when
-   * it is up to date, else from the log; none, after a pause, while the log
-   * cannot be read.
+   * it is up to date, else from the log, and the position read from; none,
+   * after a pause, while the log cannot be read.
    */
-  private async readPastAckFloor(durable: string, subjects: ReadonlySet<string>, limit: number, backOff: (ms: number) => Promise<void>): Promise<StoredEvent[]> {
+  private async readPastAckFloor(durable: string, subjects: ReadonlySet<string>, limit: number, backOff: (ms: number) => Promise<void>): Promise<{ floor: number; events: StoredEvent[] }> {
     try {
       let floor = this.ackFloors.get(durable);
       if (floor === undefined) {
         floor = await this.log.ackFloor(durable);
         this.ackFloors.set(durable, floor);
       }
+      // Between the floor and where the consumer caught up there is none of its events: memory answers from there.
       const remembered = this.recent.read(Math.max(floor, this.caughtUp.get(durable) ?? 0), subjects, limit);
-      if (remembered) return remembered;
+      if (remembered) return { floor, events: remembered };
       // Every event up to where the memory starts has ended before this read of the log runs (appends
       // and reads take turns on the log): finding none of them, the consumer reads from memory next.
       const coveredFrom = this.recent.coveredFrom;
       const events = await this.log.read(floor, subjects, limit);
       if (events.length === 0 && coveredFrom !== undefined && coveredFrom > floor) this.caughtUp.set(durable, coveredFrom);
-      return events;
+      return { floor, events };
     } catch (err) {
       this.logger.warn({ err, durable }, "event log could not be read; retrying");
       await backOff(UNREADABLE_LOG_RETRY_MS);
-      return [];
+      return { floor: 0, events: [] };
     }
   }
 

@@ -2,7 +2,7 @@ import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } from "./natsConsumer.js";
 import { headerValues } from "./headerText.js";
 import { consumeEvents } from "./observed.js";
-import { DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } from "./types.js";
+import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } from "./types.js";
 
 /**
  * A durable pull consumer handing over, in stream order, every event already
@@ -18,6 +18,8 @@ export async function runBatchConsumer(
 ): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  // Filtered on the whole stream, the consumer is handed every sequence of it: each event follows the sequence before.
+  const streamWide = setup.filter.endsWith(".>");
 
   let stopped = false;
   const running = () => !stopped && setup.isOpen();
@@ -73,7 +75,8 @@ export async function runBatchConsumer(
     if (ours.length === 0) return;
     const messages = ours.map((m) => {
       const def = setup.events.get(m.subject)!;
-      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, headers: headerValues(m.headers) };
+      const follows = streamWide ? m.seq - 1 : undefined;
+      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows, headers: headerValues(m.headers) };
     });
     await consumeEvents("nats", options.durable, messages, handler);
   };
@@ -91,8 +94,10 @@ export async function runBatchConsumer(
         await handle(batch, attempt);
       } catch (err) {
         if (!running()) break;
-        logger.warn({ err, events: batch.length, attempt, durable: options.durable }, "event batch handler failed; retrying it");
+        if (err instanceof BatchNotReady) logger.debug({ reason: err.message, events: batch.length, attempt, durable: options.durable }, "event batch waits for earlier events");
+        else logger.warn({ err, events: batch.length, attempt, durable: options.durable }, "event batch handler failed; retrying it");
         await pause(backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1_000);
+        batch = withEarlierArrivals(batch, queue, maxBatch);
         continue;
       }
       // One write carries every acknowledgement; the last is confirmed, and with it those before.
@@ -122,4 +127,19 @@ export async function runBatchConsumer(
       await pulled;
     },
   };
+}
+
+/**
+ * The batch to retry: as it was, unless events before its first arrived
+ * meanwhile (redelivered, once another consumer of the durable left them
+ * unacknowledged): then the held events' first `maxBatch` in stream order, the
+ * rest queued again. A batch waiting for earlier events would otherwise wait
+ * for the very events queued behind it.
+ */
+function withEarlierArrivals(batch: JsMsg[], queue: JsMsg[], maxBatch: number): JsMsg[] {
+  const first = batch[0]?.seq ?? 0;
+  if (!queue.some((m) => m.seq < first)) return batch;
+  const held = [...batch, ...queue.splice(0)].sort((a, b) => a.seq - b.seq);
+  queue.push(...held.slice(maxBatch));
+  return held.slice(0, maxBatch);
 }

@@ -76,6 +76,15 @@ export interface EventMessage<E extends EventDef = EventDef> {
   readonly deliveryCount: number;
   /** Position in the stream; increases with each stored event. */
   readonly streamSequence: number;
+  /**
+   * Given to batch consumers when the bus knows it: every event of this
+   * consumer before this one has a stream sequence at most this. On NATS
+   * (a stream-wide consumer sees every sequence of its stream) the sequence
+   * before; in process, the consumer's acknowledged position for a batch's
+   * first event, the event before it for the others. A consumer that has
+   * handled through this sequence misses nothing before the event.
+   */
+  readonly follows?: number;
   /** What the publisher stored with the event: its W3C trace context (traceparent, tracestate). */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -91,6 +100,18 @@ export class PublishOrderError extends Error {
   constructor(readonly msgId: string, readonly after: string) {
     super(`event ${msgId} was not stored: the stream's last event is not ${after}`);
     this.name = "PublishOrderError";
+  }
+}
+
+/**
+ * Thrown by a batch handler whose batch came before events it must follow
+ * (another consumer of the same durable holds them): an expected wait, not a
+ * failure, so the batch is retried after the back-off without a warning.
+ */
+export class BatchNotReady extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BatchNotReady";
   }
 }
 

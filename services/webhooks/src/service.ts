@@ -11,6 +11,10 @@ import { endpointBindings } from "./inbound/endpoints.js";
 import { eventBindings } from "./inbound/events.js";
 import { consumeInviteEvents } from "./consumers/inviteEvents.js";
 import { consumeMeetingEvents } from "./consumers/meetingEvents.js";
+import { whileElected } from "./consumers/recorderElection.js";
+
+/** The advisory lock of the replica recording events. */
+const RECORDING_LOCK = "webhooks event recording";
 
 const config = z.object({
   /** 32 bytes, base64: the AES-256-GCM key of stored signing secrets. */
@@ -64,8 +68,17 @@ export const webhooksService = defineService({
       ...endpointBindings({ db, cipher, replies, allowPrivate: c.WEBHOOKS_ALLOW_PRIVATE, resumed: wake }),
     ]);
     // Each consumed batch's deliveries are claimed for this worker as they are recorded, as far as it has room.
-    const events = await consumeMeetingEvents(bus, db, logger, worker);
-    const invites = await consumeInviteEvents(bus, db, logger, worker);
+    // One replica records at a time, so that JetStream hands it the streams whole, in order.
+    const recording = await whileElected(db, RECORDING_LOCK, logger, async () => {
+      const events = await consumeMeetingEvents(bus, db, logger, worker);
+      const invites = await consumeInviteEvents(bus, db, logger, worker);
+      return {
+        stop: async () => {
+          await events.stop();
+          await invites.stop();
+        },
+      };
+    });
     worker.start();
     // Deliveries recorded by another replica wake this one's worker too; its poll stays as the fallback.
     const stopListening = listenForQueued(db, wake, (err) => logger.warn({ err }, "not listening for queued webhook deliveries; the poll finds them meanwhile"), c.WEBHOOKS_POLL_MS);
@@ -74,8 +87,7 @@ export const webhooksService = defineService({
       stop: async () => {
         await served.stop();
         stopSweeping();
-        await events.stop();
-        await invites.stop();
+        await recording.stop();
         await stopListening();
         await worker.stop();
       },

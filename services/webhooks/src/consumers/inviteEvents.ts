@@ -5,7 +5,8 @@ import type { Logger } from "@sched/logging";
 import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
-import { recordBatch, type RecordingClaims } from "./recording.js";
+import type { RecordingClaims } from "./recording.js";
+import { RECORDING_BACKOFF_MS, StreamRecorder } from "./streamOrder.js";
 
 const INVITE_EVENTS_CONSUMER = "webhooks-invite-events";
 
@@ -20,20 +21,23 @@ const EVENTS_PER_BATCH = 100;
  * here showed it (read for the whole batch at once). A settlement that
  * overtook its meeting's first event (another stream, another consumer)
  * fails the batch, retried with back-off until that event is recorded or
- * the grace is over: so an invite event follows its meeting's.
+ * the grace is over: so an invite event follows its meeting's. Replicas
+ * record the stream in its order (StreamRecorder).
  */
 export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, claims: RecordingClaims): Promise<Stoppable> {
-  const options = { durable: INVITE_EVENTS_CONSUMER, events: inviteEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
-  return bus.consumeBatches(options, async (messages) => {
-    const payloads = messages.map((message) => ({ ...(message.payload as PayloadOf<typeof inviteFailed>), kind: message.subject === inviteFailed.subject ? ("invite.failed" as const) : ("invite.sent" as const) }));
-    const meetings = await lastMeetingStates(db, payloads.map((p) => p.meetingId));
-    const now = new Date();
-    const records = payloads.map((payload) => {
-      const meeting = meetings.get(payload.meetingId);
-      if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, now)) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
-      return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event: inviteEventOf(payload, newId("evt"), meeting) };
+  const options = { durable: INVITE_EVENTS_CONSUMER, events: inviteEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: RECORDING_BACKOFF_MS };
+  const recorder = new StreamRecorder(db, INVITE_EVENTS_CONSUMER, logger, claims);
+  return bus.consumeBatches(options, async (batch) => {
+    const added = await recorder.record(batch, async (trx, messages) => {
+      const payloads = messages.map((message) => ({ ...(message.payload as PayloadOf<typeof inviteFailed>), kind: message.subject === inviteFailed.subject ? ("invite.failed" as const) : ("invite.sent" as const) }));
+      const meetings = await lastMeetingStates(trx, payloads.map((p) => p.meetingId));
+      const now = new Date();
+      return payloads.map((payload) => {
+        const meeting = meetings.get(payload.meetingId);
+        if (awaitsMeetingEvent(payload.occurredAt, meeting !== undefined, now)) throw new Error(`invite settlement of ${payload.meetingId} waits for the meeting's first event`);
+        return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event: inviteEventOf(payload, newId("evt"), meeting) };
+      });
     });
-    const added = await recordBatch(db, records, claims);
-    logger.debug({ events: messages.length, added }, "invite webhook events recorded");
+    logger.debug({ events: batch.length, added }, "invite webhook events recorded");
   });
 }

@@ -5,7 +5,8 @@ import type { Logger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type Meeting, type PayloadOf, type PublicEvent } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
 import { publicEventOf, responseEventOf, type MeetingChange, type ResponseChange } from "../domain/publicEvent.js";
-import { recordBatch, type RecordingClaims } from "./recording.js";
+import type { RecordingClaims } from "./recording.js";
+import { RECORDING_BACKOFF_MS, StreamRecorder } from "./streamOrder.js";
 
 export const MEETING_EVENTS_CONSUMER = "webhooks-meeting-events";
 
@@ -28,27 +29,31 @@ function publicEventOfMessage(message: EventMessage, id: string, before: Meeting
 
 /**
  * Turns every meeting event (answers included) into a public event and the
- * deliveries it owes, once: a batch in stream order (so a meeting's events
- * are recorded in their order, and an update finds the state before it:
- * from the batch's earlier event of its meeting, else from the newest
- * recorded, read for the whole batch at once), written in one statement and
- * acknowledged only once committed. A redelivered event finds itself
- * recorded and adds nothing. Only the database can make this fail, so a
- * batch is retried for as long as it takes.
+ * deliveries it owes, once: a batch in stream order, recorded only right
+ * after the events before it, whichever replica holds those (StreamRecorder),
+ * so a meeting's events are recorded in their order and an update finds the
+ * state before it: from the batch's earlier event of its meeting, else from
+ * the newest recorded, read for the whole batch at once in the recording
+ * transaction. Written in one statement and acknowledged only once
+ * committed. A redelivered event is skipped. Only the database (or a
+ * replica holding earlier events) holds a batch back, so it is retried for
+ * as long as it takes.
  */
 export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, claims: RecordingClaims): Promise<Stoppable> {
-  const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingStreamEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
-  return bus.consumeBatches(options, async (messages) => {
-    const meetingOf = (message: EventMessage) => (message.payload as { meetingId: string }).meetingId;
-    // A create needs no earlier state: a batch of creates reads none.
-    const states = await lastMeetingStates(db, messages.filter((m) => m.subject !== meetingCreated.subject).map(meetingOf));
-    const records = messages.map((message) => {
-      const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
-      const event = publicEventOfMessage(message, newId("evt"), states.get(payload.meetingId));
-      states.set(payload.meetingId, event.data.object as Meeting);
-      return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event };
+  const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingStreamEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: RECORDING_BACKOFF_MS };
+  const recorder = new StreamRecorder(db, MEETING_EVENTS_CONSUMER, logger, claims);
+  return bus.consumeBatches(options, async (batch) => {
+    const added = await recorder.record(batch, async (trx, messages) => {
+      const meetingOf = (message: EventMessage) => (message.payload as { meetingId: string }).meetingId;
+      // A create needs no earlier state: a batch of creates reads none.
+      const states = await lastMeetingStates(trx, messages.filter((m) => m.subject !== meetingCreated.subject).map(meetingOf));
+      return messages.map((message) => {
+        const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
+        const event = publicEventOfMessage(message, newId("evt"), states.get(payload.meetingId));
+        states.set(payload.meetingId, event.data.object as Meeting);
+        return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event };
+      });
     });
-    const added = await recordBatch(db, records, claims);
-    logger.debug({ events: messages.length, added }, "webhook events recorded");
+    logger.debug({ events: batch.length, added }, "webhook events recorded");
   });
 }

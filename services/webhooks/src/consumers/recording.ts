@@ -21,6 +21,17 @@ export interface RecordingClaims {
  * worker is told (and woken for what was left). How many events were new.
  */
 export async function recordBatch(db: Knex, records: readonly EventToRecord[], claims?: RecordingClaims): Promise<number> {
+  const recorded = await recordWithin(db, records, claims);
+  recorded.adopt(true);
+  return recorded.added;
+}
+
+/**
+ * Records as recordBatch does, on `db` (a transaction, maybe): the worker
+ * takes what was claimed through `adopt`, called once the transaction ended
+ * (`committed` or not), so it never delivers what was not recorded.
+ */
+export async function recordWithin(db: Knex, records: readonly EventToRecord[], claims?: RecordingClaims): Promise<{ added: number; adopt(committed: boolean): void }> {
   const seen = new Set<string>();
   const fresh = records.filter((r) => !seen.has(r.sourceEventId) && seen.add(r.sourceEventId));
   const endpoints = await enabledEndpoints(db, fresh.map((r) => ({ userId: r.userId, mode: r.event.mode })));
@@ -28,16 +39,16 @@ export async function recordBatch(db: Knex, records: readonly EventToRecord[], c
     ...r,
     deliveries: (endpoints.get(ownerKey(r.userId, r.event.mode)) ?? []).filter((e) => subscribes(e.events, r.event.type)).map((e) => ({ id: newId("whd"), endpointId: e.id })),
   }));
-  if (!claims) return (await recordEvents(db, owed)).added;
+  if (!claims) return { added: (await recordEvents(db, owed)).added, adopt: () => {} };
   const perEndpoint = new Map<string, number>();
   for (const d of owed.flatMap((r) => r.deliveries)) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
   const room = claims.reserve(perEndpoint);
-  let recorded: Awaited<ReturnType<typeof recordEvents>> | undefined;
   try {
-    recorded = await recordEvents(db, owed, room);
-    return recorded.added;
-  } finally {
-    // A failed statement claimed nothing: the room goes back, and the batch is consumed again.
-    claims.adopt(room, recorded?.claimed ?? [], recorded?.leftBehind ?? false);
+    const recorded = await recordEvents(db, owed, room);
+    // A statement that fails, or whose transaction does not commit, claimed nothing: the room goes back, and the batch is consumed again.
+    return { added: recorded.added, adopt: (committed) => (committed ? claims.adopt(room, recorded.claimed, recorded.leftBehind) : claims.adopt(room, [], false)) };
+  } catch (err) {
+    claims.adopt(room, [], false);
+    throw err;
   }
 }

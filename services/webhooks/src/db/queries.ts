@@ -39,6 +39,27 @@ export async function lastMeetingStates(db: Knex, meetingIds: readonly string[])
   return states;
 }
 
+/**
+ * The stream sequence through which `consumer` has recorded its stream (0
+ * before its first batch), its row locked until the transaction ends: the
+ * replicas sharing the durable record one at a time, each seeing where the
+ * last one stopped.
+ */
+export async function lockRecordedThrough(trx: Knex.Transaction, consumer: string): Promise<number> {
+  const locked = () => trx.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = ? for update", [consumer]);
+  let { rows } = await locked();
+  if (rows.length === 0) {
+    await trx.raw("insert into consumer_positions (consumer, recorded_through) values (?, 0) on conflict (consumer) do nothing", [consumer]);
+    ({ rows } = await locked());
+  }
+  return Number(rows[0]!.recorded_through);
+}
+
+/** Moves `consumer`'s position (locked by lockRecordedThrough) to the last sequence it recorded. */
+export async function advanceRecordedThrough(trx: Knex.Transaction, consumer: string, through: number): Promise<void> {
+  await trx.raw("update consumer_positions set recorded_through = ? where consumer = ?", [through, consumer]);
+}
+
 /** An enabled endpoint and the event types it takes. */
 export interface SubscribedEndpoint {
   id: string;

@@ -1,0 +1,119 @@
+import { BatchNotReady, type EventMessage } from "@sched/bus";
+import type { Knex } from "@sched/db";
+import type { Logger } from "@sched/logging";
+import { advanceRecordedThrough, lockRecordedThrough, type EventToRecord } from "../db/queries.js";
+import { recordWithin, type RecordingClaims } from "./recording.js";
+
+/**
+ * How long a batch waits for the events between the recorded position and
+ * its first before they are taken as gone (removed from the stream by age or
+ * limits, or acknowledged before positions were kept). Longer than
+ * JetStream's acknowledgement wait (30 s): events a stopped replica held are
+ * handed out again before then, and recorded in their place.
+ */
+export const GONE_AFTER_MS = 45_000;
+
+/**
+ * A recording consumer's retries: short at first, since a batch waiting for
+ * another replica's earlier events goes as soon as those are recorded; then
+ * longer, for a database that is down.
+ */
+export const RECORDING_BACKOFF_MS = [200, 500, 1_000, 2_000, 5_000, 15_000, 30_000];
+
+/** How long a batch waits in hand for earlier events before its handler gives up to the back-off, and how often it looks. */
+const WAIT_IN_PLACE_MS = 1_000;
+const WAIT_STEP_MS = 20;
+
+/** Turns a batch's events, read on `db` as recorded so far, into what they record. */
+export type RecordsOf = (db: Knex, messages: readonly EventMessage[]) => Promise<EventToRecord[]>;
+
+/**
+ * Records one consumer's (durable's) batches in stream order, whichever
+ * replica holds them. JetStream hands the replicas sharing a durable
+ * different parts of the stream at once; each batch is recorded in a
+ * transaction that locks the consumer's position (the last sequence
+ * recorded), and only the events that follow it directly: already recorded
+ * ones (a redelivery) are skipped, and a batch that starts later, or whose
+ * events stop following one another, waits (BatchNotReady, retried shortly)
+ * for the replica that holds the events between. So a meeting's events are
+ * recorded, and their deliveries numbered, in their order, and an update's
+ * earlier state is read only once every event before it is recorded.
+ */
+export class StreamRecorder {
+  /** The gap this consumer has been waiting on, and since when. */
+  private waiting: { through: number; next: number; since: number } | undefined;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly consumer: string,
+    private readonly logger: Logger,
+    private readonly claims?: RecordingClaims,
+    private readonly goneAfterMs = GONE_AFTER_MS,
+  ) {}
+
+  /**
+   * Records what of `messages` follows the position, looking again every
+   * WAIT_STEP_MS for up to WAIT_IN_PLACE_MS while some wait for earlier
+   * events (another replica records those meanwhile); resolves to how many
+   * events were new, or throws BatchNotReady for a retry after the back-off.
+   */
+  async record(messages: readonly EventMessage[], recordsOf: RecordsOf): Promise<number> {
+    let added = 0;
+    for (let waited = 0; ; waited += WAIT_STEP_MS) {
+      const pass = await this.recordFollowing(messages, recordsOf);
+      added += pass.added;
+      if (pass.waiting === 0) return added;
+      if (waited >= WAIT_IN_PLACE_MS) throw new BatchNotReady(`${pass.waiting} events of ${this.consumer} wait for earlier ones`);
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    }
+  }
+
+  /** One transaction: records the events that follow the position; `waiting`: how many of the rest do not yet. */
+  private async recordFollowing(messages: readonly EventMessage[], recordsOf: RecordsOf): Promise<{ added: number; waiting: number }> {
+    let recorded: { added: number; adopt(committed: boolean): void } | undefined;
+    let committed = false;
+    let rest = 0;
+    try {
+      const added = await this.db.transaction(async (trx) => {
+        const through = await lockRecordedThrough(trx, this.consumer);
+        const fresh = messages.filter((m) => m.streamSequence > through);
+        const run = this.runAfter(through, fresh);
+        rest = fresh.length - run.length;
+        if (run.length === 0) return 0;
+        recorded = await recordWithin(trx, await recordsOf(trx, run), this.claims);
+        await advanceRecordedThrough(trx, this.consumer, run.at(-1)!.streamSequence);
+        return recorded.added;
+      });
+      committed = true;
+      return { added, waiting: rest };
+    } finally {
+      recorded?.adopt(committed);
+    }
+  }
+
+  /** The events that directly follow `through`, in order, up to the first that does not; a gap waited on long enough is taken as gone. */
+  private runAfter(through: number, fresh: readonly EventMessage[]): readonly EventMessage[] {
+    let last = through;
+    let taken = 0;
+    for (const m of fresh) {
+      const follows = m.follows ?? m.streamSequence - 1;
+      if (follows > last && !(taken === 0 && this.goneBefore(through, m))) break;
+      last = m.streamSequence;
+      taken += 1;
+    }
+    if (taken > 0) this.waiting = undefined;
+    return fresh.slice(0, taken);
+  }
+
+  /** Whether the events between `through` and `next` have been waited on for long enough to be taken as gone. */
+  private goneBefore(through: number, next: EventMessage): boolean {
+    const now = Date.now();
+    if (this.waiting?.through !== through || this.waiting.next !== next.streamSequence) {
+      this.waiting = { through, next: next.streamSequence, since: now };
+      return false;
+    }
+    if (now - this.waiting.since < this.goneAfterMs) return false;
+    this.logger.warn({ consumer: this.consumer, after: through, resumedAt: next.streamSequence }, "events before the batch never came: taken as gone, recording goes on");
+    return true;
+  }
+}

@@ -1,0 +1,195 @@
+import { BatchNotReady, connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { openSchema, type Knex } from "@sched/db";
+import { createLogger } from "@sched/logging";
+import { meetingCancelled, meetingCreated, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
+import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, uniqueSuffix } from "@sched/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumeMeetingEvents } from "../src/consumers/meetingEvents.js";
+import type { RecordingClaims } from "../src/consumers/recording.js";
+import { whileElected } from "../src/consumers/recorderElection.js";
+import { StreamRecorder } from "../src/consumers/streamOrder.js";
+import { insertEndpoint } from "../src/db/queries.js";
+import { migrations } from "../src/db/migrations/index.js";
+
+const logger = createLogger({ name: "webhooks-stream-order-test", level: "silent" });
+const USER = "usr_stream_order";
+
+/** A replica without a delivery worker: nothing is claimed while recording. */
+const noClaims: RecordingClaims = { reserve: () => ({ free: new Map(), leaseMs: 0 }), adopt: () => {} };
+
+/** The bus as a replica sees it, its batches held up a little at random: so the replicas' recordings overlap. */
+function unhurried(bus: Bus): Bus {
+  const slow = Object.create(bus) as Bus;
+  slow.consumeBatches = (options, handler) =>
+    bus.consumeBatches(options, async (messages: EventMessage[]) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+      await handler(messages);
+    });
+  return slow;
+}
+
+const meetingId = (n: number) => `mtg_order${String(n).padStart(19, "0")}`;
+const titleOf = (n: number, version: number) => `Meeting ${n} v${version}`;
+
+function meetingAt(n: number, version: number, status: "confirmed" | "cancelled" = "confirmed") {
+  return {
+    id: meetingId(n),
+    title: titleOf(n, version),
+    description: "",
+    startTime: "2031-01-01T10:00:00Z",
+    duration: "30 mins" as const,
+    participants: ["a@example.com"],
+    status,
+    organizer: "o@example.com",
+    createdAt: "2031-01-01T09:00:00Z",
+    attendees: [],
+    recurrence: null,
+    seriesId: null,
+    originalStartTime: null,
+  };
+}
+
+const base = (n: number, version: number, status?: "confirmed" | "cancelled") => ({
+  eventId: `evt_${meetingId(n)}_${version}`,
+  meetingId: meetingId(n),
+  mode: "test" as const,
+  organizer: { userId: USER, email: "o@example.com" },
+  meeting: meetingAt(n, version, status),
+  sequence: version,
+  sendInvites: false,
+  occurredAt: "2031-01-01T09:00:00Z",
+});
+
+/** One meeting's life, in order: created (v1), retitled twice (v2, v3), cancelled. */
+async function publishLife(bus: Bus, n: number): Promise<void> {
+  await bus.publish(meetingCreated, base(n, 1), { msgId: `${meetingId(n)}-1` });
+  for (const version of [2, 3]) {
+    const updated: PayloadOf<typeof meetingUpdated> = { ...base(n, version), changedFields: ["title"], previousStatus: "confirmed", previousParticipants: ["a@example.com"] };
+    await bus.publish(meetingUpdated, updated, { msgId: `${meetingId(n)}-${version}` });
+  }
+  const cancelled: PayloadOf<typeof meetingCancelled> = { ...base(n, 4, "cancelled"), meeting: { ...meetingAt(n, 3, "cancelled") }, changedFields: ["status"], previousStatus: "confirmed", previousParticipants: ["a@example.com"] };
+  await bus.publish(meetingCancelled, cancelled, { msgId: `${meetingId(n)}-4` });
+}
+
+/** What `endpointId` is owed, in the order it is delivered (by delivery, each meeting's events in turn), for each meeting not as it happened. */
+async function outOfOrder(db: Knex, endpointId: string, meetings: number): Promise<string[]> {
+  const owed = await db("deliveries as d")
+    .join("events as e", "e.seq", "d.event_seq")
+    .where("d.endpoint_id", endpointId)
+    .orderBy("d.seq")
+    .select<{ meeting_id: string; body: PublicEvent }[]>("e.meeting_id", "e.body");
+  const byMeeting = new Map<string, PublicEvent[]>();
+  for (const row of owed) byMeeting.set(row.meeting_id, [...(byMeeting.get(row.meeting_id) ?? []), row.body]);
+  const wrong: string[] = [];
+  for (let n = 0; n < meetings; n++) {
+    const seen = (byMeeting.get(meetingId(n)) ?? []).map((e) => `${e.type} ${(e.data.object as { title: string }).title} ${JSON.stringify((e.data as { previous?: unknown }).previous ?? null)}`);
+    const expected = [
+      `meeting.created ${titleOf(n, 1)} null`,
+      `meeting.updated ${titleOf(n, 2)} ${JSON.stringify({ title: titleOf(n, 1) })}`,
+      `meeting.updated ${titleOf(n, 3)} ${JSON.stringify({ title: titleOf(n, 2) })}`,
+      `meeting.cancelled ${titleOf(n, 3)} ${JSON.stringify({ status: "confirmed" })}`,
+    ];
+    if (JSON.stringify(seen) !== JSON.stringify(expected)) wrong.push(`${meetingId(n)}: ${seen.join(" | ")}`);
+  }
+  return wrong;
+}
+
+/** Publishes `meetings` lives, meetings in parallel and each one's events in its order: the stream interleaves them. */
+async function publishLives(bus: Bus, meetings: number, from = 0): Promise<void> {
+  const lives = Array.from({ length: meetings }, (_, n) => from + n);
+  for (let i = 0; i < lives.length; i += 25) await Promise.all(lives.slice(i, i + 25).map((n) => publishLife(bus, n)));
+}
+
+const recordedCount = async (db: Knex) => Number((await db("events").count<{ count: string }[]>({ count: "*" }))[0]!.count);
+
+describe.runIf(await clusterServersAvailable())("meeting events recorded by two replicas of one durable", () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let db: Knex;
+  const namespaces: string[] = [];
+  const buses: Bus[] = [];
+  const running: Stoppable[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const r of running) await r.stop();
+    for (const b of buses) await b.close();
+    await db?.destroy();
+    await database?.drop();
+    for (const ns of namespaces) await deleteNamespaceStreams(NATS_URL, ns);
+  });
+
+  /** A fresh webhooks schema, an endpoint taking every event of the meetings' organizer, and three buses on a namespace of their own: a publisher's and two replicas'. */
+  async function setUp(tag: string): Promise<{ endpointId: string; publisher: Bus; replicas: [Bus, Bus] }> {
+    await db?.destroy();
+    db = await openSchema({ kind: "postgres", url: database.url }, `webhooks_${tag}`, migrations);
+    const namespace = `whorder${tag}${uniqueSuffix()}`;
+    namespaces.push(namespace);
+    const connected: Bus[] = [];
+    for (let i = 0; i < 3; i++) connected.push(await connectNatsBus({ servers: NATS_URL, namespace, name: `webhooks-order-${i}`, logger }));
+    buses.push(...connected);
+    const endpoint = await insertEndpoint(db, { id: `whe_${tag}`.padEnd(28, "0"), userId: USER, mode: "test", url: "http://127.0.0.1:9/", events: ["*"], description: "", sealedSecret: "sealed" });
+    return { endpointId: endpoint.id, publisher: connected[0]!, replicas: [connected[1]!, connected[2]!] };
+  }
+
+  it("records each meeting's events in stream order, each update's previous values from the event before it, though both replicas consume at once", { timeout: 120_000 }, async () => {
+    const meetings = 40;
+    const { endpointId, publisher, replicas } = await setUp("both");
+    // The durable exists before the burst, so both replicas pull from its start, JetStream handing each part of it.
+    for (const replica of replicas) running.push(await consumeMeetingEvents(unhurried(replica), db, logger, noClaims));
+    await publishLives(publisher, meetings);
+    await eventually(async () => (await recordedCount(db)) === meetings * 4, 60_000, 100);
+    expect(await outOfOrder(db, endpointId, meetings)).toEqual([]);
+  });
+
+  it("records on the elected replica only, and after a handover goes on in order", { timeout: 120_000 }, async () => {
+    const meetings = 150;
+    const { endpointId, publisher, replicas } = await setUp("elected");
+    const elect = (replica: Bus) => whileElected(db, `order test ${endpointId}`, logger, () => consumeMeetingEvents(unhurried(replica), db, logger, noClaims), 100);
+    const first = await elect(replicas[0]);
+    running.push(first);
+    await publishLives(publisher, meetings / 2);
+    // Recording, the first replica holds the lock; the second stands by, then takes over mid-stream when the first steps down.
+    await eventually(async () => (await recordedCount(db)) > 0, 30_000, 20);
+    const second = await elect(replicas[1]);
+    running.push(second);
+    const publishing = publishLives(publisher, meetings / 2, meetings / 2);
+    await first.stop();
+    await publishing;
+    await eventually(async () => (await recordedCount(db)) === meetings * 4, 60_000, 100);
+    expect(await outOfOrder(db, endpointId, meetings)).toEqual([]);
+    await second.stop();
+  });
+});
+
+describe("a consumer's recorded position", () => {
+  let db: Knex;
+  beforeAll(async () => {
+    db = await openSchema({ kind: "pglite" }, "webhooks", migrations);
+  });
+  afterAll(() => db.destroy());
+
+  /** The `n`th meeting's create, as the bus hands it at `streamSequence`. */
+  const created = (n: number, streamSequence: number): EventMessage => ({ subject: meetingCreated.subject, payload: base(n, 1), deliveryCount: 1, streamSequence, follows: streamSequence - 1, headers: {} });
+  const recordsOf = async (_db: Knex, messages: readonly EventMessage[]) =>
+    messages.map((m) => {
+      const payload = m.payload as ReturnType<typeof base>;
+      return { sourceEventId: payload.eventId, userId: USER, meetingId: payload.meetingId, event: { id: `evt_pos_${m.streamSequence}`, type: "meeting.created" as const, createdAt: payload.occurredAt, mode: "test" as const, data: { object: payload.meeting } } };
+    });
+
+  it("records what follows it, skips what it has passed, and holds back what comes after a gap until the gap is waited out", async () => {
+    const recorder = new StreamRecorder(db, "position-test", logger, undefined, 60_000);
+    expect(await recorder.record([created(1001, 1), created(1002, 2)], recordsOf)).toBe(2);
+    // A redelivery, and the next event with it: only the next is recorded.
+    expect(await recorder.record([created(1002, 2), created(1003, 3)], recordsOf)).toBe(1);
+    // Sequence 4 is another replica's: the batch waits in hand, then asks for a retry.
+    await expect(recorder.record([created(1005, 5)], recordsOf)).rejects.toBeInstanceOf(BatchNotReady);
+    expect(await recorder.record([created(1004, 4), created(1005, 5)], recordsOf)).toBe(2);
+    // Events before a batch that never come (removed from the stream): recording goes on once the gap has been waited out.
+    const patient = new StreamRecorder(db, "position-test", logger, undefined, 100);
+    expect(await patient.record([created(1009, 9)], recordsOf)).toBe(1);
+    const { rows } = await db.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = 'position-test'");
+    expect(Number(rows[0]!.recorded_through)).toBe(9);
+  });
+});
