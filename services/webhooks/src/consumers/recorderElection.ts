@@ -10,7 +10,7 @@ interface LockConnection {
 }
 
 /** How often a standby replica asks for the lock, and the holder checks its connection. */
-export const ELECTION_EVERY_MS = 2_000;
+const ELECTION_EVERY_MS = 2_000;
 
 /**
  * Runs `start`'s consumers on one replica at a time: the one holding a

@@ -11,7 +11,7 @@ import { recordWithin, type RecordingClaims } from "./recording.js";
  * JetStream's acknowledgement wait (30 s): events a stopped replica held are
  * handed out again before then, and recorded in their place.
  */
-export const GONE_AFTER_MS = 45_000;
+const GONE_AFTER_MS = 45_000;
 
 /**
  * A recording consumer's retries: short at first, since a batch waiting for
