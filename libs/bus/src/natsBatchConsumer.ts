@@ -18,8 +18,6 @@ export async function runBatchConsumer(
 ): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  // Filtered on the whole stream, the consumer is handed every sequence of it: each event follows the sequence before.
-  const streamWide = setup.filter.endsWith(".>");
 
   let stopped = false;
   const running = () => !stopped && setup.isOpen();
@@ -75,7 +73,7 @@ export async function runBatchConsumer(
     if (ours.length === 0) return;
     const messages = ours.map((m) => {
       const def = setup.events.get(m.subject)!;
-      const follows = streamWide ? m.seq - 1 : undefined;
+      const follows = setup.streamWide ? m.seq - 1 : undefined;
       return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows, headers: headerValues(m.headers) };
     });
     await consumeEvents("nats", options.durable, messages, handler);

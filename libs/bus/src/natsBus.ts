@@ -326,6 +326,7 @@ class NatsBus implements Bus {
       },
       // nats-server 2.9 takes one filter subject per consumer: one event, or the whole stream.
       filter: options.events.length === 1 ? this.subject(options.events[0]!.subject) : `${this.subject(stream.subjectPrefix)}.>`,
+      streamWide: options.events.length !== 1,
       events: new Map(options.events.map((e) => [this.subject(e.subject), e])),
       consumer: options,
       ackWaitMs: this.options.ackWaitMs ?? 30_000,

@@ -13,6 +13,8 @@ export interface PullConsumerSetup {
   /** Resolves to the stream's name once it exists; `fresh` looks again instead of trusting a cache. */
   ensureStream(fresh: boolean): Promise<string>;
   filter: string;
+  /** The filter takes the whole stream: the consumer is handed every sequence of it, each event following the one before. */
+  streamWide: boolean;
   /** Event definitions by their full (namespaced) subject. */
   events: ReadonlyMap<string, EventDef>;
   consumer: ConsumerOptions;
