@@ -25,7 +25,12 @@ const declarations = {
   /** Slow clients: time to send the headers, and the whole request (408 past either). */
   headersTimeoutMs: setting("HEADERS_TIMEOUT_MS", env.positiveInt(10_000)),
   requestTimeoutMs: setting("REQUEST_TIMEOUT_MS", env.positiveInt(30_000)),
-  keepAliveTimeoutMs: setting("KEEP_ALIVE_TIMEOUT_MS", env.positiveInt(5_000)),
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the 60 s idle time-out of the usual load
+   * balancers and proxies (AWS ALB, nginx's upstream keep-alive), so the side in front closes first: a server that
+   * closes a connection its client is just reusing makes that client's request fail with ECONNRESET.
+   */
+  keepAliveTimeoutMs: setting("KEEP_ALIVE_TIMEOUT_MS", env.positiveInt(65_000)),
   /** Requests in progress at once on one replica, and bodies being received at once, counted apart (503 past either). */
   maxInFlight: setting("MAX_IN_FLIGHT", env.positiveInt(1_000)),
   /** The percentage of those places one client address or one API key may hold (503 past it). */
