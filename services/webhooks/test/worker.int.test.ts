@@ -12,7 +12,7 @@ import { createdEvent, startEventReceiver } from "./fixtures.js";
 
 const EVENTS = 150;
 /** Far longer than the test may wait: every delivery must come from a wake, none from the poll. */
-const POLL_MS = 120_000;
+const POLL_MS = 3_600_000;
 
 describe("the delivery worker", () => {
   let db: Knex;
@@ -26,7 +26,7 @@ describe("the delivery worker", () => {
     await db.destroy();
   });
 
-  it("sends every event as it is recorded, woken each time, never waiting for its poll", { timeout: 120_000 }, async () => {
+  it("sends every event as it is recorded, woken each time, never waiting for its poll", { timeout: 600_000 }, async () => {
     const cipher = new SecretCipher(randomBytes(32));
     const url = receiver.url;
     for (let i = 0; i < 3; i++) {
@@ -46,6 +46,7 @@ describe("the delivery worker", () => {
     worker.start();
     try {
       const ids: string[] = [];
+      const recording = Date.now();
       for (let i = 0; i < EVENTS; i++) {
         const { meetingId, event } = createdEvent(i, `W ${i}`);
         await recordBatch(db, [{ sourceEventId: `src_${i}`, userId: "usr_w", meetingId, event }]);
@@ -54,7 +55,9 @@ describe("the delivery worker", () => {
         // Events keep coming while claims run.
         await new Promise((resolve) => setTimeout(resolve, i % 10 === 0 ? 20 : 2));
       }
-      const deadline = Date.now() + 60_000;
+      // Sending keeps pace with recording (both write the same embedded database), so a busy machine that slowed
+      // the one slows the other: the wait follows what recording took, well short of the poll.
+      const deadline = Date.now() + Math.max(60_000, 2 * (Date.now() - recording));
       while (receiver.received.length < EVENTS * 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(receiver.received).toHaveLength(EVENTS * 3);
       expect(new Set(receiver.received)).toEqual(new Set(ids));
