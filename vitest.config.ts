@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Workspace packages resolve to their TypeScript sources through the
@@ -6,6 +7,10 @@ export default defineConfig({
   resolve: { conditions: ["@sched/source"] },
   ssr: { resolve: { conditions: ["@sched/source"], externalConditions: ["@sched/source"] } },
   test: {
+    // Two files at once even on a 2-core machine, where vitest would run one (cores − 1): an integration file
+    // spends most of its time waiting on servers, timers and the processes it started, so a second one uses
+    // the CPU the first leaves idle (docs/testing.md, "Two files at once").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,
