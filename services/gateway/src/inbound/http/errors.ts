@@ -1,7 +1,7 @@
 import { AppError, internalError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
 import type { NextFunction, Request, Response } from "express";
-import { errorEnvelope } from "../domain/errorEnvelope.js";
+import { errorEnvelope } from "../../domain/errorEnvelope.js";
 
 /** Writes the one error envelope of the API; `publicBaseUrl` is where its `docUrl` points, when the deployment says. */
 function sendError(res: Response, err: AppError, publicBaseUrl: string | undefined): void {
