@@ -306,16 +306,16 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       const svc = await serveShown(await open(), `shown${suffix}`);
       const client = await open();
       for (const as of ["text", "bytes"] as const) {
-        const passed = await client.request(shown, showing(as), { encodedBody: true });
+        const passed = await client.forward(shown, showing(as));
         expect([passed.status, passed.headers]).toEqual([200, { "X-Page": "1" }]);
         expect(textOf(passed.body)).toBe(PAGE_TEXT);
         expect(await client.request(shown, showing(as))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: JSON.parse(PAGE_TEXT) });
       }
-      const value = await client.request(shown, showing("value"), { encodedBody: true });
+      const value = await client.forward(shown, showing("value"));
       expect(JSON.parse(textOf(value.body))).toEqual({ plain: "é" });
       expect(JSON.stringify(value)).toBe('{"status":200,"headers":{"X-Page":"1"},"body":{"plain":"é"}}');
       expect(await client.request(shown, showing("value"))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: { plain: "é" } });
-      expect(await client.request(shown, showing("none"), { encodedBody: true })).toEqual({ status: 204 });
+      expect(await client.forward(shown, showing("none"))).toEqual({ status: 204 });
       await svc.stop();
     });
 

@@ -22,6 +22,7 @@ import { forwardOnce } from "../../outbound/idempotency/forwardOnce.js";
 import type { IdempotencyStore } from "../../outbound/idempotency/store.js";
 import { Places } from "./inFlight.js";
 import { RateLimitedError, type RateLimits } from "../../outbound/rateLimits.js";
+import { learn } from "./requestFacts.js";
 import { recordServedRequests, type RequestLogSink } from "./requestLog.js";
 
 export interface GatewayDeps {
@@ -80,7 +81,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.use((req, res, next) => {
     const requestId = chooseRequestId(req.get("x-request-id"));
-    res.locals.requestId = requestId;
+    learn(res, { requestId });
     res.set("X-Request-Id", requestId);
     next();
   });
@@ -112,7 +113,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    res.locals.routePath = route.path;
+    learn(res, { routePath: route.path });
     nameRoute(res, route.path);
     const deprecated = deprecations.get(route);
     if (deprecated) res.set(deprecated);
@@ -137,7 +138,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     handOn(res);
     // An idempotent POST adds the headers of its key's guard (forwardOnce).
     const forward = (guard?: Record<string, string>): Promise<HttpReply> =>
-      deps.bus.request(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers, encodedBody: true });
+      deps.bus.forward(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers });
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
         ? await forwardOnce(
@@ -251,14 +252,14 @@ async function authenticate(req: Request, res: Response, address: string, deps: 
     throw err;
   }
   // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
-  res.locals.caller = caller;
+  learn(res, { caller });
   if (bucket) await countRequest(res, () => deps.rateLimits.consume(bucket, caller));
   return caller;
 }
 
 /** A key resolved here recently: its count and its address's check in one go. */
 async function countKnown(res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
-  res.locals.caller = caller;
+  learn(res, { caller });
   let exhausted: BucketState | undefined;
   if (bucket) {
     await countRequest(res, async () => {
