@@ -2,20 +2,7 @@ import { openSchema, type Knex } from "@sched/db";
 import { formatTimestamp, inviteFailed, inviteSent, type Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  beginSending,
-  claimDueChanges,
-  finishChange,
-  latestDeliveries,
-  nextDueAt,
-  pendingDeliveries,
-  PREDECESSOR_GRACE_SECONDS,
-  recordChanges,
-  renewLease,
-  scheduleRetry,
-  settleDeliveries,
-  settleUnsent,
-} from "../src/db/deliveries.js";
+import { beginSending, claimDueChanges, finishChange, latestDeliveries, nextDueAt, pendingDeliveries, PREDECESSOR_GRACE_SECONDS, recordChanges, renewLease, scheduleRetry, settleDeliveries, settleUnsent } from "../src/db/queries.js";
 import { settlementId } from "../src/domain/inviteEvents.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
