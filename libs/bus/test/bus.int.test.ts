@@ -182,6 +182,26 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect([badReply.status, badReply.code]).toEqual([500, "internal_error"]);
     });
 
+    it.runIf(available)("checks a reply on arrival against the requester's contract: one off it (a service of another release) is a 500, and a forwarded route's body is not read", async () => {
+      // The same subjects as a requester of another release declares them.
+      const echoElsewhere = endpoint(echo.subject, echo.request, z.object({ text: z.string(), words: z.number() }));
+      const shownAs201 = routeEndpoint(shown.subject, shown.request, { 201: z.unknown() });
+      const shownNumbered = routeEndpoint(shown.subject, shown.request, { 200: z.object({ plain: z.number() }) });
+      const echoing = await (await open()).serve({ name: `echoing${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ({ text }))]);
+      const showing200 = await serveShown(await open(), `shown-elsewhere${suffix}`);
+      const client = await open();
+      expect(await client.request(echo, { text: "x" })).toEqual({ text: "x" });
+      const offContract = await rejection(client.request(echoElsewhere, { text: "x" }));
+      const undeclaredStatus = await rejection(client.request(shownAs201, showing("value")));
+      const otherBody = await rejection(client.request(shownNumbered, showing("value")));
+      const forwarded = await client.forward(shownNumbered, showing("value"));
+      await echoing.stop();
+      await showing200.stop();
+
+      for (const refused of [offContract, undeclaredStatus, otherBody]) expect([refused.status, refused.code]).toEqual([500, "internal_error"]);
+      expect([forwarded.status, JSON.parse(textOf(forwarded.body))]).toEqual([200, { plain: "é" }]);
+    });
+
     it.runIf(available)("carries an error message and headers holding CR, LF, other control characters, edge spaces and an unpaired surrogate exactly", async () => {
       const text = "date \"a\r\nb\" \u0000\u0007\t\u001b[2J\u007f\ud800 é ";
       const seen: Record<string, string>[] = [];
