@@ -128,8 +128,8 @@ export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: Requ
 /** What a served request answers: a route's HttpReply (it crosses the bus split in two), or an internal endpoint's reply. */
 export type Served = { kind: "route"; reply: HttpReply } | { kind: "request"; reply: unknown };
 
-function offContract(logger: Logger, subject: string, issues: readonly unknown[]): AppError {
-  logger.error({ subject, issues: issues.slice(0, 3) }, "handler reply does not match its contract");
+function offContract(logger: Logger, subject: string, wrong: readonly unknown[]): AppError {
+  logger.error({ subject, issues: wrong.slice(0, 3) }, "handler reply does not match its contract");
   return internalError();
 }
 
