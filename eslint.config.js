@@ -30,11 +30,9 @@ const SUBJECTS_FROM_PROTO = [
 
 /**
  * What a file under services/<name>/src/ may be, by its first path segment
- * (docs/design.md, "A service's folders"): the same few folders in every service.
+ * (docs/design.md, "A service's folders"): the same few folders in every service, the gateway's included.
  */
 const SERVICE_LAYOUT = ["inbound", "consumers", "outbound", "domain", "db", "main.ts", "index.ts", "service.ts", "cli.ts", "cli"];
-/** The gateway serves no bus endpoint and reads no stream: its folders name the steps of an HTTP request. */
-const GATEWAY_LAYOUT = ["http", "auth", "limits", "idempotency", "requestLog", "domain", "app.ts", "assemble.ts", "config.ts", "main.ts", "index.ts"];
 const layout = {
   rules: {
     "service-folders": {
@@ -71,7 +69,7 @@ export default tseslint.config(
       files: [`services/${service.dir}/src/**/*.ts`],
       plugins: { layout },
       rules: {
-        "layout/service-folders": ["error", service.dir === "gateway" ? GATEWAY_LAYOUT : SERVICE_LAYOUT],
+        "layout/service-folders": ["error", SERVICE_LAYOUT],
         "no-restricted-imports": [
           "error",
           {

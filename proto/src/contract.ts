@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { HttpReply, type JsonText } from "./common.js";
 
 // Every definition on the bus says what it is in `kind`, never guessed from
@@ -17,6 +17,8 @@ export interface RequestEndpoint<Req extends z.ZodType = z.ZodType, Res extends 
   readonly subject: string;
   readonly request: Req;
   readonly reply: Res;
+  /** The reply as its requester checks it on arrival: the reply schema itself. */
+  readonly received: Res;
 }
 
 /**
@@ -60,19 +62,21 @@ export type RouteAnswer<R extends Replies> = { [S in ReplyStatus<R>]: DeclaredRe
  * one of `replies`. On the wire every reply is checked as an HttpReply; the
  * declared bodies are checked where the handler is written, by its type.
  */
-export interface RouteEndpoint<Req extends z.ZodType = z.ZodType, R extends Replies = Replies> {
+export interface RouteEndpoint<Req extends z.ZodType = z.ZodType, R extends Replies = Replies, Reply = RouteReply<R>> {
   readonly kind: "route";
   readonly subject: string;
   readonly request: Req;
   readonly reply: typeof HttpReply;
   readonly replies: R;
+  /** The reply as its requester checks it on arrival: one of `replies`, its body as that status's schema describes it. */
+  readonly received: z.ZodType<Reply>;
 }
 
 /** A request/reply endpoint on the bus: a public route's or an internal one. */
 export type Endpoint = RequestEndpoint | RouteEndpoint;
 
 export function endpoint<Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, reply: Res): RequestEndpoint<Req, Res> {
-  return { kind: "request", subject, request, reply };
+  return { kind: "request", subject, request, reply, received: reply };
 }
 
 /**
@@ -81,7 +85,22 @@ export function endpoint<Req extends z.ZodType, Res extends z.ZodType>(subject: 
  * or `{ 204: null }`. Its handler's return type follows from them.
  */
 export function routeEndpoint<Req extends z.ZodType, const R extends Replies>(subject: string, request: Req, replies: R): RouteEndpoint<Req, R> {
-  return { kind: "route", subject, request, reply: HttpReply, replies };
+  return { kind: "route", subject, request, reply: HttpReply, replies, received: z.custom<RouteReply<R>>((value) => isDeclaredReply(replies, value)) };
+}
+
+/**
+ * Whether a reply that came back over the bus is one `replies` declares: a
+ * declared status, headers of strings (a redirect's Location among them), and
+ * the body that status's schema accepts, or none where it declares none.
+ */
+function isDeclaredReply(replies: Replies, value: unknown): boolean {
+  const head = HttpReply.safeParse(value);
+  if (!head.success || !Object.hasOwn(replies, head.data.status)) return false;
+  const declared = replies[head.data.status]!;
+  const { body, headers } = head.data;
+  if (declared === null) return body === undefined;
+  if (isRedirect(declared)) return body === undefined && typeof headers?.Location === "string";
+  return declared.safeParse(body).success;
 }
 
 /** A durable stream of events kept by JetStream (or the in-process log). */
@@ -117,8 +136,8 @@ export function noticeDef<P extends z.ZodType>(subject: string, payload: P): Not
 }
 
 export type RequestOf<E extends Endpoint> = z.input<E["request"]>;
-/** The reply a requester gets: a route's declared answers, an internal endpoint's reply schema. */
-export type ReplyOf<E extends Endpoint> = E extends RouteEndpoint<z.ZodType, infer R> ? RouteReply<R> : z.output<E["reply"]>;
+/** The reply a requester gets, as its endpoint's `received` checks it: a route's declared answers, an internal endpoint's reply schema. */
+export type ReplyOf<E extends Endpoint> = z.output<E["received"]>;
 /** What a handler returns: a route's declared answers (a body may be a JsonText), what an internal endpoint's reply schema accepts. */
 export type AnswerOf<E extends Endpoint> = E extends RouteEndpoint<z.ZodType, infer R> ? RouteAnswer<R> : z.input<E["reply"]>;
 export type PayloadOf<E extends EventDef | NoticeDef> = z.output<E["payload"]>;

@@ -1,6 +1,7 @@
 import { AppError, currentDeadline, deadlinePassed, internalError, invalidRequest, isBackingServiceUnavailable, unavailable, withDeadline } from "@sched/errors";
-import { Caller, type HttpReply } from "@sched/proto";
+import { Caller, type Endpoint, type HttpReply, type ReplyOf } from "@sched/proto";
 import type { Logger } from "@sched/logging";
+import type { z } from "zod";
 import { declaresStatus } from "./declaredStatuses.js";
 import { checkedHttpReply } from "./httpReply.js";
 import { DEFAULT_TIMEOUT_MS, type EndpointBinding, type RequestContext } from "./types.js";
@@ -85,7 +86,7 @@ function deepFreeze<T extends object>(value: T): T {
  * Retry-After; anything else not an AppError becomes a bare internal_error:
  * no stack, SQL or internal name crosses the bus.
  */
-export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: RequestContext, logger: Logger): Promise<unknown> {
+export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: RequestContext, logger: Logger): Promise<Served> {
   if (ctx.deadline <= Date.now()) {
     logger.debug({ subject: ctx.subject }, "request dropped: its deadline passed before it was served");
     throw deadlinePassed();
@@ -108,16 +109,48 @@ export async function dispatch(binding: EndpointBinding, raw: unknown, ctx: Requ
     logger.error({ err, subject: ctx.subject }, "handler failed");
     throw internalError();
   }
-  // A route's reply is checked as an HttpReply by hand (the same outcome, a third of the time); the schema is asked only why one fails.
-  const known = binding.endpoint.kind === "route" ? checkedHttpReply(reply) : undefined;
-  const checked = known ? { success: true as const, data: known } : binding.endpoint.reply.safeParse(reply);
-  if (!checked.success) {
-    logger.error({ subject: ctx.subject, issues: checked.error.issues.slice(0, 3) }, "handler reply does not match its contract");
-    throw internalError();
+  const { endpoint } = binding;
+  if (endpoint.kind === "route") {
+    // A route's reply is checked as an HttpReply by hand (the same outcome, a third of the time); the schema is asked only why one fails.
+    const known = checkedHttpReply(reply);
+    if (!known) throw offContract(logger, ctx.subject, endpoint.reply.safeParse(reply).error?.issues ?? []);
+    if (!declaresStatus(endpoint, known.status)) {
+      logger.error({ subject: ctx.subject, status: known.status }, "handler answered a status its route does not declare");
+      throw internalError();
+    }
+    return { kind: "route", reply: known };
   }
-  if (binding.endpoint.kind === "route" && !declaresStatus(binding.endpoint, (checked.data as HttpReply).status)) {
-    logger.error({ subject: ctx.subject, status: (checked.data as HttpReply).status }, "handler answered a status its route does not declare");
-    throw internalError();
-  }
-  return checked.data;
+  const checked = endpoint.reply.safeParse(reply);
+  if (!checked.success) throw offContract(logger, ctx.subject, checked.error.issues);
+  return { kind: "request", reply: checked.data };
+}
+
+/** What a served request answers: a route's HttpReply (it crosses the bus split in two), or an internal endpoint's reply. */
+export type Served = { kind: "route"; reply: HttpReply } | { kind: "request"; reply: unknown };
+
+function offContract(logger: Logger, subject: string, wrong: readonly unknown[]): AppError {
+  logger.error({ subject, issues: wrong.slice(0, 3) }, "handler reply does not match its contract");
+  return internalError();
+}
+
+/**
+ * A reply as the requester's contract declares it, checked on arrival by the
+ * endpoint's `received` schema: one that does not match (a service of another
+ * release) is logged and answered as the service's own mismatch is, 500.
+ */
+export function receivedReply<E extends Endpoint>(endpoint: E, value: unknown, logger: Logger): ReplyOf<E> {
+  const checked = parsedBy<E["received"]>(endpoint.received, value);
+  if (checked.success) return checked.data;
+  logger.error({ subject: endpoint.subject, issues: checked.error.issues.slice(0, 3) }, "reply does not match its contract");
+  throw internalError();
+}
+
+/**
+ * What `schema` makes of a value, typed by the schema's own type: called with
+ * the schema's type named (`parsedBy<N["payload"]>`), a generic contract's
+ * payload or reply keeps its type, where zod's own method on a generic
+ * definition's member gives only `unknown`.
+ */
+export function parsedBy<S extends z.ZodType>(schema: S, value: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(value);
 }

@@ -21,12 +21,13 @@ export function encodeHttpReply(reply: HttpReply): WireHttpReply {
 }
 
 /**
- * The reply again; with `encodedBody` its body stays the JSON the service
- * sent, as a JsonText, for a gateway to pass on untouched.
+ * The reply again, its head checked as an HttpReply's; with `encodedBody` its
+ * body stays the JSON the service sent, as a JsonText, for a gateway to pass
+ * on untouched.
  */
 export function decodeHttpReply(wire: WireHttpReply, encodedBody: boolean): HttpReply {
-  if (wire.head === "") throw new Error("an HTTP route's reply came without its status and headers");
-  const head = JSON.parse(wire.head) as Omit<HttpReply, "body">;
+  const head = wire.head === "" ? undefined : checkedHttpReply(JSON.parse(wire.head));
+  if (!head || "body" in head) throw new Error("an HTTP route's reply came without its status and headers");
   if (wire.body.length === 0) return head;
   const body = new JsonText(wire.body);
   return { ...head, body: encodedBody ? body : body.toJSON() };

@@ -1,9 +1,9 @@
 import { withinDeadline } from "@sched/deadline";
 import { AppError, unavailable } from "@sched/errors";
-import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
+import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, RouteEndpoint } from "@sched/proto";
 import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
-import { requestDeadline } from "./codec.js";
+import { decodeCaller, encodeCaller, parsedBy, receivedReply, requestDeadline, type Served } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } from "./eventLog.js";
 import { RecentEvents } from "./recentEvents.js";
@@ -32,7 +32,7 @@ interface Responder {
 }
 
 /** Wire round-trip: handlers never share object references with callers, as on NATS. */
-const wire = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
+const wire = (value: unknown): unknown => (value === undefined ? value : JSON.parse(JSON.stringify(value)));
 
 /** A consumer's loop reads the log again after this long when the log could not be read. */
 const UNREADABLE_LOG_RETRY_MS = 1_000;
@@ -80,13 +80,23 @@ export class MemoryBus implements Bus {
     private readonly log: EventLog = new MemoryEventLog(),
   ) {}
 
-  async request<E extends Endpoint>(
-    endpoint: E,
-    payload: RequestOf<E>,
-    options: RequestOptions = {},
-  ): Promise<ReplyOf<E>> {
+  request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
+    return this.exchange(endpoint, payload, options, (served) =>
+      receivedReply(endpoint, served.kind === "route" ? decodeHttpReply(encodeHttpReply(served.reply), false) : wire(served.reply), this.logger),
+    );
+  }
+
+  forward(endpoint: RouteEndpoint, payload: RequestOf<RouteEndpoint>, options: RequestOptions = {}): Promise<HttpReply> {
+    return this.exchange(endpoint, payload, options, (served) => {
+      if (served.kind !== "route") throw new Error(`${endpoint.subject} is served as an internal endpoint, not a route`);
+      return decodeHttpReply(encodeHttpReply(served.reply), true);
+    });
+  }
+
+  /** One request to a live responder, its answer read by `read` as it would cross the wire. */
+  private async exchange<R>(endpoint: Endpoint, payload: unknown, options: RequestOptions, read: (served: Served) => R): Promise<R> {
     let failure: BusOutcome | undefined;
-    const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
+    const send = async (headers: Record<string, string>): Promise<R> => {
       const live = (this.responders.get(endpoint.subject) ?? []).filter((r) => !r.stopped);
       if (this.closed || live.length === 0) {
         failure = this.closed ? "unavailable" : "no_responders";
@@ -101,17 +111,16 @@ export class MemoryBus implements Bus {
       const turn = this.roundRobin.get(endpoint.subject) ?? 0;
       this.roundRobin.set(endpoint.subject, turn + 1);
       const responder = live[turn % live.length]!;
-      const ctx = { subject: endpoint.subject, caller: options.caller ? wire(options.caller) : undefined, headers: { ...headers }, deadline };
+      const ctx = { subject: endpoint.subject, caller: options.caller ? decodeCaller(encodeCaller(options.caller)) : undefined, headers: { ...headers }, deadline };
       const served = serveRequest("memory", responder.binding, () => wire(payload), ctx, this.logger);
       responder.inFlight.add(served);
       void served.catch(() => undefined).finally(() => responder.inFlight.delete(served));
       try {
-        const reply = await withinDeadline(served, timeoutMs, () => {
+        const answer = await withinDeadline(served, timeoutMs, () => {
           failure = "timeout";
           throw unavailable();
         });
-        if (endpoint.kind !== "route") return wire(reply) as ReplyOf<E>;
-        return decodeHttpReply(encodeHttpReply(reply as HttpReply), options.encodedBody ?? false) as ReplyOf<E>;
+        return read(answer);
       } catch (err) {
         throw err instanceof AppError ? AppError.fromJSON(err.toJSON()) : err;
       }
@@ -376,7 +385,12 @@ export class MemoryBus implements Bus {
 
   async onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable> {
     const set = this.noticeHandlers.get(notice.subject) ?? new Set();
-    const h = (p: unknown, headers: Record<string, string>) => receiveNotice("memory", notice.subject, p, headers, () => handler(p as PayloadOf<N>), this.logger);
+    const h = (p: unknown, headers: Record<string, string>) => {
+      // Checked on arrival as on NATS: what a handler is given is what the contract's schema gives back.
+      const parsed = parsedBy<N["payload"]>(notice.payload, p);
+      if (parsed.success) receiveNotice("memory", notice.subject, parsed.data, headers, () => handler(parsed.data), this.logger);
+      else this.logger.warn({ subject: notice.subject }, "notice does not match its contract; ignored");
+    };
     set.add(h);
     this.noticeHandlers.set(notice.subject, set);
     return { stop: async () => void set.delete(h) };

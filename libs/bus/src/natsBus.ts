@@ -1,6 +1,6 @@
 import { AppError, internalError, unavailable } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, StreamDef } from "@sched/proto";
+import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, RouteEndpoint, StreamDef } from "@sched/proto";
 import { headers as natsHeaders, nanos, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   JetStreamApiCodes,
@@ -14,7 +14,7 @@ import {
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
 import type { BusOutcome } from "@sched/telemetry";
-import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, requestDeadline } from "./codec.js";
+import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, parsedBy, receivedReply, requestDeadline } from "./codec.js";
 import { endpointMetadata } from "./endpointMetadata.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
@@ -61,6 +61,8 @@ const DUPLICATE_WINDOW_MS = 2 * 60_000;
 // `undefined` travels as an empty payload so both wirings hand handlers the same value.
 const encode = (value: unknown): string => (value === undefined ? "" : JSON.stringify(value));
 const decode = (msg: { data: Uint8Array; json(): unknown }): unknown => (msg.data.length === 0 ? undefined : msg.json());
+/** An HTTP route's reply as it came: its head in a header, its body's JSON text as the payload. */
+const httpReplyOf = (msg: Msg) => ({ head: msg.headers?.get(HTTP_REPLY_HEADER) ?? "", body: msg.data });
 
 /** The services API accepts names of letters, digits, `_` and `-` only. */
 const svcmName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -131,11 +133,21 @@ class NatsBus implements Bus {
     return tracked;
   }
 
-  async request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
+  request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options: RequestOptions = {}): Promise<ReplyOf<E>> {
+    return this.exchange(endpoint, payload, options, (msg) =>
+      receivedReply(endpoint, endpoint.kind === "route" ? decodeHttpReply(httpReplyOf(msg), false) : decode(msg), this.options.logger),
+    );
+  }
+
+  forward(endpoint: RouteEndpoint, payload: RequestOf<RouteEndpoint>, options: RequestOptions = {}): Promise<HttpReply> {
+    return this.exchange(endpoint, payload, options, (msg) => decodeHttpReply(httpReplyOf(msg), true));
+  }
+
+  /** One request and its answer, read by `read`; a service's error arrives as the AppError it sent. */
+  private async exchange<R>(endpoint: Endpoint, payload: unknown, options: RequestOptions, read: (msg: Msg) => R): Promise<R> {
     let failure: BusOutcome | undefined;
-    const httpRoute = endpoint.kind === "route";
     // `headers` are the caller's plus the trace context of the CLIENT span.
-    const send = async (headers: Record<string, string>): Promise<ReplyOf<E>> => {
+    const send = async (headers: Record<string, string>): Promise<R> => {
       const deadline = requestDeadline(options.timeoutMs);
       const timeout = deadline - Date.now();
       if (timeout <= 0) {
@@ -163,8 +175,7 @@ class NatsBus implements Bus {
         }
         throw AppError.fromJSON(body);
       }
-      if (httpRoute) return decodeHttpReply({ head: msg.headers?.get(HTTP_REPLY_HEADER) ?? "", body: msg.data }, options.encodedBody ?? false) as ReplyOf<E>;
-      return decode(msg) as ReplyOf<E>;
+      return read(msg);
     };
     return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
   }
@@ -223,13 +234,13 @@ class NatsBus implements Bus {
         }
       };
       const ctx = { subject: binding.endpoint.subject, caller: decodeCaller(caller), headers, deadline: decodeDeadline(deadline) };
-      const reply = await serveRequest("nats", binding, raw, ctx, this.options.logger);
-      if (binding.endpoint.kind === "route") {
-        const wire = encodeHttpReply(reply as HttpReply);
-        const h = replyHeadHeaders(wire.head, (reply as HttpReply).headers === undefined);
+      const served = await serveRequest("nats", binding, raw, ctx, this.options.logger);
+      if (served.kind === "route") {
+        const wire = encodeHttpReply(served.reply);
+        const h = replyHeadHeaders(wire.head, served.reply.headers === undefined);
         await this.outgoing.run(() => msg.respond(wire.body, { headers: h }));
       } else {
-        const body = encode(reply);
+        const body = encode(served.reply);
         await this.outgoing.run(() => msg.respond(body));
       }
     } catch (err) {
@@ -347,12 +358,12 @@ class NatsBus implements Bus {
         if (err) return;
         let parsed;
         try {
-          parsed = notice.payload.safeParse(decode(msg));
+          parsed = parsedBy<N["payload"]>(notice.payload, decode(msg));
         } catch {
           return;
         }
         if (parsed.success) {
-          const data = parsed.data as PayloadOf<N>;
+          const data = parsed.data;
           receiveNotice("nats", notice.subject, data, headerValues(msg.headers), () => handler(data), this.options.logger);
         } else this.options.logger.warn({ subject: notice.subject }, "notice does not match its contract; ignored");
       },

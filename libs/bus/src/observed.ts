@@ -17,7 +17,7 @@ import {
   type BusOutcome,
   type Span,
 } from "@sched/telemetry";
-import { dispatch } from "./codec.js";
+import { dispatch, type Served } from "./codec.js";
 import type { EndpointBinding, EventMessage, RequestContext, RequestOptions } from "./types.js";
 
 // Every bus operation, on either wiring, in a span and a measurement: the
@@ -91,7 +91,7 @@ export async function serveRequest(
   decode: () => unknown,
   ctx: RequestContext,
   logger: Logger,
-): Promise<unknown> {
+): Promise<Served> {
   const subject = binding.endpoint.subject;
   const startedAt = now();
   const tracing = tracingEnabled();
@@ -101,7 +101,7 @@ export async function serveRequest(
       const raw = decode();
       if (tracing) span.setAttributes(payloadIds(raw));
       const result = await dispatch(binding, raw, ctx, logger);
-      if (tracing) span.setAttributes(payloadIds(result));
+      if (tracing) span.setAttributes(payloadIds(result.reply));
       return result;
     });
     recordBusRequest("server", subject, "ok", startedAt);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AnswerOf, Caller, Endpoint, EventDef, NoticeDef, ReplyOf, RequestOf, PayloadOf } from "@sched/proto";
+import type { AnswerOf, Caller, Endpoint, EventDef, HttpReply, NoticeDef, ReplyOf, RequestOf, PayloadOf, RouteEndpoint } from "@sched/proto";
 
 /** What a handler knows about the request besides its payload. */
 export interface RequestContext {
@@ -20,12 +20,6 @@ export interface RequestOptions {
    */
   timeoutMs?: number;
   headers?: Record<string, string>;
-  /**
-   * An HTTP route's reply body stays the JSON the service sent, as a JsonText,
-   * to be passed on untouched: read the reply as an HttpReply then, not as
-   * the declared body (the gateway does).
-   */
-  encodedBody?: boolean;
 }
 
 /**
@@ -142,8 +136,14 @@ export function checkMaxBatch(maxBatch: number): number {
 }
 
 export interface Bus {
-  /** Sends a request and waits for the reply; errors arrive as AppError. */
+  /** Sends a request and waits for the reply, checked on arrival against the endpoint's `received`; errors arrive as AppError. */
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>>;
+  /**
+   * Sends a public route's request for a client (the gateway): the reply is an
+   * HttpReply whose body stays the JSON the service sent, as a JsonText, to be
+   * passed on untouched; its status and headers are checked, not its body.
+   */
+  forward(endpoint: RouteEndpoint, payload: RequestOf<RouteEndpoint>, options?: RequestOptions): Promise<HttpReply>;
   /** Serves endpoints in a queue group named after the service, so replicas share load. */
   serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints>;
   /**

@@ -182,6 +182,26 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect([badReply.status, badReply.code]).toEqual([500, "internal_error"]);
     });
 
+    it.runIf(available)("checks a reply on arrival against the requester's contract: one off it (a service of another release) is a 500, and a forwarded route's body is not read", async () => {
+      // The same subjects as a requester of another release declares them.
+      const echoElsewhere = endpoint(echo.subject, echo.request, z.object({ text: z.string(), words: z.number() }));
+      const shownAs201 = routeEndpoint(shown.subject, shown.request, { 201: z.unknown() });
+      const shownNumbered = routeEndpoint(shown.subject, shown.request, { 200: z.object({ plain: z.number() }) });
+      const echoing = await (await open()).serve({ name: `echoing${suffix}`, version: "1.0.0" }, [bind(echo, async ({ text }) => ({ text }))]);
+      const showing200 = await serveShown(await open(), `shown-elsewhere${suffix}`);
+      const client = await open();
+      expect(await client.request(echo, { text: "x" })).toEqual({ text: "x" });
+      const offContract = await rejection(client.request(echoElsewhere, { text: "x" }));
+      const undeclaredStatus = await rejection(client.request(shownAs201, showing("value")));
+      const otherBody = await rejection(client.request(shownNumbered, showing("value")));
+      const forwarded = await client.forward(shownNumbered, showing("value"));
+      await echoing.stop();
+      await showing200.stop();
+
+      for (const refused of [offContract, undeclaredStatus, otherBody]) expect([refused.status, refused.code]).toEqual([500, "internal_error"]);
+      expect([forwarded.status, JSON.parse(textOf(forwarded.body))]).toEqual([200, { plain: "é" }]);
+    });
+
     it.runIf(available)("carries an error message and headers holding CR, LF, other control characters, edge spaces and an unpaired surrogate exactly", async () => {
       const text = "date \"a\r\nb\" \u0000\u0007\t\u001b[2J\u007f\ud800 é ";
       const seen: Record<string, string>[] = [];
@@ -306,16 +326,16 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       const svc = await serveShown(await open(), `shown${suffix}`);
       const client = await open();
       for (const as of ["text", "bytes"] as const) {
-        const passed = await client.request(shown, showing(as), { encodedBody: true });
+        const passed = await client.forward(shown, showing(as));
         expect([passed.status, passed.headers]).toEqual([200, { "X-Page": "1" }]);
         expect(textOf(passed.body)).toBe(PAGE_TEXT);
         expect(await client.request(shown, showing(as))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: JSON.parse(PAGE_TEXT) });
       }
-      const value = await client.request(shown, showing("value"), { encodedBody: true });
+      const value = await client.forward(shown, showing("value"));
       expect(JSON.parse(textOf(value.body))).toEqual({ plain: "é" });
       expect(JSON.stringify(value)).toBe('{"status":200,"headers":{"X-Page":"1"},"body":{"plain":"é"}}');
       expect(await client.request(shown, showing("value"))).toEqual({ status: 200, headers: { "X-Page": "1" }, body: { plain: "é" } });
-      expect(await client.request(shown, showing("none"), { encodedBody: true })).toEqual({ status: 204 });
+      expect(await client.forward(shown, showing("none"))).toEqual({ status: 204 });
       await svc.stop();
     });
 

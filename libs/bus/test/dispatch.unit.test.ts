@@ -87,6 +87,6 @@ describe("dispatching a request", () => {
     const create = routeEndpoint("orders.v1.http.create", z.object({ text: z.string() }), { 201: z.object({ saved: z.boolean() }) });
     const { logger } = recordingLogger();
     const reply = await dispatch(bind(create, async () => ({ status: 201, body: { saved: true } })), { text: "x" }, { ...ctx(Date.now() + 1_000), subject: create.subject }, logger);
-    expect(reply).toEqual({ status: 201, body: { saved: true } });
+    expect(reply).toEqual({ kind: "route", reply: { status: 201, body: { saved: true } } });
   });
 });

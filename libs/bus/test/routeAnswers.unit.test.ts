@@ -60,7 +60,7 @@ describe("a route's handler returns only what its contract declares", () => {
     const bus = new MemoryBus(createLogger({ name: "route-answers", level: "silent" }));
     const location = "https://sched.example.com/dashboard/calendars?consent=connected&provider=google";
     await bus.serve({ name: "invites", version: "1.0.0" }, [bind(connectionsGoogleCallback, async () => ({ status: 303, headers: { Location: location } }))]);
-    const got = await bus.request(connectionsGoogleCallback, { params: {}, query: { state: "s" }, body: undefined }, { encodedBody: true });
+    const got = await bus.forward(connectionsGoogleCallback, { params: {}, query: { state: "s" }, body: undefined });
     expect(got).toEqual({ status: 303, headers: { Location: location } });
     const bindings = [
       // @ts-expect-error a redirect must say where to

@@ -1,5 +1,5 @@
 import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServedEndpoints, ServiceInfo, Stoppable } from "@sched/bus";
-import type { Endpoint, EventDef, NoticeDef, PayloadOf, ReplyOf, RequestOf } from "@sched/proto";
+import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, RouteEndpoint } from "@sched/proto";
 
 /** A stop that runs once: a service stopping what the runtime already stopped waits for the same result. */
 function once<S extends Stoppable>(stoppable: S): S {
@@ -36,6 +36,10 @@ export class TrackedBus implements Bus {
 
   request<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, options?: RequestOptions): Promise<ReplyOf<E>> {
     return this.inner.request(endpoint, payload, options);
+  }
+
+  forward(endpoint: RouteEndpoint, payload: RequestOf<RouteEndpoint>, options?: RequestOptions): Promise<HttpReply> {
+    return this.inner.forward(endpoint, payload, options);
   }
 
   async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints> {

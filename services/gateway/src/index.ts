@@ -1,5 +1,13 @@
-export { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_DEFAULTS, gatewayConfigSchema, gatewaySettings, type GatewaySettings } from "./config.js";
-export { assembleGateway, type AssembledGateway, type GatewayParts } from "./assemble.js";
-export { ReplyCipher } from "./idempotency/replyCipher.js";
-export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./idempotency/store.js";
-export { openRedis } from "./limits/redisLink.js";
+export {
+  assembleGateway,
+  DEV_IDEMPOTENCY_SEAL_KEY,
+  GATEWAY_DEFAULTS,
+  gatewayConfigSchema,
+  gatewaySettings,
+  type AssembledGateway,
+  type GatewayParts,
+  type GatewaySettings,
+} from "./service.js";
+export { ReplyCipher } from "./outbound/idempotency/replyCipher.js";
+export { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "./outbound/idempotency/store.js";
+export { openRedis } from "./outbound/redisLink.js";

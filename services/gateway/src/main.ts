@@ -1,10 +1,9 @@
 import { connectNatsBus } from "@sched/bus";
 import { closeHttpServer, runProcess } from "@sched/process";
-import { assembleGateway } from "./assemble.js";
-import { gatewayConfigSchema, settingsOf } from "./config.js";
-import { ReplyCipher } from "./idempotency/replyCipher.js";
-import { RedisIdempotencyStore } from "./idempotency/store.js";
-import { openRedis } from "./limits/redisLink.js";
+import { ReplyCipher } from "./outbound/idempotency/replyCipher.js";
+import { RedisIdempotencyStore } from "./outbound/idempotency/store.js";
+import { openRedis } from "./outbound/redisLink.js";
+import { assembleGateway, gatewayConfigSchema, settingsOf } from "./service.js";
 
 await runProcess("gateway", gatewayConfigSchema, async ({ config, process: common, logger, ready, onStop }) => {
   const bus = await connectNatsBus({ servers: common.NATS_URL, namespace: common.BUS_NAMESPACE, name: "gateway", logger });

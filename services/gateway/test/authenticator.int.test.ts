@@ -4,7 +4,7 @@ import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, callerChanged, invitesCalendarConnected, keyRevoked, type Caller } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { describe, expect, it } from "vitest";
-import { Authenticator } from "../src/auth/authenticate.js";
+import { Authenticator } from "../src/outbound/keys/authenticator.js";
 
 const logger = createLogger({ name: "authenticator-test", level: "silent" });
 const key = `sk_test_${"A".repeat(40)}`;

@@ -1,6 +1,6 @@
 import { parseConfig } from "@sched/config";
 import { describe, expect, it } from "vitest";
-import { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/config.js";
+import { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_DEFAULTS, gatewayConfigSchema, settingsOf } from "../src/service.js";
 
 const IDEMPOTENCY_SEAL_KEY = DEV_IDEMPOTENCY_SEAL_KEY;
 

@@ -4,12 +4,12 @@ import { buildOpenApiDocument } from "@sched/openapi";
 import { contactsList, publicRoutes, route as routeDef, type AnswerOf } from "@sched/proto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createGatewayApp } from "../src/app.js";
-import { Authenticator } from "../src/auth/authenticate.js";
-import { GATEWAY_DEFAULTS } from "../src/config.js";
+import { createGatewayApp } from "../src/inbound/http/app.js";
+import { Authenticator } from "../src/outbound/keys/authenticator.js";
+import { GATEWAY_DEFAULTS } from "../src/service.js";
 import { deprecationHeaders } from "../src/domain/deprecation.js";
-import { MemoryIdempotencyStore } from "../src/idempotency/store.js";
-import { RateLimits } from "../src/limits/rateLimits.js";
+import { MemoryIdempotencyStore } from "../src/outbound/idempotency/store.js";
+import { RateLimits } from "../src/outbound/rateLimits.js";
 
 const logger = createLogger({ name: "deprecation-test", level: "silent" });
 const deprecation = { since: "2027-01-01", sunset: "2028-01-01", link: "https://api.example.com/docs/migrate-contacts" };

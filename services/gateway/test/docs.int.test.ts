@@ -3,8 +3,8 @@ import { API_VERSION, publicRoutes } from "@sched/proto";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { docsHandler } from "../src/http/docs.js";
-import { errorMiddleware } from "../src/http/errors.js";
+import { docsHandler } from "../src/inbound/http/docs.js";
+import { errorMiddleware } from "../src/inbound/http/errors.js";
 
 function docsApp() {
   const app = express();

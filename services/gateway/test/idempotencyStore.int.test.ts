@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterServersAvailable, REDIS_URL, rejection, uniqueSuffix } from "@sched/testing";
 import { claimLeaseMs, idempotencyStoreKey, type IdempotencyRecord } from "../src/domain/idempotency.js";
-import { forwardOnce } from "../src/idempotency/forwardOnce.js";
-import { ReplyCipher } from "../src/idempotency/replyCipher.js";
-import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "../src/idempotency/store.js";
+import { forwardOnce } from "../src/outbound/idempotency/forwardOnce.js";
+import { ReplyCipher } from "../src/outbound/idempotency/replyCipher.js";
+import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from "../src/outbound/idempotency/store.js";
 
 const claimOf = (token: string, fingerprint = "f1"): IdempotencyRecord & { state: "in_progress" } => ({ state: "in_progress", fingerprint, token });
 const doneOf = (token: string, status = 201): IdempotencyRecord & { state: "done" } => ({

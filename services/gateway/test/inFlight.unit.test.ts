@@ -1,6 +1,6 @@
 import { thrown } from "@sched/testing";
 import { describe, expect, it } from "vitest";
-import { holderShare, Places } from "../src/limits/inFlight.js";
+import { holderShare, Places } from "../src/inbound/http/inFlight.js";
 
 describe("places in progress shared among clients", () => {
   it("gives one holder at most its share, never less than one place", () => {

@@ -1,6 +1,6 @@
 import type { Caller } from "@sched/proto";
 import { describe, expect, it } from "vitest";
-import { KeyCache } from "../src/auth/keyCache.js";
+import { KeyCache } from "../src/outbound/keys/keyCache.js";
 
 const callerOf = (userId: string, apiKeyId: string): Caller => ({
   userId,

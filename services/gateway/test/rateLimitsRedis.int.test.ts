@@ -2,7 +2,7 @@ import { clusterServersAvailable, REDIS_URL, startRedisServer, uniqueSuffix } fr
 import { Redis } from "ioredis";
 import { once } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
-import { RateLimitedError, RateLimits } from "../src/limits/rateLimits.js";
+import { RateLimitedError, RateLimits } from "../src/outbound/rateLimits.js";
 
 const settings = { standardPerMinute: 5, aiPerMinute: 2, authFailuresPerMinute: 3, windowSeconds: 60 };
 const caller = (apiKeyId: string) => ({ apiKeyId });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ReplyCipher } from "../src/idempotency/replyCipher.js";
+import { ReplyCipher } from "../src/outbound/idempotency/replyCipher.js";
 
 const reply = { status: 201, body: { id: "whe_1", secret: "whsec_shown_once" }, headers: { Location: "/v1/webhook-endpoints/whe_1" } };
 

@@ -6,12 +6,12 @@ import { Redis } from "ioredis";
 import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGatewayApp } from "../src/app.js";
-import { Authenticator } from "../src/auth/authenticate.js";
-import { GATEWAY_DEFAULTS } from "../src/config.js";
-import { ReplyCipher } from "../src/idempotency/replyCipher.js";
-import { idempotencyRedisKey, RedisIdempotencyStore } from "../src/idempotency/store.js";
-import { RateLimits } from "../src/limits/rateLimits.js";
+import { createGatewayApp } from "../src/inbound/http/app.js";
+import { Authenticator } from "../src/outbound/keys/authenticator.js";
+import { GATEWAY_DEFAULTS } from "../src/service.js";
+import { ReplyCipher } from "../src/outbound/idempotency/replyCipher.js";
+import { idempotencyRedisKey, RedisIdempotencyStore } from "../src/outbound/idempotency/store.js";
+import { RateLimits } from "../src/outbound/rateLimits.js";
 
 const logger = createLogger({ name: "sealed-idempotency-test", level: "silent" });
 const KEY = `sk_test_${"S".repeat(40)}`;

@@ -2,7 +2,7 @@ import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answeredApartOf, recordAnsweredApart } from "../src/db/answeredApart.js";
+import { answeredApartOf, recordAnsweredApart } from "../src/db/queries.js";
 import { invitesService } from "../src/index.js";
 import { pollGoogleAnswers } from "../src/outbound/googleAnswers.js";
 import { googleSeriesStage, type GoogleSeriesStage } from "./googleSeriesHarness.js";

@@ -5,7 +5,7 @@ import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { SmtpFake } from "@sched/testing/smtp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { refuseFirstUpdate } from "@sched/testing/database-faults";
-import { beginSending, claimDueChanges, latestDeliveries, recordChanges, SENDING_PRESUMED_LOST_SECONDS } from "../src/db/deliveries.js";
+import { beginSending, claimDueChanges, latestDeliveries, recordChanges, SENDING_PRESUMED_LOST_SECONDS } from "../src/db/queries.js";
 import { EmailSender } from "../src/outbound/email.js";
 import { GoogleCalendar } from "../src/outbound/google.js";
 import { ConnectionVault } from "../src/outbound/vault.js";

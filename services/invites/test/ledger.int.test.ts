@@ -1,21 +1,8 @@
 import { openSchema, type Knex } from "@sched/db";
-import { inviteFailed, inviteSent, type Meeting } from "@sched/proto";
+import { formatTimestamp, inviteFailed, inviteSent, type Meeting } from "@sched/proto";
 import { createTestDatabase } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  beginSending,
-  claimDueChanges,
-  finishChange,
-  latestDeliveries,
-  nextDueAt,
-  pendingDeliveries,
-  PREDECESSOR_GRACE_SECONDS,
-  recordChanges,
-  renewLease,
-  scheduleRetry,
-  settleDeliveries,
-  settleUnsent,
-} from "../src/db/deliveries.js";
+import { beginSending, claimDueChanges, finishChange, latestDeliveries, nextDueAt, pendingDeliveries, PREDECESSOR_GRACE_SECONDS, recordChanges, renewLease, scheduleRetry, settleDeliveries, settleUnsent } from "../src/db/queries.js";
 import { settlementId } from "../src/domain/inviteEvents.js";
 import type { MeetingChange, PlannedDelivery } from "../src/domain/plan.js";
 import { invitesService } from "../src/index.js";
@@ -89,8 +76,8 @@ describe("the delivery ledger (Postgres)", () => {
       meetingId: c.meetingId,
       mode: "test",
       organizer: { userId: "usr_1", email: "o@example.com" },
-      invite: { meetingId: c.meetingId, email: "a@example.com", kind: "request", sequence: 1, state: "simulated", channel: "email", attempts: 0, lastError: null, updatedAt: simulated!.updatedAt.toISOString().replace(/\.\d{3}Z$/, "Z") },
-      occurredAt: simulated!.updatedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
+      invite: { meetingId: c.meetingId, email: "a@example.com", kind: "request", sequence: 1, state: "simulated", channel: "email", attempts: 0, lastError: null, updatedAt: formatTimestamp(simulated!.updatedAt) },
+      occurredAt: formatTimestamp(simulated!.updatedAt),
     });
     const claimed = await claimDueChanges(db, "w", 100, 60_000);
     expect(claimed.map((x) => x.meetingId)).not.toContain(c.meetingId);

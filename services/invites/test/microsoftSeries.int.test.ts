@@ -1,13 +1,12 @@
 import { bind, MemoryBus } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import { meetingsRecordResponse, type ChangedOccurrence, type Meeting, type RequestOf, type SeriesOfEvent } from "@sched/proto";
+import { formatTimestamp, meetingsRecordResponse, type ChangedOccurrence, type Meeting, type RequestOf, type SeriesOfEvent } from "@sched/proto";
 import { createTestDatabase, eventually, uniqueSuffix } from "@sched/testing";
 import { FakeMicrosoft } from "@sched/testing/microsoft";
 import { SmtpFake } from "@sched/testing/smtp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { upsertConnection } from "../src/db/connections.js";
-import { findProviderEvent, latestDeliveries, recordChanges } from "../src/db/deliveries.js";
+import { findProviderEvent, latestDeliveries, recordChanges, upsertConnection } from "../src/db/queries.js";
 import { EmailSender } from "../src/outbound/email.js";
 import { GoogleCalendar } from "../src/outbound/google.js";
 import { MicrosoftCalendar } from "../src/outbound/microsoft.js";
@@ -166,10 +165,10 @@ describe("series through Microsoft Graph (Postgres, fake Graph)", () => {
     const first = new Date(Date.now() + 86_400_000);
     first.setUTCHours(9, 0, 0, 0);
     const series: SeriesOfEvent = { rule: "FREQ=DAILY;COUNT=3", timeZone: "UTC", cancelledStarts: [] };
-    const meeting = seriesMeeting(id, org, { startTime: first.toISOString().replace(/\.\d{3}Z$/, "Z"), participants: ["ann@example.com", "bob@example.com"], recurrence: series.rule });
+    const meeting = seriesMeeting(id, org, { startTime: formatTimestamp(first), participants: ["ann@example.com", "bob@example.com"], recurrence: series.rule });
     expect(await deliver(org, { meetingId: id, sequence: 1, meeting, series }, [{ email: "ann@example.com", kind: "request" }, { email: "bob@example.com", kind: "request" }])).toBe("done");
     const masterId = (await findProviderEvent(db, id))!.providerEventId;
-    const second = new Date(first.getTime() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const second = formatTimestamp(first.getTime() + 86_400_000);
     microsoft.respond(masterId, "ann@example.com", "accepted", new Date("2031-01-02T10:00:00Z"));
     microsoft.respond(masterId, "bob@example.com", "tentativelyAccepted", new Date("2031-01-02T11:00:00Z"));
     microsoft.respondToOccurrence(masterId, second, "ann@example.com", "declined", new Date("2031-01-03T10:00:00Z"));

@@ -1,7 +1,7 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase, eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimPollTurns } from "../src/db/pollTurns.js";
+import { claimPollTurns } from "../src/db/queries.js";
 import { invitesService } from "../src/index.js";
 
 describe("turns at polling connections (Postgres)", () => {

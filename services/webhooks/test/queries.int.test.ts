@@ -1,5 +1,5 @@
 import { openSchema, type Knex } from "@sched/db";
-import type { PublicEvent } from "@sched/proto";
+import { formatTimestamp, type PublicEvent } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimDue, insertEndpoint, lastMeetingStates, listDeliveries, listEvents, purgeOldEvents, releaseClaims, settleAttempts, type Settlement } from "../src/db/queries.js";
 import { meetingIdOf } from "../src/domain/publicEvent.js";
@@ -10,7 +10,7 @@ let db: Knex;
 let next = 0;
 const id = (prefix: string) => `${prefix}_${String(++next).padStart(24, "0")}`;
 
-const event = (meetingId: string, type: PublicEvent["type"], createdAt = new Date().toISOString().replace(/\.\d{3}Z$/, "Z")): PublicEvent => ({
+const event = (meetingId: string, type: PublicEvent["type"], createdAt = formatTimestamp(new Date())): PublicEvent => ({
   id: id("evt"),
   type,
   createdAt,

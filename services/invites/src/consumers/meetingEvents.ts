@@ -3,8 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { meetingEvents } from "@sched/proto";
 import { recordInviteDelivery, traceContextIn } from "@sched/telemetry";
-import { recordAnswerResets } from "../db/answerResets.js";
-import { recordChanges, type OwedChange } from "../db/deliveries.js";
+import { type OwedChange, recordAnswerResets, recordChanges } from "../db/queries.js";
 import { answerResetOf } from "../domain/answeredVersion.js";
 import { changeOf, plannedDeliveries, type MeetingEvent } from "../domain/plan.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { inviteFailed, inviteSent, type PayloadOf } from "@sched/proto";
-import type { DeliveryRecord } from "../db/deliveries.js";
+import type { DeliveryRecord } from "../db/queries.js";
 import { deliveryView } from "./inviteView.js";
 import type { MeetingChange } from "./plan.js";
 

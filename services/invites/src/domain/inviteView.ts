@@ -1,6 +1,6 @@
 import { formatTimestamp } from "@sched/proto";
 import type { Attendee, MeetingInvite } from "@sched/proto";
-import type { DeliveryRecord } from "../db/deliveries.js";
+import type { DeliveryRecord } from "../db/queries.js";
 
 /** An invite delivery without the participant's answer (meetings owns that). */
 export type DeliveryView = Omit<MeetingInvite, "response" | "respondedAt">;

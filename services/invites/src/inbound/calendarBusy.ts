@@ -2,7 +2,7 @@ import { bind, type EndpointBinding } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { invitesCalendarBusy, type BusyInterval } from "@sched/proto";
-import { activeConnections, type ConnectionRecord } from "../db/connections.js";
+import { activeConnections, type ConnectionRecord } from "../db/queries.js";
 import { googleBusy } from "../outbound/googleBusy.js";
 import { microsoftBusy } from "../outbound/microsoftBusy.js";
 import type { ConnectionVault } from "../outbound/vault.js";

@@ -4,7 +4,7 @@ import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { connectionsCalendars, connectionsConnectCalDav, connectionsUpdate, type Caller } from "@sched/proto";
-import { findConnection, updateConnectionSettings, upsertConnection, type ConnectionRecord } from "../db/connections.js";
+import { type ConnectionRecord, findConnection, updateConnectionSettings, upsertConnection } from "../db/queries.js";
 import { CalDavRefusal } from "../outbound/caldav.js";
 import { calendarsOfConnection } from "../outbound/connectionCalendars.js";
 import { countsAsBusy } from "../domain/busyCalendars.js";

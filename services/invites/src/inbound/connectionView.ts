@@ -1,5 +1,5 @@
 import { formatTimestamp, type CalendarConnection } from "@sched/proto";
-import type { ConnectionRecord } from "../db/connections.js";
+import type { ConnectionRecord } from "../db/queries.js";
 
 export function connectionView(c: ConnectionRecord): CalendarConnection {
   return {

@@ -4,7 +4,7 @@ import { AppError, notFound } from "@sched/errors";
 import { isId, newId } from "@sched/ids";
 import { accountsLookupUsers, callerChanged, connectionsAdminAttach, connectionsDelete, connectionsList, invitesCalendarConnected } from "@sched/proto";
 import type { Logger } from "@sched/logging";
-import { deleteConnection, findConnection, hasActiveConnection, listConnections, upsertConnection } from "../db/connections.js";
+import { deleteConnection, findConnection, hasActiveConnection, listConnections, upsertConnection } from "../db/queries.js";
 import { stopAnswerWatch } from "../outbound/answerWatches.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";
 import type { ConnectionVault } from "../outbound/vault.js";

@@ -15,7 +15,7 @@ import {
   type OAuthProvider,
 } from "@sched/proto";
 import { createHash, randomBytes } from "node:crypto";
-import { saveOAuthState, takeOAuthState, upsertConnection } from "../db/connections.js";
+import { saveOAuthState, takeOAuthState, upsertConnection } from "../db/queries.js";
 import { announceConnectionChange } from "./connections.js";
 import { dashboardReturnUrl, refusalOutcome } from "../domain/consentReturn.js";
 import type { ProviderTokens } from "../domain/tokenCipher.js";

@@ -1,7 +1,7 @@
 import { bind, type Bus, type EndpointBinding, requireCaller } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { invitesList, meetingsGet, type Meeting } from "@sched/proto";
-import { latestDeliveries } from "../db/deliveries.js";
+import { latestDeliveries } from "../db/queries.js";
 import { inviteView } from "../domain/inviteView.js";
 
 /** Meetings answers within this, or the caller gets 503 rather than a hung request. */

@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { providerNotificationsGoogle, providerNotificationsMicrosoft } from "@sched/proto";
 import { timingSafeEqual } from "node:crypto";
-import { answersDueNow, watchOfChannel } from "../db/answerWatches.js";
+import { answersDueNow, watchOfChannel } from "../db/queries.js";
 import { hashWatchSecret } from "../outbound/answerWatches.js";
 
 export interface NotificationDeps {

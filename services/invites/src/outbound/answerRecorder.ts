@@ -2,8 +2,7 @@ import type { Bus } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { formatTimestamp, meetingsRecordResponse } from "@sched/proto";
-import { recordAnsweredApart } from "../db/answeredApart.js";
-import type { ProviderEvent } from "../db/deliveries.js";
+import { type ProviderEvent, recordAnsweredApart } from "../db/queries.js";
 import type { AnswerToRecord } from "../domain/calendarAnswers.js";
 
 /** Where answers are read back from, with the name its log lines give it. */

@@ -1,6 +1,5 @@
 import type { Knex } from "@sched/db";
-import type { ConnectionRecord } from "../db/connections.js";
-import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
+import { type ClaimedChange, type ConnectionRecord, findProviderEvent } from "../db/queries.js";
 import { changedOccurrencesInForce, occurrenceMeeting } from "../domain/changedOccurrences.js";
 import { calendarObject } from "../domain/ics.js";
 import { DeliveryFailure } from "../domain/retry.js";

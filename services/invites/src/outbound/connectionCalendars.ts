@@ -1,4 +1,4 @@
-import type { ConnectionRecord } from "../db/connections.js";
+import type { ConnectionRecord } from "../db/queries.js";
 import { googleCalendars } from "./googleBusy.js";
 import { microsoftCalendars } from "./microsoftBusy.js";
 import type { ConnectionVault } from "./vault.js";

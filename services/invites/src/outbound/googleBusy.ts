@@ -1,6 +1,6 @@
 import type { BusyInterval } from "@sched/proto";
 import type { calendar_v3 } from "@googleapis/calendar";
-import type { ConnectionRecord } from "../db/connections.js";
+import type { ConnectionRecord } from "../db/queries.js";
 import { busyCalendarsOf, PRIMARY_CALENDAR } from "../domain/busyCalendars.js";
 import { DeliveryFailure } from "../domain/retry.js";
 import { googleFailure, statusOf } from "./google.js";

@@ -1,6 +1,5 @@
 import type { Knex } from "@sched/db";
-import type { ConnectionRecord } from "../db/connections.js";
-import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
+import { type ClaimedChange, type ConnectionRecord, findProviderEvent } from "../db/queries.js";
 import { DeliveryFailure } from "../domain/retry.js";
 import { calendarMeetingId, occurrenceStart } from "../domain/series.js";
 import { changedOccurrencesInForce, occurrenceMeeting } from "../domain/changedOccurrences.js";

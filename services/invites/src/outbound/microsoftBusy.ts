@@ -1,6 +1,6 @@
 import type { Calendar, ScheduleInformation } from "@microsoft/microsoft-graph-types";
 import type { BusyInterval } from "@sched/proto";
-import type { ConnectionRecord } from "../db/connections.js";
+import type { ConnectionRecord } from "../db/queries.js";
 import { busyCalendarsOf, PRIMARY_CALENDAR } from "../domain/busyCalendars.js";
 import { busyOfCalendarView, busyOfSchedule, graphDateTime } from "../domain/graphEvent.js";
 import { DeliveryFailure } from "../domain/retry.js";

@@ -1,8 +1,7 @@
 import type { Client } from "@microsoft/microsoft-graph-client";
 import type { Event } from "@microsoft/microsoft-graph-types";
 import type { Knex } from "@sched/db";
-import type { ConnectionRecord } from "../db/connections.js";
-import { findProviderEvent, type ClaimedChange } from "../db/deliveries.js";
+import { type ClaimedChange, type ConnectionRecord, findProviderEvent } from "../db/queries.js";
 import type { Meeting } from "@sched/proto";
 import { changedOccurrencesInForce, occurrenceMeeting } from "../domain/changedOccurrences.js";
 import { graphEventBody, graphSeriesBody, graphTransactionId, instanceShows, instanceWindow, isInstanceOf } from "../domain/graphEvent.js";

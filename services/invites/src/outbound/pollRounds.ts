@@ -1,9 +1,7 @@
 import type { Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { watchedConnections } from "../db/answerWatches.js";
-import { providerEventsByConnection, type ProviderEvent } from "../db/deliveries.js";
-import { claimPollTurns } from "../db/pollTurns.js";
+import { claimPollTurns, type ProviderEvent, providerEventsByConnection, watchedConnections } from "../db/queries.js";
 
 /** Rounds run on a schedule, and sooner when asked. */
 export interface PollRounds extends Stoppable {

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { markBroken, updateSealedTokens, type ConnectionRecord } from "../db/connections.js";
+import { type ConnectionRecord, markBroken, updateSealedTokens } from "../db/queries.js";
 import type { CalDavCredentials, ProviderTokens, TokenCipher } from "../domain/tokenCipher.js";
 import { CalDavAccount } from "./caldav.js";
 import type { GoogleCalendar, GoogleSession } from "./google.js";

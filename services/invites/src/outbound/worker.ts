@@ -4,24 +4,7 @@ import { setTimeout as pause } from "node:timers/promises";
 import type { Logger } from "@sched/logging";
 import type { InviteChannel } from "@sched/proto";
 import { extractTraceContext, inSpan, markSpanFailed, recordInviteDelivery, SpanKind } from "@sched/telemetry";
-import { activeConnection, defaultConnection, type ConnectionRecord } from "../db/connections.js";
-import {
-  awaitSendInFlight,
-  beginSending,
-  claimDueChanges,
-  earlierChannel,
-  finishChange,
-  nextDueAt,
-  pendingDeliveries,
-  renewLease,
-  saveProviderEvent,
-  scheduleRetry,
-  holdInDoubt,
-  settleDeliveries,
-  settleUnsent,
-  type ClaimedChange,
-  type PendingDelivery,
-} from "../db/deliveries.js";
+import { activeConnection, awaitSendInFlight, beginSending, claimDueChanges, type ClaimedChange, type ConnectionRecord, defaultConnection, earlierChannel, finishChange, holdInDoubt, nextDueAt, pendingDeliveries, type PendingDelivery, renewLease, saveProviderEvent, scheduleRetry, settleDeliveries, settleUnsent } from "../db/queries.js";
 import { asDeliveryFailure, DeliveryFailure, isLastAttempt, retryDelayMs } from "../domain/retry.js";
 import type { EmailSender } from "./email.js";
 import type { GoogleCalendar } from "./google.js";

@@ -2,7 +2,7 @@ import type { Bus } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { apiKeyMode, hashApiKey } from "@sched/ids";
 import { accountsAuthenticate, callerChanged, invitesCalendarConnected, keyChanged, keyRevoked, type Caller } from "@sched/proto";
-import { bearerToken } from "../domain/bearer.js";
+import { bearerToken } from "../../domain/bearer.js";
 import { KeyCache } from "./keyCache.js";
 
 const unauthorized = (message: string) => new AppError("unauthorized", message);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { IdempotencyRecord } from "../domain/idempotency.js";
+import type { IdempotencyRecord } from "../../domain/idempotency.js";
 import type { ReplyCipher } from "./replyCipher.js";
 
 /**

@@ -2,7 +2,7 @@ import { idempotencyInProgress, idempotencyKeyReused } from "@sched/errors";
 import { randomBase62 } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { IDEMPOTENCY_FINGERPRINT_HEADER, IDEMPOTENCY_RETENTION_MS, type HttpReply } from "@sched/proto";
-import { decide, idempotencyStoreKey, isKept } from "../domain/idempotency.js";
+import { decide, idempotencyStoreKey, isKept } from "../../domain/idempotency.js";
 import type { IdempotencyStore } from "./store.js";
 
 export interface IdempotentRequest {
@@ -23,7 +23,7 @@ export interface IdempotentRequest {
  * expired; Redis was flushed, unreachable or its seal key rotated) is
  * replayed there instead of written twice. When the store cannot be reached
  * the request goes through with only that guard. The outage is logged once
- * by the Redis link (limits/redisLink.ts), not here on every POST.
+ * by the Redis link (outbound/redisLink.ts), not here on every POST.
  */
 export async function forwardOnce(
   store: IdempotencyStore,

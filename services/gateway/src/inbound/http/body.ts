@@ -1,7 +1,7 @@
 import { AppError, paramName } from "@sched/errors";
 import express, { type Request, type Response } from "express";
 import { isUtf8 } from "node:buffer";
-import { nestsDeeperThan, nonFiniteNumberAt } from "../domain/jsonShape.js";
+import { nestsDeeperThan, nonFiniteNumberAt } from "../../domain/jsonShape.js";
 
 const MAX_BODY = "100kb";
 

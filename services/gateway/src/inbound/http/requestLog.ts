@@ -1,5 +1,6 @@
-import type { Caller, ServedRequest } from "@sched/proto";
+import type { ServedRequest } from "@sched/proto";
 import type express from "express";
+import { known } from "./requestFacts.js";
 
 /** Where a request's metadata goes once it is answered. */
 export interface RequestLogSink {
@@ -10,19 +11,18 @@ export interface RequestLogSink {
  * Records each request a key was resolved for (errors and 429s included)
  * when its answer is sent: time, key, method, the route's template, status,
  * duration and request id. The route handler names the route and the caller
- * in `res.locals`; requests without a key are not anyone's to see.
+ * (requestFacts.ts); requests without a key are not anyone's to see.
  */
 export function recordServedRequests(sink: RequestLogSink): express.RequestHandler {
   return (req, res, next) => {
     const arrivedAt = Date.now();
     const started = performance.now();
     res.once("finish", () => {
-      const caller = res.locals.caller as Caller | undefined;
-      const routePath = res.locals.routePath as string | undefined;
+      const { caller, routePath, requestId } = known(res);
       if (!caller || !routePath) return;
       sink.record({
         at: new Date(arrivedAt).toISOString(),
-        requestId: String(res.locals.requestId),
+        requestId: String(requestId),
         apiKeyId: caller.apiKeyId,
         userId: caller.userId,
         mode: caller.mode,

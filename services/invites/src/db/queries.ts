@@ -1,10 +1,180 @@
 import { preparedName, type Knex } from "@sched/db";
 import { enqueueEvent } from "@sched/outbox";
-import { inviteSent, type InviteChannel, type InviteKind, type InviteState, type Meeting, type Mode, type SeriesOfEvent } from "@sched/proto";
+import {
+  inviteSent,
+  occurrenceIdOf,
+  type CalendarProvider,
+  type ConnectionStatus,
+  type InviteChannel,
+  type InviteKind,
+  type InviteState,
+  type Meeting,
+  type Mode,
+  type SeriesOfEvent,
+} from "@sched/proto";
 import type { TraceCarrier } from "@sched/telemetry";
 import { inviteEventOf, type SettlingChange } from "../domain/inviteEvents.js";
 import { orderingIdOf, type MeetingChange, type PlannedDelivery } from "../domain/plan.js";
 import { calendarMeetingId } from "../domain/series.js";
+
+// ---- calendar connections -------------------------------------------------------------
+
+export interface ConnectionRecord {
+  id: string;
+  userId: string;
+  provider: CalendarProvider;
+  accountEmail: string | null;
+  sealedTokens: string;
+  status: ConnectionStatus;
+  createdAt: Date;
+  serverUrl: string | null;
+  isDefault: boolean;
+  /** Null: the provider's default calendars. */
+  busyCalendars: string[] | null;
+}
+
+interface ConnectionRow {
+  id: string;
+  user_id: string;
+  provider: CalendarProvider;
+  account_email: string | null;
+  sealed_tokens: string;
+  status: ConnectionStatus;
+  created_at: Date | string;
+  server_url: string | null;
+  is_default: boolean;
+  busy_calendars: string[] | null;
+}
+
+const toRecord = (row: ConnectionRow): ConnectionRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  provider: row.provider,
+  accountEmail: row.account_email,
+  sealedTokens: row.sealed_tokens,
+  status: row.status,
+  createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  serverUrl: row.server_url,
+  isDefault: row.is_default,
+  busyCalendars: row.busy_calendars,
+});
+
+export async function listConnections(db: Knex, userId: string): Promise<ConnectionRecord[]> {
+  const rows = (await db("calendar_connections").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])) as ConnectionRow[];
+  return rows.map(toRecord);
+}
+
+/** The connection invites and busy time go through: the user's active one for the provider. */
+export async function activeConnection(db: Knex, userId: string, provider: CalendarProvider = "google"): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ user_id: userId, provider, status: "active" }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** The active connections of several users, every provider. */
+export async function activeConnections(db: Knex, userIds: readonly string[]): Promise<ConnectionRecord[]> {
+  if (userIds.length === 0) return [];
+  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ status: "active" })) as ConnectionRow[];
+  return rows.map(toRecord);
+}
+
+/** One connection of the user; undefined for anyone else's. */
+/** Whether the user has a connection whose busy time is read (one that is not broken). */
+export async function hasActiveConnection(db: Knex, userId: string): Promise<boolean> {
+  return (await db("calendar_connections").where({ user_id: userId, status: "active" }).first("id")) !== undefined;
+}
+
+export async function findConnection(db: Knex, userId: string, connectionId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ id: connectionId, user_id: userId }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** A connection by id alone, for work that is no user's request. */
+export async function connectionById(db: Knex, connectionId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ id: connectionId }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** The connection the user chose for invites, when it works. */
+export async function defaultConnection(db: Knex, userId: string): Promise<ConnectionRecord | undefined> {
+  const row = (await db("calendar_connections").where({ user_id: userId, is_default: true, status: "active" }).first()) as ConnectionRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/** Changes which calendars count as busy, and makes the connection the user's default (and no other). */
+export async function updateConnectionSettings(db: Knex, userId: string, connectionId: string, change: { busyCalendars?: string[] | null; makeDefault?: boolean }): Promise<ConnectionRecord | undefined> {
+  return db.transaction(async (trx) => {
+    if (change.makeDefault) await trx("calendar_connections").where({ user_id: userId, is_default: true }).whereNot({ id: connectionId }).update({ is_default: false });
+    const rows = (await trx("calendar_connections")
+      .where({ id: connectionId, user_id: userId })
+      .update({
+        ...(change.busyCalendars !== undefined ? { busy_calendars: change.busyCalendars } : {}),
+        ...(change.makeDefault ? { is_default: true } : {}),
+        updated_at: trx.fn.now(),
+      })
+      .returning("*")) as ConnectionRow[];
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  });
+}
+
+/**
+ * Stores a grant for the user and provider. Connecting again replaces the
+ * grant (and mends a broken connection) under a new id; `seal` gets the id
+ * the tokens are bound to.
+ */
+export async function upsertConnection(
+  db: Knex,
+  input: { id: string; userId: string; provider: CalendarProvider; accountEmail: string | null; serverUrl?: string },
+  seal: (connectionId: string) => string,
+): Promise<ConnectionRecord> {
+  const serverUrl = input.serverUrl ?? null;
+  const rows = (await db("calendar_connections")
+    .insert({ id: input.id, user_id: input.userId, provider: input.provider, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", server_url: serverUrl })
+    .onConflict(["user_id", "provider"])
+    .merge({ id: input.id, account_email: input.accountEmail, sealed_tokens: seal(input.id), status: "active", server_url: serverUrl, busy_calendars: null, created_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning("*")) as ConnectionRow[];
+  return toRecord(rows[0]!);
+}
+
+export async function updateSealedTokens(db: Knex, connectionId: string, sealedTokens: string): Promise<void> {
+  await db("calendar_connections").where({ id: connectionId }).update({ sealed_tokens: sealedTokens, updated_at: db.fn.now() });
+}
+
+export async function markBroken(db: Knex, connectionId: string): Promise<void> {
+  await db("calendar_connections").where({ id: connectionId }).update({ status: "broken", updated_at: db.fn.now() });
+}
+
+export async function deleteConnection(db: Knex, userId: string, connectionId: string): Promise<boolean> {
+  return (await db("calendar_connections").where({ id: connectionId, user_id: userId }).delete()) > 0;
+}
+
+// ---- consent in progress -------------------------------------------------------
+
+/** A consent in progress: who started it, for which provider, and whether in the dashboard (its callback then sends the browser back there). */
+export interface OAuthState {
+  stateHash: string;
+  userId: string;
+  provider: CalendarProvider;
+  fromDashboard: boolean;
+  expiresAt: Date;
+}
+
+export async function saveOAuthState(db: Knex, state: OAuthState): Promise<void> {
+  await db("oauth_states").where("expires_at", "<", db.fn.now()).delete();
+  await db("oauth_states").insert({ state_hash: state.stateHash, user_id: state.userId, expires_at: state.expiresAt, provider: state.provider, from_dashboard: state.fromDashboard });
+}
+
+/** Takes a state once: whose it is and where it started, or undefined when unknown, used, expired or another provider's. */
+export async function takeOAuthState(db: Knex, stateHash: string, provider: CalendarProvider): Promise<{ userId: string; fromDashboard: boolean } | undefined> {
+  const rows = (await db("oauth_states")
+    .where({ state_hash: stateHash, provider })
+    .andWhere("expires_at", ">", db.fn.now())
+    .delete()
+    .returning(["user_id", "from_dashboard"])) as Array<{ user_id: string; from_dashboard: boolean }>;
+  const row = rows[0];
+  return row ? { userId: row.user_id, fromDashboard: row.from_dashboard } : undefined;
+}
+
+// ---- meeting changes and their deliveries (the ledger) --------------------------------
 
 /** A delivery row as the worker and the invites route read it. */
 export interface DeliveryRecord {
@@ -530,4 +700,201 @@ export async function providerEventsByConnection(db: Knex, provider: string): Pr
   const byConnection = new Map<string, ProviderEvent[]>();
   for (const r of rows) byConnection.set(r.connection_id, [...(byConnection.get(r.connection_id) ?? []), { meetingId: r.meeting_id, providerEventId: r.provider_event_id, organizerEmail: r.organizer_email }]);
   return [...byConnection].map(([connectionId, events]) => ({ connectionId, events }));
+}
+
+// ---- organizers -----------------------------------------------------------------------
+
+/**
+ * The organizer's address as the newest change of a meeting names it, a
+ * series' changes and its occurrences' counted as one calendar object's;
+ * undefined for a meeting whose changes never reached the invites service.
+ */
+export async function organizerOf(db: Knex, calendarMeetingId: string): Promise<string | undefined> {
+  const row = (await db("meeting_changes")
+    .whereRaw("coalesce(series_id, meeting_id) = ?", [calendarMeetingId])
+    .orderBy("sequence", "desc")
+    .first("organizer_email")) as { organizer_email: string } | undefined;
+  return row?.organizer_email;
+}
+
+// ---- answer resets --------------------------------------------------------------------
+
+/**
+ * Keeps, per meeting, the highest sequence of a change that asked its
+ * participants again. One statement however many; a redelivered event
+ * writes the same again, and an older change never lowers it.
+ */
+export async function recordAnswerResets(db: Knex, resets: readonly { meetingId: string; sequence: number }[]): Promise<void> {
+  if (resets.length === 0) return;
+  await db.raw(
+    `insert into answer_resets (meeting_id, sequence)
+     select meeting_id, max(sequence) from jsonb_to_recordset(?::jsonb) as r(meeting_id text, sequence integer) group by meeting_id
+     on conflict (meeting_id) do update set sequence = greatest(answer_resets.sequence, excluded.sequence)`,
+    [JSON.stringify(resets.map((r) => ({ meeting_id: r.meetingId, sequence: r.sequence })))],
+  );
+}
+
+/** The sequence of the last change that asked each meeting's participants again; a meeting never asked again is missing. */
+export async function answerResetsOf(db: Knex, meetingIds: readonly string[]): Promise<Map<string, number>> {
+  if (meetingIds.length === 0) return new Map();
+  const rows = (await db("answer_resets").whereIn("meeting_id", [...new Set(meetingIds)]).select("meeting_id", "sequence")) as Array<{ meeting_id: string; sequence: number }>;
+  return new Map(rows.map((r) => [r.meeting_id, r.sequence]));
+}
+
+// ---- occurrences answered apart -------------------------------------------------------
+
+/** One attendee's own answer to one occurrence of a series, as 013_answered_apart keeps it. */
+export interface AnsweredApart {
+  seriesId: string;
+  originalStart: Date;
+  email: string;
+}
+
+/** Keeps that these attendees answered these occurrences on their own; one statement, a repeat writes nothing. */
+export async function recordAnsweredApart(db: Knex, rows: readonly AnsweredApart[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db("answered_apart")
+    .insert(rows.map((r) => ({ series_id: r.seriesId, original_start: r.originalStart.toISOString(), email: r.email.toLowerCase() })))
+    .onConflict(["series_id", "original_start", "email"])
+    .ignore();
+}
+
+/**
+ * The occurrences (as `<occurrence id>|<email>`) of these series answered on
+ * their own. The read-back rounds ask it for the series they read, and it
+ * first forgets the rows of those among them that were cancelled or removed:
+ * the newest change that sent anything for the series (its own id, not an
+ * occurrence's) cancelled it for everyone, so no answer to any of its
+ * occurrences, moved ones included, is read again. (Rows are kept by
+ * series, not by time: a moved occurrence keeps its original start, and
+ * invites keeps no time of a settled change, so an old original start does
+ * not say the occurrence is past.)
+ */
+export async function answeredApartOf(db: Knex, seriesIds: readonly string[]): Promise<Set<string>> {
+  if (seriesIds.length === 0) return new Set();
+  const ids = [...new Set(seriesIds)];
+  await db.raw(
+    `delete from answered_apart a
+      where a.series_id = any(?::text[])
+        and not exists (select 1 from deliveries d
+                         where d.meeting_id = a.series_id and d.kind = 'request'
+                           and d.sequence = (select max(n.sequence) from deliveries n where n.meeting_id = a.series_id))
+        and exists (select 1 from deliveries n where n.meeting_id = a.series_id)`,
+    [ids],
+  );
+  const rows = (await db("answered_apart").whereIn("series_id", ids).select("series_id", "original_start", "email")) as Array<{ series_id: string; original_start: Date; email: string }>;
+  return new Set(rows.map((r) => `${occurrenceIdOf(r.series_id, new Date(r.original_start))}|${r.email}`));
+}
+
+// ---- answer watches (push channels) ---------------------------------------------------
+
+/** A connection's push channel as stored: absent fields while none was opened yet. */
+export interface AnswerWatch {
+  connectionId: string;
+  channelId: string | null;
+  resourceId: string | null;
+  expiresAt: Date | null;
+}
+
+interface WatchRow {
+  connection_id: string;
+  channel_id: string | null;
+  resource_id: string | null;
+  expires_at: Date | string | null;
+}
+
+const toWatch = (row: WatchRow): AnswerWatch => ({
+  connectionId: row.connection_id,
+  channelId: row.channel_id,
+  resourceId: row.resource_id,
+  expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+});
+
+/**
+ * Takes this replica's turn at the channels of the connections given (due
+ * when never looked at, or `checkMs` ago), moving each on; one statement,
+ * so of replicas checking together one takes each connection (as
+ * claimPollTurns).
+ */
+export async function claimWatchChecks(db: Knex, provider: "google" | "microsoft", connectionIds: readonly string[], checkMs: number): Promise<AnswerWatch[]> {
+  if (connectionIds.length === 0) return [];
+  const result = await db.raw(
+    `insert into answer_watches (connection_id, provider, next_check_at)
+     select id, ?, clock_timestamp() + ?::int * interval '1 millisecond' from jsonb_array_elements_text(?::jsonb) as id
+     on conflict (connection_id) do update set next_check_at = excluded.next_check_at
+      where answer_watches.next_check_at <= clock_timestamp()
+     returning connection_id, channel_id, resource_id, expires_at`,
+    [provider, checkMs, JSON.stringify([...new Set(connectionIds)])],
+  );
+  return (result.rows as WatchRow[]).map(toWatch);
+}
+
+/** The channel the provider opened for the connection, its secret kept only as a hash. */
+export async function saveWatch(db: Knex, connectionId: string, channel: { channelId: string; resourceId: string | null; secretHash: string; expiresAt: Date }): Promise<void> {
+  await db("answer_watches")
+    .where({ connection_id: connectionId })
+    .update({ channel_id: channel.channelId, resource_id: channel.resourceId, secret_hash: channel.secretHash, expires_at: channel.expiresAt });
+}
+
+/** A renewed channel's new lapse. */
+export async function extendWatch(db: Knex, connectionId: string, expiresAt: Date): Promise<void> {
+  await db("answer_watches").where({ connection_id: connectionId }).update({ expires_at: expiresAt });
+}
+
+/** Whose channel a notification names, with the hash its secret must match; undefined for a channel unknown or lapsed. */
+export async function watchOfChannel(db: Knex, provider: "google" | "microsoft", channelId: string): Promise<{ connectionId: string; secretHash: string } | undefined> {
+  const row = (await db("answer_watches")
+    .where({ provider, channel_id: channelId })
+    .andWhere("expires_at", ">", db.fn.now())
+    .first("connection_id", "secret_hash")) as { connection_id: string; secret_hash: string | null } | undefined;
+  return row?.secret_hash ? { connectionId: row.connection_id, secretHash: row.secret_hash } : undefined;
+}
+
+/** Of the connections given, those whose channel is live: their answers arrive by push, and polling slows down. */
+export async function watchedConnections(db: Knex, connectionIds: readonly string[]): Promise<Set<string>> {
+  if (connectionIds.length === 0) return new Set();
+  const rows = (await db("answer_watches").whereIn("connection_id", connectionIds).andWhere("expires_at", ">", db.fn.now()).select("connection_id")) as Array<{ connection_id: string }>;
+  return new Set(rows.map((r) => r.connection_id));
+}
+
+/** Forgets the connection's channel, giving back what the provider needs to stop it. */
+export async function takeWatch(db: Knex, connectionId: string): Promise<AnswerWatch | undefined> {
+  const rows = (await db("answer_watches").where({ connection_id: connectionId }).delete().returning(["connection_id", "channel_id", "resource_id", "expires_at"])) as WatchRow[];
+  return rows[0] ? toWatch(rows[0]) : undefined;
+}
+
+/** Channels of connections removed or replaced (a new consent makes a new id): nothing is read for them, and the provider lets them lapse. */
+export async function forgetOrphanWatches(db: Knex): Promise<void> {
+  await db.raw("delete from answer_watches w where not exists (select 1 from calendar_connections c where c.id = w.connection_id and c.status = 'active')");
+}
+
+/** A notification said the connection's calendar changed: its answers are due now, to whichever replica's round takes them first. */
+export async function answersDueNow(db: Knex, connectionId: string): Promise<void> {
+  await db.raw(
+    `insert into answer_poll_turns (connection_id, next_poll_at) values (?, clock_timestamp())
+     on conflict (connection_id) do update set next_poll_at = least(answer_poll_turns.next_poll_at, excluded.next_poll_at)`,
+    [connectionId],
+  );
+}
+
+// ---- poll turns -----------------------------------------------------------------------
+
+/**
+ * Takes this replica's turn at the connections that are due (never polled,
+ * or last polled an interval ago), moving each on by `everyMs`; returns
+ * those taken. One statement: of replicas claiming together, the row lock
+ * of the upsert lets one move a connection on, and the others then find it
+ * not due, so each connection is taken by one replica a round.
+ */
+export async function claimPollTurns(db: Knex, connectionIds: readonly string[], everyMs: number): Promise<Set<string>> {
+  if (connectionIds.length === 0) return new Set();
+  const result = await db.raw(
+    `insert into answer_poll_turns (connection_id, next_poll_at)
+     select id, clock_timestamp() + ?::int * interval '1 millisecond' from jsonb_array_elements_text(?::jsonb) as id
+     on conflict (connection_id) do update set next_poll_at = excluded.next_poll_at
+      where answer_poll_turns.next_poll_at <= clock_timestamp()
+     returning connection_id`,
+    [everyMs, JSON.stringify([...new Set(connectionIds)])],
+  );
+  return new Set((result.rows as Array<{ connection_id: string }>).map((r) => r.connection_id));
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { IdempotencyRecord } from "../domain/idempotency.js";
+import type { IdempotencyRecord } from "../../domain/idempotency.js";
 import type { ReplyCipher } from "./replyCipher.js";
 import { openRecord, sealRecord } from "./sealedRecord.js";
 

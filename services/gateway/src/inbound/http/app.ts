@@ -6,23 +6,24 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, 
 import { nameRoute } from "@sched/telemetry";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
-import type { Authenticator } from "./auth/authenticate.js";
-import { bearerToken } from "./domain/bearer.js";
-import { rateLimitHeaders, type BucketState } from "./domain/rateLimitHeaders.js";
-import { deprecationHeaders } from "./domain/deprecation.js";
-import { chooseRequestId } from "./domain/requestId.js";
-import { compileRoutes } from "./domain/routeMatch.js";
-import { jsonBodyReader } from "./http/body.js";
-import { docsHandler } from "./http/docs.js";
-import { errorMiddleware } from "./http/errors.js";
-import { handOn } from "./http/handover.js";
-import type { RequestLimits } from "./http/server.js";
-import { claimLeaseMs } from "./domain/idempotency.js";
-import { forwardOnce } from "./idempotency/forwardOnce.js";
-import type { IdempotencyStore } from "./idempotency/store.js";
-import { Places } from "./limits/inFlight.js";
-import { RateLimitedError, type RateLimits } from "./limits/rateLimits.js";
-import { recordServedRequests, type RequestLogSink } from "./requestLog/middleware.js";
+import type { Authenticator } from "../../outbound/keys/authenticator.js";
+import { bearerToken } from "../../domain/bearer.js";
+import { rateLimitHeaders, type BucketState } from "../../domain/rateLimitHeaders.js";
+import { deprecationHeaders } from "../../domain/deprecation.js";
+import { chooseRequestId } from "../../domain/requestId.js";
+import { compileRoutes } from "../../domain/routeMatch.js";
+import { jsonBodyReader } from "./body.js";
+import { docsHandler } from "./docs.js";
+import { errorMiddleware } from "./errors.js";
+import { handOn } from "./handover.js";
+import type { RequestLimits } from "./server.js";
+import { claimLeaseMs } from "../../domain/idempotency.js";
+import { forwardOnce } from "../../outbound/idempotency/forwardOnce.js";
+import type { IdempotencyStore } from "../../outbound/idempotency/store.js";
+import { Places } from "./inFlight.js";
+import { RateLimitedError, type RateLimits } from "../../outbound/rateLimits.js";
+import { learn } from "./requestFacts.js";
+import { recordServedRequests, type RequestLogSink } from "./requestLog.js";
 
 export interface GatewayDeps {
   bus: Bus;
@@ -80,7 +81,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.use((req, res, next) => {
     const requestId = chooseRequestId(req.get("x-request-id"));
-    res.locals.requestId = requestId;
+    learn(res, { requestId });
     res.set("X-Request-Id", requestId);
     next();
   });
@@ -112,7 +113,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
-    res.locals.routePath = route.path;
+    learn(res, { routePath: route.path });
     nameRoute(res, route.path);
     const deprecated = deprecations.get(route);
     if (deprecated) res.set(deprecated);
@@ -137,7 +138,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     handOn(res);
     // An idempotent POST adds the headers of its key's guard (forwardOnce).
     const forward = (guard?: Record<string, string>): Promise<HttpReply> =>
-      deps.bus.request(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers, encodedBody: true });
+      deps.bus.forward(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers });
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
         ? await forwardOnce(
@@ -251,14 +252,14 @@ async function authenticate(req: Request, res: Response, address: string, deps: 
     throw err;
   }
   // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
-  res.locals.caller = caller;
+  learn(res, { caller });
   if (bucket) await countRequest(res, () => deps.rateLimits.consume(bucket, caller));
   return caller;
 }
 
 /** A key resolved here recently: its count and its address's check in one go. */
 async function countKnown(res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
-  res.locals.caller = caller;
+  learn(res, { caller });
   let exhausted: BucketState | undefined;
   if (bucket) {
     await countRequest(res, async () => {

@@ -1,8 +1,8 @@
 import { ERROR_STATUS, type ErrorCode } from "@sched/proto";
 import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { errorEnvelope } from "../domain/errorEnvelope.js";
-import { chooseRequestId } from "../domain/requestId.js";
+import { errorEnvelope } from "../../domain/errorEnvelope.js";
+import { chooseRequestId } from "../../domain/requestId.js";
 import { timeOut } from "./handover.js";
 
 /** What one client may send and how slowly, before the edge refuses it. */
