@@ -114,6 +114,49 @@ export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false
   return row ? toRecord(row) : undefined;
 }
 
+/** What a meeting's reader is judged on (accessOf), beside the meeting as GET answers it. */
+export interface MeetingResource {
+  mode: Mode;
+  organizerId: string;
+  participants: string[];
+  /** The public meeting's JSON text (toMeeting), as sent. */
+  json: string;
+}
+
+/** A timestamp as formatTimestamp writes it: UTC, in whole seconds. */
+const timestampJson = (column: string) => `'"' || to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '"'`;
+
+/**
+ * The public meeting written by Postgres, field for field and byte for byte
+ * what JSON.stringify(toMeeting(record)) writes (to_json escapes text as
+ * JSON.stringify does; ids, durations, statuses and answers never need
+ * escaping): the get sends it untouched, with no row of 13 columns parsed,
+ * no dates read and written again, no object built and encoded. The
+ * attendees follow the participants' order; an answer is the participant
+ * row's unless it is still needsAction.
+ */
+const FIND_MEETING_RESOURCE = namedStatement(
+  "find_meeting_resource",
+  `select organizer_id, participants,
+     '{"id":"' || id || '","title":' || to_json(title) || ',"description":' || to_json(description)
+     || ',"startTime":' || ${timestampJson("start_time")} || ',"duration":"' || duration || '","participants":' || to_json(participants)
+     || ',"status":"' || status || '","organizer":' || to_json(organizer_email) || ',"createdAt":' || ${timestampJson("created_at")}
+     || ',"attendees":[' || coalesce((
+          select string_agg('{"email":' || to_json(a.email) || ',"response":"' || coalesce(p.response, 'needsAction')
+                   || '","respondedAt":' || case when p.response <> 'needsAction' then coalesce(${timestampJson("p.responded_at")}, 'null') else 'null' end || '}',
+                 ',' order by a.n)
+            from unnest(meetings.participants) with ordinality a(email, n)
+            left join meeting_participants p on p.meeting_id = meetings.id and p.email = a.email), '')
+     || '],"recurrence":null,"seriesId":null,"originalStartTime":null}' as resource
+   from meetings where id = ? and mode = ?`,
+);
+
+/** One meeting of a mode as GET answers it (MeetingResource), read-only. */
+export async function findMeetingResource(db: Knex, id: string, mode: Mode): Promise<MeetingResource | undefined> {
+  const [row] = await runNamed<{ organizer_id: string; participants: string[]; resource: string }>(db, FIND_MEETING_RESOURCE, [id, mode]);
+  return row ? { mode, organizerId: row.organizer_id, participants: row.participants, json: row.resource } : undefined;
+}
+
 /** Writes the new state of a meeting and brings its participant rows in line. */
 export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now: Date): Promise<void> {
   await trx("meetings")
