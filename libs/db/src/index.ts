@@ -74,14 +74,14 @@ export async function runNamed<Row>(db: Knex, statement: NamedStatement, binding
 }
 
 /**
- * Whether `db` is an embedded database (PGlite): one process, one session,
+ * Whether `db` is an embedded database (PGlite): one process, one connection,
  * so nothing to elect, to listen for or to lock against other replicas.
  */
 export function isEmbedded(db: Knex): boolean {
   return db.client.config.client !== "pg";
 }
 
-/** A connection of a Postgres pool, held out of it by its holder (a session lock, a LISTEN) until given back. */
+/** A connection of a Postgres pool, held out of it by its holder (an advisory lock, a LISTEN) until given back. */
 export interface HeldConnection {
   connection: pg.Client;
   /** Gives the connection back to the pool (once; later calls do nothing). */
@@ -89,9 +89,9 @@ export interface HeldConnection {
 }
 
 /**
- * Takes a connection out of `db`'s pool (Postgres only: see isEmbedded) for
- * as long as its holder needs a session of its own, within the pool's size,
- * not a connection of its own beside it.
+ * Takes a connection out of `db`'s pool (Postgres only: see isEmbedded) for a
+ * holder that keeps it between statements: it counts within the pool's size,
+ * not beside it.
  */
 export async function holdConnection(db: Knex): Promise<HeldConnection> {
   const pool = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<unknown> };
