@@ -55,7 +55,7 @@ export function namedStatement(prefix: string, sql: string): NamedStatement {
  * rows. In a transaction, or embedded, it goes through knex.
  */
 export async function runNamed<Row>(db: Knex, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<Row[]> {
-  if (db.client.config.client === "pg" && !db.isTransaction) {
+  if (!isEmbedded(db) && !db.isTransaction) {
     const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
     const connection = await client.acquireConnection();
     try {
