@@ -55,17 +55,56 @@ export function namedStatement(prefix: string, sql: string): NamedStatement {
  * rows. In a transaction, or embedded, it goes through knex.
  */
 export async function runNamed<Row>(db: Knex, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<Row[]> {
-  if (db.client.config.client === "pg" && !db.isTransaction) {
+  if (!isEmbedded(db) && !db.isTransaction) {
     const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
     const connection = await client.acquireConnection();
     try {
-      return (await connection.query<Row & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: [...bindings] })).rows;
+      return await new Promise<Row[]>((resolve, reject) => {
+        // Built from its text, then named: a query built from a config object has pg copy the object, property by property, on every call.
+        const query = new pg.Query(statement.text, [...bindings], (err, result) => (err ? reject(err) : resolve(result.rows as Row[])));
+        (query as { name?: string }).name = statement.name;
+        connection.query(query);
+      });
     } finally {
       await client.releaseConnection(connection);
     }
   }
   const { rows } = (await db.raw(statement.sql, [...bindings]).options({ name: statement.name })) as { rows: Row[] };
   return rows;
+}
+
+/**
+ * Whether `db` is an embedded database (PGlite): one process, one connection,
+ * so nothing to elect, to listen for or to lock against other replicas.
+ */
+export function isEmbedded(db: Knex): boolean {
+  return db.client.config.client !== "pg";
+}
+
+/** A connection of a Postgres pool, held out of it by its holder (an advisory lock, a LISTEN) until given back. */
+export interface HeldConnection {
+  connection: pg.Client;
+  /** Gives the connection back to the pool (once; later calls do nothing). */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes a connection out of `db`'s pool (Postgres only: see isEmbedded) for a
+ * holder that keeps it between statements: it counts within the pool's size,
+ * not beside it.
+ */
+export async function holdConnection(db: Knex): Promise<HeldConnection> {
+  const pool = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<unknown> };
+  const connection = await pool.acquireConnection();
+  let released = false;
+  return {
+    connection,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await pool.releaseConnection(connection);
+    },
+  };
 }
 
 /** Where a service's schema lives. */

@@ -163,33 +163,68 @@ describe.runIf(await clusterServersAvailable())("meeting events recorded by two 
   });
 });
 
-describe("a consumer's recorded position", () => {
+/** The `n`th meeting's create, as the bus hands it at `streamSequence`. */
+const createdAt = (n: number, streamSequence: number): EventMessage => ({ subject: meetingCreated.subject, payload: base(n, 1), deliveryCount: 1, streamSequence, follows: streamSequence - 1, headers: {} });
+const recordsOf = async (_db: Knex, messages: readonly EventMessage[]) =>
+  messages.map((m) => {
+    const payload = m.payload as ReturnType<typeof base>;
+    return { sourceEventId: payload.eventId, userId: USER, meetingId: payload.meetingId, event: { id: `evt_pos_${m.streamSequence}`, type: "meeting.created" as const, createdAt: payload.occurredAt, mode: "test" as const, data: { object: payload.meeting } } };
+  });
+const positionOf = async (db: Knex, consumer: string) => {
+  const { rows } = await db.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = ?", [consumer]);
+  return rows[0] === undefined ? undefined : Number(rows[0].recorded_through);
+};
+
+describe("a consumer's recorded position (Postgres)", () => {
+  let db: Knex;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await openSchema({ kind: "postgres", url: database.url }, "webhooks", migrations);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it("records what follows it, skips what it has passed, and holds back what comes after a gap until the gap is waited out", async () => {
+    const recorder = new StreamRecorder(db, "position-test", logger, undefined, 60_000);
+    expect(await recorder.record([createdAt(1001, 1), createdAt(1002, 2)], recordsOf)).toBe(2);
+    // A redelivery, and the next event with it: only the next is recorded.
+    expect(await recorder.record([createdAt(1002, 2), createdAt(1003, 3)], recordsOf)).toBe(1);
+    // Sequence 4 is another replica's: the batch waits in hand, then asks for a retry.
+    await expect(recorder.record([createdAt(1005, 5)], recordsOf)).rejects.toBeInstanceOf(BatchNotReady);
+    expect(await recorder.record([createdAt(1004, 4), createdAt(1005, 5)], recordsOf)).toBe(2);
+    // Events before a batch that never come (removed from the stream): recording goes on once the gap has been waited out.
+    const patient = new StreamRecorder(db, "position-test", logger, undefined, 100);
+    expect(await patient.record([createdAt(1009, 9)], recordsOf)).toBe(1);
+    expect(await positionOf(db, "position-test")).toBe(9);
+  });
+});
+
+describe("recording on the embedded database (one process, nothing to elect)", () => {
   let db: Knex;
   beforeAll(async () => {
     db = await openSchema({ kind: "pglite" }, "webhooks", migrations);
   });
   afterAll(() => db.destroy());
 
-  /** The `n`th meeting's create, as the bus hands it at `streamSequence`. */
-  const created = (n: number, streamSequence: number): EventMessage => ({ subject: meetingCreated.subject, payload: base(n, 1), deliveryCount: 1, streamSequence, follows: streamSequence - 1, headers: {} });
-  const recordsOf = async (_db: Knex, messages: readonly EventMessage[]) =>
-    messages.map((m) => {
-      const payload = m.payload as ReturnType<typeof base>;
-      return { sourceEventId: payload.eventId, userId: USER, meetingId: payload.meetingId, event: { id: `evt_pos_${m.streamSequence}`, type: "meeting.created" as const, createdAt: payload.occurredAt, mode: "test" as const, data: { object: payload.meeting } } };
-    });
+  it("records each batch as it comes, a redelivered event once, with no position kept", async () => {
+    const recorder = new StreamRecorder(db, "embedded-test", logger, undefined, 60_000);
+    expect(await recorder.record([createdAt(2001, 1), createdAt(2002, 2)], recordsOf)).toBe(2);
+    expect(await recorder.record([createdAt(2002, 2), createdAt(2003, 3)], recordsOf)).toBe(1);
+    // The one consumer hands batches over in order: a batch after a gap is not held back.
+    expect(await recorder.record([createdAt(2005, 5)], recordsOf)).toBe(1);
+    expect(await positionOf(db, "embedded-test")).toBeUndefined();
+  });
 
-  it("records what follows it, skips what it has passed, and holds back what comes after a gap until the gap is waited out", async () => {
-    const recorder = new StreamRecorder(db, "position-test", logger, undefined, 60_000);
-    expect(await recorder.record([created(1001, 1), created(1002, 2)], recordsOf)).toBe(2);
-    // A redelivery, and the next event with it: only the next is recorded.
-    expect(await recorder.record([created(1002, 2), created(1003, 3)], recordsOf)).toBe(1);
-    // Sequence 4 is another replica's: the batch waits in hand, then asks for a retry.
-    await expect(recorder.record([created(1005, 5)], recordsOf)).rejects.toBeInstanceOf(BatchNotReady);
-    expect(await recorder.record([created(1004, 4), created(1005, 5)], recordsOf)).toBe(2);
-    // Events before a batch that never come (removed from the stream): recording goes on once the gap has been waited out.
-    const patient = new StreamRecorder(db, "position-test", logger, undefined, 100);
-    expect(await patient.record([created(1009, 9)], recordsOf)).toBe(1);
-    const { rows } = await db.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = 'position-test'");
-    expect(Number(rows[0]!.recorded_through)).toBe(9);
+  it("runs the consumers at once, without an election", async () => {
+    let started = 0;
+    const consumers = await whileElected(db, "embedded election", logger, async () => {
+      started += 1;
+      return { stop: async () => {} };
+    });
+    expect(started).toBe(1);
+    await consumers.stop();
   });
 });

@@ -1,4 +1,4 @@
-import { preparedName, type Knex } from "@sched/db";
+import { namedStatement, runNamed, type Knex } from "@sched/db";
 import type { Mode, ServedRequest } from "@sched/proto";
 
 const asDate = (value: Date | string): Date => (value instanceof Date ? value : new Date(value));
@@ -94,7 +94,9 @@ export async function countAndRecordAttempt(db: Knex, attempt: { address: string
  * the batch travels as one JSON parameter and Postgres makes the rows, where
  * a multi-row insert built here cost more CPU than the requests it records.
  */
-const STORE_REQUEST_BATCH = `
+const STORE_REQUEST_BATCH = namedStatement(
+  "store_request_batch",
+  `
   with batch as (insert into request_log_batches (batch_id) values (?) on conflict (batch_id) do nothing returning batch_id),
   stored as (
     insert into request_log (at, request_id, api_key_id, user_id, mode, method, path, status, duration_ms)
@@ -102,13 +104,13 @@ const STORE_REQUEST_BATCH = `
     from jsonb_to_recordset(?::jsonb) as r(at timestamptz, "requestId" text, "apiKeyId" text, "userId" text, mode text, method text, path text, status smallint, "durationMs" integer)
     where exists (select from batch)
   )
-  select exists (select from batch) as stored`;
+  select exists (select from batch) as stored`,
+);
 
+/** Sent by name straight to a pooled connection (runNamed): knex would build the statement anew for every batch. */
 export async function storeRequestBatch(db: Knex, batchId: string, requests: readonly ServedRequest[]): Promise<boolean> {
-  const { rows } = (await db.raw(STORE_REQUEST_BATCH, [batchId, JSON.stringify(requests)]).options({ name: preparedName("store_request_batch", STORE_REQUEST_BATCH) })) as {
-    rows: Array<{ stored: boolean }>;
-  };
-  return rows[0]!.stored;
+  const [row] = await runNamed<{ stored: boolean }>(db, STORE_REQUEST_BATCH, [batchId, JSON.stringify(requests)]);
+  return row!.stored;
 }
 
 export interface LoggedRequest {

@@ -3,7 +3,7 @@ import { MAX_MEETINGS_PAGE, type AttendeeResponse, type Duration, type GivenResp
 import type { ListPlan } from "../domain/filters.js";
 import type { GivenAnswer, MeetingRecord } from "../domain/meeting.js";
 import type { ExceptionRecord, SeriesRecord } from "../domain/series.js";
-import { groupAnswers, type AnswersByOccurrence, type OccurrenceAnswer } from "../domain/seriesAnswers.js";
+import { attendeesOf, groupAnswers, type AnswersByOccurrence, type OccurrenceAnswer } from "../domain/seriesAnswers.js";
 import type { TimeOffRecord } from "../domain/timeOff.js";
 import { endTimeOf, LONGEST_MEETING_MS } from "../domain/timing.js";
 
@@ -55,11 +55,12 @@ function meetingFieldsOf(row: MeetingColumns) {
   return { id: row.id, mode: row.mode, organizerId: row.organizer_id, organizerEmail: row.organizer_email, ...contentOf(row), createdAt: new Date(row.created_at) };
 }
 
+function answersOf(responses: MeetingRow["responses"]): MeetingRecord["responses"] {
+  return Object.fromEntries(responses.map(([email, response, at]) => [email, { response, respondedAt: new Date(at) }]));
+}
+
 function toRecord(row: MeetingRow): MeetingRecord {
-  return {
-    ...meetingFieldsOf(row),
-    responses: Object.fromEntries(row.responses.map(([email, response, at]) => [email, { response, respondedAt: new Date(at) }])),
-  };
+  return { ...meetingFieldsOf(row), responses: answersOf(row.responses) };
 }
 
 // ---- meetings ----------------------------------------------------------------
@@ -112,6 +113,49 @@ const FIND_MEETING_LOCKED = namedStatement("find_meeting", `${FIND_MEETING_SQL} 
 export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false): Promise<MeetingRecord | undefined> {
   const [row] = await runNamed<MeetingRow>(db, lock ? FIND_MEETING_LOCKED : FIND_MEETING, [id, mode]);
   return row ? toRecord(row) : undefined;
+}
+
+/** What a meeting's reader is judged on (accessOf), beside the meeting as GET answers it. */
+export interface MeetingResource {
+  mode: Mode;
+  organizerId: string;
+  participants: string[];
+  /** The public meeting's JSON text (toMeeting), as sent. */
+  json: string;
+}
+
+/** A timestamp as formatTimestamp writes it: UTC, in whole seconds. */
+const timestampJson = (column: string) => `'"' || to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '"'`;
+
+/**
+ * The public meeting up to its attendees, written by Postgres field for
+ * field and byte for byte as JSON.stringify(toMeeting(record)) writes it
+ * (to_json escapes text as JSON.stringify does; ids, durations and statuses
+ * never need escaping), and the answers given: the attendees are written
+ * here from the participants and the answers (attendeesOf), and a single
+ * meeting's fields after them are constant. So a get reads four columns
+ * instead of fourteen and sends the text untouched: no dates read and
+ * written again, no record and resource built and encoded. (Building the
+ * attendees in the statement too costs Postgres about half as much again.)
+ */
+const FIND_MEETING_RESOURCE = namedStatement(
+  "find_meeting_resource",
+  `select organizer_id, participants,
+     '{"id":"' || id || '","title":' || to_json(title) || ',"description":' || to_json(description)
+     || ',"startTime":' || ${timestampJson("start_time")} || ',"duration":"' || duration || '","participants":' || to_json(participants)
+     || ',"status":"' || status || '","organizer":' || to_json(organizer_email) || ',"createdAt":' || ${timestampJson("created_at")}
+     || ',"attendees":' as head, ${RESPONSES_COLUMN}
+   from meetings where id = ? and mode = ?`,
+);
+/** What follows the attendees of a meeting that is not a series' occurrence (toMeeting). */
+const SINGLE_MEETING_TAIL = ',"recurrence":null,"seriesId":null,"originalStartTime":null}';
+
+/** One meeting of a mode as GET answers it (MeetingResource), read-only. */
+export async function findMeetingResource(db: Knex, id: string, mode: Mode): Promise<MeetingResource | undefined> {
+  const [row] = await runNamed<Pick<MeetingRow, "organizer_id" | "participants" | "responses"> & { head: string }>(db, FIND_MEETING_RESOURCE, [id, mode]);
+  if (!row) return undefined;
+  const attendees = JSON.stringify(attendeesOf(row.participants, answersOf(row.responses)));
+  return { mode, organizerId: row.organizer_id, participants: row.participants, json: `${row.head}${attendees}${SINGLE_MEETING_TAIL}` };
 }
 
 /** Writes the new state of a meeting and brings its participant rows in line. */

@@ -1,8 +1,8 @@
 import { type Handler, requireCaller } from "@sched/bus";
 import { notFound } from "@sched/errors";
-import type { meetingsGet } from "@sched/proto";
-import { accessOf, toMeeting } from "../domain/meeting.js";
-import { findMeeting } from "../db/queries.js";
+import { JsonText, type meetingsGet } from "@sched/proto";
+import { accessOf } from "../domain/meeting.js";
+import { findMeetingResource } from "../db/queries.js";
 import { getSeriesOrOccurrence, readMeetingRef } from "./series.js";
 import type { MeetingsDeps } from "./deps.js";
 
@@ -11,10 +11,11 @@ export function getMeeting(deps: MeetingsDeps): Handler<typeof meetingsGet> {
   return async ({ params }, ctx) => {
     const caller = requireCaller(ctx);
     const ref = readMeetingRef(params.id);
-    const record = ref.kind === "meeting" ? await findMeeting(deps.db, ref.id, caller.mode) : undefined;
-    if (record) {
-      if (accessOf(record, caller) === "none") throw notFound("meeting");
-      return { status: 200, body: toMeeting(record) };
+    // A single meeting is sent as Postgres wrote it (findMeetingResource).
+    const found = ref.kind === "meeting" ? await findMeetingResource(deps.db, ref.id, caller.mode) : undefined;
+    if (found) {
+      if (accessOf(found, caller) === "none") throw notFound("meeting");
+      return { status: 200, body: new JsonText(found.json) };
     }
     const meeting = await getSeriesOrOccurrence(deps, ref, caller);
     if (!meeting) throw notFound("meeting");

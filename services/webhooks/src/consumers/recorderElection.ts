@@ -1,13 +1,6 @@
 import type { Stoppable } from "@sched/bus";
-import type { Knex } from "@sched/db";
+import { holdConnection, isEmbedded, type HeldConnection, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-
-/** What of a pooled `pg` connection the election takes. */
-interface LockConnection {
-  query(sql: string, values?: unknown[]): Promise<{ rows: { held?: boolean }[] }>;
-  on(event: "error" | "end", listener: () => void): unknown;
-  off(event: "error" | "end", listener: () => void): unknown;
-}
 
 /** How often a standby replica asks for the lock, and the holder checks its connection. */
 const ELECTION_EVERY_MS = 2_000;
@@ -25,11 +18,10 @@ const ELECTION_EVERY_MS = 2_000;
  * the consumers simply run.
  */
 export async function whileElected(db: Knex, name: string, logger: Logger, start: () => Promise<Stoppable>, everyMs = ELECTION_EVERY_MS): Promise<Stoppable> {
-  if (db.client.config.client !== "pg") return start();
-  const pool = db.client as { acquireConnection(): Promise<LockConnection>; releaseConnection(c: LockConnection): Promise<unknown> };
+  if (isEmbedded(db)) return start();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let held: { connection: LockConnection; consumers: Stoppable; lost: () => void } | undefined;
+  let held: { lock: HeldConnection; consumers: Stoppable; lost: () => void } | undefined;
   let turn: Promise<void> = Promise.resolve();
 
   const resign = async (why: unknown) => {
@@ -38,31 +30,33 @@ export async function whileElected(db: Knex, name: string, logger: Logger, start
     if (!current) return;
     if (why !== undefined) logger.warn({ err: why, name }, "lost the recording lock's connection; consumers stopped until elected again");
     await current.consumers.stop().catch((err: unknown) => logger.warn({ err, name }, "consumers did not stop cleanly"));
-    current.connection.off("error", current.lost);
-    current.connection.off("end", current.lost);
-    if (why === undefined) await current.connection.query("select pg_advisory_unlock(hashtext($1))", [name]).catch(() => undefined);
-    await pool.releaseConnection(current.connection).catch(() => undefined);
+    const { connection } = current.lock;
+    connection.off("error", current.lost);
+    connection.off("end", current.lost);
+    if (why === undefined) await connection.query("select pg_advisory_unlock(hashtext($1))", [name]).catch(() => undefined);
+    await current.lock.release().catch(() => undefined);
   };
 
   // Asks for the lock (a standby), or checks the connection holding it (the holder).
   const campaign = async () => {
     if (held) {
-      await held.connection.query("select 1").catch((err: unknown) => resign(err));
+      await held.lock.connection.query("select 1").catch((err: unknown) => resign(err));
       return;
     }
-    const connection = await pool.acquireConnection();
+    const lock = await holdConnection(db);
+    const { connection } = lock;
     let won = false;
     try {
-      won = (await connection.query("select pg_try_advisory_lock(hashtext($1)) as held", [name])).rows[0]?.held === true;
+      won = (await connection.query<{ held: boolean }>("select pg_try_advisory_lock(hashtext($1)) as held", [name])).rows[0]?.held === true;
     } finally {
-      if (!won) await pool.releaseConnection(connection);
+      if (!won) await lock.release();
     }
     if (!won) return;
     const lost = () => void (turn = turn.then(() => resign(new Error("the connection holding the recording lock ended"))));
     connection.on("error", lost);
     connection.on("end", lost);
     // A connection lost meanwhile is dealt with once this turn ends (`lost` waits for it), so it stops these consumers.
-    const entry = { connection, consumers: { stop: async () => {} }, lost };
+    const entry = { lock, consumers: { stop: async () => {} }, lost };
     held = entry;
     try {
       entry.consumers = await start();

@@ -1,8 +1,8 @@
 import { BatchNotReady, type EventMessage } from "@sched/bus";
-import type { Knex } from "@sched/db";
+import { isEmbedded, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { advanceRecordedThrough, lockRecordedThrough, type EventToRecord } from "../db/queries.js";
-import { recordWithin, type RecordingClaims } from "./recording.js";
+import { recordBatch, recordWithin, type RecordingClaims } from "./recording.js";
 
 /**
  * How long a batch waits for the events between the recorded position and
@@ -37,7 +37,10 @@ export type RecordsOf = (db: Knex, messages: readonly EventMessage[]) => Promise
  * events stop following one another, waits (BatchNotReady, retried shortly)
  * for the replica that holds the events between. So a meeting's events are
  * recorded, and their deliveries numbered, in their order, and an update's
- * earlier state is read only once every event before it is recorded.
+ * earlier state is read only once every event before it is recorded. On an
+ * embedded database one process consumes each durable, a batch at a time,
+ * in order: its batches are recorded as they come, with no position to lock
+ * and advance (a redelivered event still records nothing again).
  */
 export class StreamRecorder {
   /** The gap this consumer has been waiting on, and since when. */
@@ -58,6 +61,7 @@ export class StreamRecorder {
    * events were new, or throws BatchNotReady for a retry after the back-off.
    */
   async record(messages: readonly EventMessage[], recordsOf: RecordsOf): Promise<number> {
+    if (isEmbedded(this.db)) return recordBatch(this.db, await recordsOf(this.db, messages), this.claims);
     let added = 0;
     for (let waited = 0; ; waited += WAIT_STEP_MS) {
       const pass = await this.recordFollowing(messages, recordsOf);

@@ -1,4 +1,4 @@
-import type { Knex } from "@sched/db";
+import { holdConnection, isEmbedded, type HeldConnection, type Knex } from "@sched/db";
 import type { EventType, Meeting, Mode, PublicEvent } from "@sched/proto";
 
 /** How far back the events list reaches (api-decisions part 12). */
@@ -184,13 +184,6 @@ interface RecordedRow {
   left_behind: boolean;
 }
 
-/** What of a pooled `pg` connection listening takes. */
-interface ListeningConnection {
-  query(sql: string): Promise<unknown>;
-  on(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
-  off(event: "notification" | "error" | "end", listener: (message: { channel: string }) => void): unknown;
-}
-
 /**
  * Calls `onQueued` whenever any replica records deliveries (`recordEvents`
  * announces them with `pg_notify`), from a connection held out of the pool
@@ -200,18 +193,19 @@ interface ListeningConnection {
  * does nothing.
  */
 export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: unknown) => void, retryMs: number): () => Promise<void> {
-  if (db.client.config.client !== "pg") return () => Promise.resolve();
-  const pool = db.client as { acquireConnection(): Promise<ListeningConnection>; releaseConnection(c: ListeningConnection): Promise<unknown> };
+  if (isEmbedded(db)) return () => Promise.resolve();
   let stopped = false;
-  let held: ListeningConnection | undefined;
+  let held: HeldConnection | undefined;
   let retry: NodeJS.Timeout | undefined;
   const notified = (message: { channel: string }) => {
     if (message.channel === QUEUED_CHANNEL) onQueued();
   };
   const failed = () => again(new Error("the connection listening for queued webhook deliveries was lost"));
-  const letGo = async (connection: ListeningConnection) => {
-    for (const event of ["notification", "error", "end"] as const) connection.off(event, event === "notification" ? notified : failed);
-    await pool.releaseConnection(connection).catch(() => undefined);
+  const letGo = async ({ connection, release }: HeldConnection) => {
+    connection.off("notification", notified);
+    connection.off("error", failed);
+    connection.off("end", failed);
+    await release().catch(() => undefined);
   };
   const again = (err: unknown) => {
     if (stopped || retry) return;
@@ -225,8 +219,8 @@ export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: un
   };
   const listen = async () => {
     try {
-      const connection = await pool.acquireConnection();
-      held = connection;
+      held = await holdConnection(db);
+      const { connection } = held;
       connection.on("notification", notified);
       connection.on("error", failed);
       connection.on("end", failed);
@@ -240,11 +234,11 @@ export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: un
     stopped = true;
     clearTimeout(retry);
     await listening;
-    const connection = held;
+    const listener = held;
     held = undefined;
-    if (!connection) return;
-    await connection.query(`unlisten ${QUEUED_CHANNEL}`).catch(() => undefined);
-    await letGo(connection);
+    if (!listener) return;
+    await listener.connection.query(`unlisten ${QUEUED_CHANNEL}`).catch(() => undefined);
+    await letGo(listener);
   };
 }
 
