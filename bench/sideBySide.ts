@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { callApi, createUser } from "./lib/api.js";
+import { backendsOf, startNats } from "./lib/servers.js";
 import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
@@ -64,25 +65,6 @@ async function startChainProcess(file: string, settings: Record<string, string |
     return output.includes("ready");
   }, 60_000, 50);
   return { pid: child.pid!, child };
-}
-
-/** A nats-server with JetStream for this run alone. */
-async function startNats(storeDir: string): Promise<{ url: string; pid: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
-  const url = `nats://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error("nats-server exited");
-    const res = await fetch(`http://127.0.0.1:${port}`).catch((err: { cause?: { code?: string } }) => err.cause?.code);
-    return res !== "ECONNREFUSED";
-  }, 10_000, 50);
-  return { url, pid: child.pid!, child };
-}
-
-/** Postgres's server processes serving the connections to one database. */
-async function backendsOf(admin: pg.Client, database: string): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database]);
-  return rows.map((r) => r.pid);
 }
 
 interface Side {
