@@ -27,7 +27,9 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
     const reply: AnswerOf<typeof meetingsCreate> = { status: 201, body: toMeeting(record) };
     const outboxRow = outboxInsert(meetingCreated, event, eventMsgId(record.id, record.sequence));
     const answer = await writeOnce(deps.db, ctx, route, async (db) => {
-      await insertMeeting(db, record, outboxRow);
+      // In the transaction of an Idempotency-Key, on its own; otherwise with the creates of the same moment.
+      if (db.isTransaction) await insertMeeting(db, record, outboxRow);
+      else await deps.inserts.insert({ meeting: record, event: outboxRow });
       return reply;
     });
     if (answer === reply) deps.relay.wake();
