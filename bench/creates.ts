@@ -17,18 +17,17 @@
  *   rounds), in µs per create.
  */
 import { serviceModules } from "@sched/standalone";
-import { createTestDatabase, POSTGRES_ADMIN_URL, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { createTestDatabase, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { callApi, createUser } from "./lib/api.js";
 import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS } from "./lib/profileLayers.js";
-import { backendsOf, startNats } from "./lib/servers.js";
+import { backendsOf, startOwnServers, type Cleanup } from "./lib/servers.js";
 import { statementsFile } from "./lib/statementCounter.js";
 import { ms } from "./lib/stats.js";
 
@@ -47,7 +46,7 @@ const median = (xs: number[]) => {
 };
 
 export async function benchCreates(options: CreatesOptions): Promise<void> {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  const cleanup: Cleanup = [];
   try {
     await run(options, cleanup);
   } finally {
@@ -55,18 +54,10 @@ export async function benchCreates(options: CreatesOptions): Promise<void> {
   }
 }
 
-async function run(options: CreatesOptions, cleanup: Array<() => Promise<unknown> | unknown>): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), "creates-"));
-  cleanup.push(() => rmSync(work, { recursive: true, force: true }));
+async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
+  const { nats, redisUrl, redisPid, admin } = await startOwnServers("creates", cleanup);
   // Kept after the run, for a second look.
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "creates-profiles-")) : "";
-  const nats = await startNats(join(work, "jetstream"));
-  cleanup.push(() => nats.child.kill("SIGKILL"));
-  const redis = await startRedisServer();
-  cleanup.push(() => redis.kill());
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  cleanup.push(() => admin.end());
   const database = await createTestDatabase();
   cleanup.push(() => database.drop());
   const databaseName = new URL(database.url).pathname.slice(1);
@@ -75,7 +66,7 @@ async function run(options: CreatesOptions, cleanup: Array<() => Promise<unknown
   const env = {
     NATS_URL: nats.url,
     DATABASE_URL: database.url,
-    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    REDIS_URL: redisUrl,
     BUS_NAMESPACE: `bench${uniqueSuffix()}`,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: "error",
@@ -122,7 +113,7 @@ async function run(options: CreatesOptions, cleanup: Array<() => Promise<unknown
     ...schemas.map((schema) => ({ name: `postgres (${schema})`, pids: () => backendsOf(admin, databaseName, schema) })),
     { name: "postgres (other)", pids: async () => (await backendsOf(admin, databaseName)).filter((pid) => !other.has(pid)) },
     { name: "nats-server", pids: () => [nats.pid] },
-    { name: "redis-server", pids: () => [redis.pid] },
+    { name: "redis-server", pids: () => [redisPid] },
   ];
   // The backends of the services' own connections, so that "other" holds only the rest.
   const other = new Set<number>();

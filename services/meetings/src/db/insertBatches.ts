@@ -1,7 +1,7 @@
 import type { Knex } from "@sched/db";
 import { remainingMs } from "@sched/errors";
 import { AsyncResource } from "node:async_hooks";
-import { insertMeeting, insertMeetings, type NewMeetingRow } from "./queries.js";
+import { insertMeetings, type NewMeetingRow } from "./queries.js";
 
 /** The most meetings one statement inserts. */
 const MOST_PER_STATEMENT = 64;
@@ -66,7 +66,7 @@ export class MeetingInserts {
 
   private async one(w: Waiting): Promise<void> {
     try {
-      await w.scope.runInAsyncScope(() => insertMeeting(this.db, w.row.meeting, w.row.event));
+      await w.scope.runInAsyncScope(() => insertMeetings(this.db, [w.row]));
       w.resolve();
     } catch (err) {
       w.reject(err);

@@ -1,4 +1,4 @@
-import { namedStatement, preparedName, runNamed, type Knex, type NamedStatement } from "@sched/db";
+import { namedStatement, preparedName, runNamed, type Knex } from "@sched/db";
 import { outboxInsertFrom, outboxRowJson, type OutboxInsert } from "@sched/outbox";
 import { MAX_MEETINGS_PAGE, type AttendeeResponse, type Duration, type GivenResponse, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
@@ -76,52 +76,6 @@ function participantRows(m: MeetingRecord) {
   });
 }
 
-/**
- * Stores a new meeting, its participant rows and the outbox row of its event
- * (outboxInsert) as ONE statement: atomic without a transaction of its own,
- * and a single round trip where BEGIN, three inserts and COMMIT took five.
- */
-/** The insert of a meeting with its participants and its event, named once per outbox statement (the same text on every call). */
-const insertMeetingStatements = new Map<string, NamedStatement>();
-
-function insertMeetingStatement(eventSql: string): NamedStatement {
-  let statement = insertMeetingStatements.get(eventSql);
-  if (!statement) {
-    statement = namedStatement(
-      "insert_meeting",
-      `with meeting as (
-         insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration,
-                               participants, status, sequence, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ),
-       participant as (
-         insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
-         select ?, email, ?, ?, ?::timestamptz, ?::timestamptz from unnest(?::text[]) as p(email)
-       ),
-       event as (${eventSql})
-       select 1`,
-    );
-    insertMeetingStatements.set(eventSql, statement);
-  }
-  return statement;
-}
-
-/**
- * A meeting, its participant rows and its outbox row in one statement (atomic
- * without a transaction), run by name: a create is the busiest write, and knex
- * building the statement again on every call cost more than the rest of it.
- */
-export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: string; bindings: unknown[] }): Promise<void> {
-  const start = iso(m.startTime);
-  const end = iso(endTimeOf(m.startTime, m.duration));
-  const created = iso(m.createdAt);
-  await runNamed(db, insertMeetingStatement(event.sql), [
-    ...[m.id, m.mode, m.organizerId, m.organizerEmail, m.title, m.description, start, end, m.duration, m.participants, m.status, m.sequence, created, created],
-    ...[m.id, m.mode, m.status, start, end, m.participants],
-    ...event.bindings,
-  ] as Knex.Value[]);
-}
-
 /** A meeting to insert with its `meeting.created` event's outbox row. */
 export interface NewMeetingRow {
   meeting: MeetingRecord;
@@ -150,31 +104,33 @@ const INSERT_MEETINGS = namedStatement(
 );
 
 /**
- * Several meetings, their participant rows and their outbox rows in one
- * statement: all of them or none. Their events are published in the order
- * given.
+ * New meetings, their participant rows and the outbox rows of their events
+ * (outboxInsert) as ONE statement: atomic without a transaction of its own
+ * (all of them or none), a single round trip where BEGIN, three inserts and
+ * COMMIT took five, and run by name, so knex does not build it again on
+ * every call. Their events are published in the order given.
  */
 export async function insertMeetings(db: Knex, rows: readonly NewMeetingRow[]): Promise<void> {
   const json = rows.map(({ meeting: m, event }, ord) => {
-    const fields = {
-      ord,
-      id: m.id,
-      mode: m.mode,
-      organizer_id: m.organizerId,
-      organizer_email: m.organizerEmail,
-      title: m.title,
-      description: m.description,
-      start_time: iso(m.startTime),
-      end_time: iso(endTimeOf(m.startTime, m.duration)),
-      duration: m.duration,
-      participants: m.participants,
-      status: m.status,
-      sequence: m.sequence,
-      created_at: iso(m.createdAt),
-    };
+    const fields = { ord, id: m.id, mode: m.mode, organizer_id: m.organizerId, organizer_email: m.organizerEmail, ...changeableColumns(m), created_at: iso(m.createdAt) };
+    // The event's payload goes in as the JSON text outboxInsert made, not encoded again.
     return `${JSON.stringify(fields).slice(0, -1)},${outboxRowJson(event.row)}}`;
   });
   await runNamed(db, INSERT_MEETINGS, [`[${json.join(",")}]`]);
+}
+
+/** The columns of a meeting a change may write. */
+function changeableColumns(m: MeetingRecord) {
+  return {
+    title: m.title,
+    description: m.description,
+    start_time: iso(m.startTime),
+    end_time: iso(endTimeOf(m.startTime, m.duration)),
+    duration: m.duration,
+    participants: m.participants,
+    status: m.status,
+    sequence: m.sequence,
+  };
 }
 
 const FIND_MEETING_SQL = `select ${MEETING_COLUMNS}, ${RESPONSES_COLUMN} from meetings where id = ? and mode = ?`;
@@ -191,17 +147,7 @@ export async function findMeeting(db: Knex, id: string, mode: Mode, lock = false
 export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now: Date): Promise<void> {
   await trx("meetings")
     .where({ id: m.id })
-    .update({
-      title: m.title,
-      description: m.description,
-      start_time: iso(m.startTime),
-      end_time: iso(endTimeOf(m.startTime, m.duration)),
-      duration: m.duration,
-      participants: m.participants,
-      status: m.status,
-      sequence: m.sequence,
-      updated_at: iso(now),
-    });
+    .update({ ...changeableColumns(m), updated_at: iso(now) });
   await trx("meeting_participants").where({ meeting_id: m.id }).delete();
   await trx("meeting_participants").insert(participantRows(m));
 }
