@@ -1,5 +1,5 @@
 import type { Bus, EventMessage, Stoppable } from "@sched/bus";
-import { meetingEvents, type PayloadOf, type meetingUpdated } from "@sched/proto";
+import { meetingEvents, meetingsCreate, type PayloadOf, type meetingUpdated } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { client, created, expectExactlyOncePerSequence, hoursFromNow, makeChanges, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
@@ -151,6 +151,31 @@ describe("meeting events", () => {
     expect((await h!.db("meetings").select("title")).map((r: { title: string }) => r.title).sort()).toEqual(titles.filter((t) => t !== "Refused").sort());
     await eventually(() => received.length === 9);
     expect(Number((await h!.db("outbox").count({ c: "*" }))[0]!.c)).toBe(9);
+  });
+
+  it("a create whose request gave up while it waited behind another insert is not written; the one beside it is", async () => {
+    const alice = newCaller();
+    const body = (title: string, hours: number) => ({ title, duration: "30 mins", startTime: hoursFromNow(hours), participants: ["a@example.com"] });
+    const locker = await h!.db.transaction();
+    let first: Promise<unknown> | undefined;
+    try {
+      await locker.raw("lock table meetings in access exclusive mode");
+      first = client(h!.bus).create(alice, body("First", 24));
+      await eventually(async () => (await h!.db.raw("select 1 from pg_stat_activity where application_name = 'meetings' and wait_event_type = 'Lock'")).rowCount === 1);
+      const late = h!.bus.request(meetingsCreate, { params: {}, query: {}, body: body("Late", 25) } as never, { caller: alice, timeoutMs: 300 }).then(
+        () => "answered",
+        () => "gave up",
+      );
+      const beside = client(h!.bus).create(alice, body("Beside", 26));
+      expect(await late).toBe("gave up");
+      await locker.commit();
+      expect((await beside).status).toBe(201);
+    } finally {
+      if (!locker.isCompleted()) await locker.rollback();
+    }
+    expect(await first).toMatchObject({ status: 201 });
+    expect((await h!.db("meetings").select("title")).map((r: { title: string }) => r.title).sort()).toEqual(["Beside", "First"]);
+    await eventually(() => received.length === 2);
   });
 
   it("a refused update writes no event", async () => {

@@ -46,9 +46,13 @@ export class MeetingInserts {
   private async write(): Promise<void> {
     try {
       while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MOST_PER_STATEMENT);
-        if (batch.length === 1) {
-          await this.one(batch[0]!);
+        const taken = this.waiting.splice(0, MOST_PER_STATEMENT);
+        // A row whose request gave up while it waited is refused on its own (it is not written), so it does not cut the others' wait short.
+        const now = Date.now();
+        for (const w of taken) if (w.deadline <= now) await this.one(w);
+        const batch = taken.filter((w) => w.deadline > now);
+        if (batch.length <= 1) {
+          if (batch[0]) await this.one(batch[0]);
           continue;
         }
         const soonest = batch.reduce((a, b) => (b.deadline < a.deadline ? b : a));
