@@ -2,6 +2,7 @@
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
  * npm run bench -- side-by-side [--quick] [--profile]
+ * npm run bench -- creates [--quick] [--profile]   # CPU and statements per create of every process, processes wiring
  * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
  * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
  *
@@ -13,6 +14,7 @@
  */
 import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
+import { benchCreates } from "./creates.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchRecurring } from "./recurring.js";
 import { benchSideBySide } from "./sideBySide.js";
@@ -26,6 +28,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) 
   meetings: benchMeetings,
   recurring: benchRecurring,
   "side-by-side": benchSideBySide,
+  creates: benchCreates,
   "standalone-creates": benchStandaloneCreates,
   availability: benchAvailability,
   startup: benchStartup,
@@ -58,7 +61,7 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" || name === "webhooks-drain" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" || name === "webhooks-drain" || name === "creates" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
 await BENCHMARKS[name]!({ wirings, quick, profile });

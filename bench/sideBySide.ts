@@ -17,15 +17,16 @@
  *   (V8 CPU profiles of the flat-out get rounds), in µs per request.
  */
 import { serviceModules } from "@sched/standalone";
-import { createTestDatabase, eventually, POSTGRES_ADMIN_URL, freePort, startGatewayProcess, startRedisServer, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
+import { createTestDatabase, eventually, freePort, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { callApi, createUser } from "./lib/api.js";
+import { backendsOf, startOwnServers, type Cleanup } from "./lib/servers.js";
 import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
@@ -66,25 +67,6 @@ async function startChainProcess(file: string, settings: Record<string, string |
   return { pid: child.pid!, child };
 }
 
-/** A nats-server with JetStream for this run alone. */
-async function startNats(storeDir: string): Promise<{ url: string; pid: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
-  const url = `nats://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error("nats-server exited");
-    const res = await fetch(`http://127.0.0.1:${port}`).catch((err: { cause?: { code?: string } }) => err.cause?.code);
-    return res !== "ECONNREFUSED";
-  }, 10_000, 50);
-  return { url, pid: child.pid!, child };
-}
-
-/** Postgres's server processes serving the connections to one database. */
-async function backendsOf(admin: pg.Client, database: string): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", [database]);
-  return rows.map((r) => r.pid);
-}
-
 interface Side {
   name: string;
   url: string;
@@ -97,7 +79,7 @@ interface Side {
 }
 
 export async function benchSideBySide(options: SideBySideOptions): Promise<void> {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  const cleanup: Cleanup = [];
   const stopAll = async () => {
     for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
   };
@@ -108,20 +90,11 @@ export async function benchSideBySide(options: SideBySideOptions): Promise<void>
   }
 }
 
-async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unknown> | unknown>): Promise<void> {
+async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> {
   console.log(`load average at the start: ${load()}`);
-  const work = mkdtempSync(join(tmpdir(), "side-by-side-"));
-  cleanup.push(() => rmSync(work, { recursive: true, force: true }));
+  const { nats, redisUrl, redisPid, admin } = await startOwnServers("side-by-side", cleanup);
   // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
-  const nats = await startNats(join(work, "jetstream"));
-  cleanup.push(() => nats.child.kill("SIGKILL"));
-  const redis = await startRedisServer();
-  cleanup.push(() => redis.kill());
-  const redisUrl = `redis://127.0.0.1:${redis.port}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  cleanup.push(() => admin.end());
 
   // ---- the bare chain: its table, its service and gateway
   const chainDb = await createTestDatabase();
@@ -178,7 +151,7 @@ async function run(options: SideBySideOptions, cleanup: Array<() => Promise<unkn
   const pick = random(11);
 
   const groupOf = (name: string, pids: () => Promise<number[]> | number[]): CpuGroup => ({ name, pids });
-  const shared = [groupOf("nats-server", () => [nats.pid]), groupOf("redis-server", () => [redis.pid])];
+  const shared = [groupOf("nats-server", () => [nats.pid]), groupOf("redis-server", () => [redisPid])];
   const chain: Side = {
     name: "chain",
     url: `http://127.0.0.1:${chainPort}`,

@@ -8,14 +8,43 @@ import { currentTraceContext } from "@sched/telemetry";
  * is atomic, so the event is published if and only if that change commits,
  * without a transaction around them. The payload is checked here.
  */
-export function outboxInsert<E extends EventDef>(def: E, payload: PayloadOf<E>, msgId: string): { sql: string; bindings: unknown[] } {
+export function outboxInsert<E extends EventDef>(def: E, payload: PayloadOf<E>, msgId: string): OutboxInsert {
   const checked: unknown = def.payload.parse(payload);
   // The trace of the request that causes the event: the relay publishes it as part of that trace.
   const trace = currentTraceContext();
-  return {
-    sql: "insert into outbox (subject, payload, msg_id, trace_context) values (?, ?, ?, ?)",
-    bindings: [def.subject, JSON.stringify(checked), msgId, trace ? JSON.stringify(trace) : null],
-  };
+  const row: OutboxRowText = { subject: def.subject, payload: JSON.stringify(checked), msgId, traceContext: trace ? JSON.stringify(trace) : null };
+  return { sql: "insert into outbox (subject, payload, msg_id, trace_context) values (?, ?, ?, ?)", bindings: [row.subject, row.payload, row.msgId, row.traceContext], row };
+}
+
+/** An outbox row as it is stored: its payload and trace context as JSON text. */
+export interface OutboxRowText {
+  subject: string;
+  payload: string;
+  msgId: string;
+  traceContext: string | null;
+}
+
+/** One event's outbox insert: on its own (`sql`, `bindings`), or as `row`, one of many inserted by outboxInsertFrom. */
+export interface OutboxInsert {
+  sql: string;
+  bindings: unknown[];
+  row: OutboxRowText;
+}
+
+/**
+ * The outbox rows of several events in one INSERT, for a statement that
+ * inserts many changes at once: `source` is a set of the caller's statement
+ * with the columns `subject`, `payload` (jsonb), `msg_id`, `trace_context`
+ * (jsonb) and `ord`, the order to publish them in. The fields of
+ * outboxRowJson give them.
+ */
+export function outboxInsertFrom(source: string): string {
+  return `insert into outbox (subject, payload, msg_id, trace_context) select subject, payload, msg_id, trace_context from ${source} order by ord`;
+}
+
+/** A row's outbox fields as members of a JSON object (no braces), ready to join other members: its payload goes in as the text already made, not encoded again. */
+export function outboxRowJson(row: OutboxRowText): string {
+  return `"subject":${JSON.stringify(row.subject)},"msg_id":${JSON.stringify(row.msgId)},"payload":${row.payload},"trace_context":${row.traceContext ?? "null"}`;
 }
 
 /**

@@ -60,6 +60,8 @@ export interface ProcessOptions {
   telemetry?: boolean;
   /** More options for node (a benchmark's `--cpu-prof`, which NODE_OPTIONS does not take). */
   nodeArgs?: string[];
+  /** Modules to preload once TypeScript can be (a benchmark's statement counter). */
+  imports?: string[];
 }
 
 /**
@@ -69,7 +71,7 @@ export interface ProcessOptions {
  */
 export async function startServiceProcess(name: string, env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
   const [port, healthPort] = [await freePort(), await freePort()];
-  const preload = options.telemetry ? ["--import", "@sched/telemetry/register"] : [];
+  const preload = [...(options.telemetry ? ["@sched/telemetry/register"] : []), ...(options.imports ?? [])].flatMap((module) => ["--import", module]);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--conditions=@sched/source", "--import", "tsx", ...preload, `services/${name}/src/main.ts`], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },

@@ -1,5 +1,5 @@
 import type { Bus, EventMessage, Stoppable } from "@sched/bus";
-import { meetingEvents, type PayloadOf, type meetingUpdated } from "@sched/proto";
+import { meetingEvents, meetingsCreate, type PayloadOf, type meetingUpdated } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { client, created, expectExactlyOncePerSequence, hoursFromNow, makeChanges, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
@@ -111,6 +111,71 @@ describe("meeting events", () => {
     await h!.db.raw("alter table outbox drop constraint refuse_events");
     await created(h!.bus, alice, { startTime: hoursFromNow(24) });
     await eventually(() => received.length === 1);
+  });
+
+  it("creates made at the same moment share statements, and each is stored with its participants and publishes its own created event", async () => {
+    const alice = newCaller();
+    const pool = h!.db.client as { acquireConnection(): Promise<unknown> };
+    const acquire = pool.acquireConnection.bind(pool);
+    let statements = 0;
+    pool.acquireConnection = () => {
+      statements++;
+      return acquire();
+    };
+    const bodies = Array.from({ length: 20 }, (_, i) => ({ title: `Together ${i}`, duration: "30 mins", startTime: hoursFromNow(24 + i), participants: [`p${i}@example.com`, "all@example.com"] }));
+    let answers: Array<{ status: number; body: { id: string; title: string } }>;
+    try {
+      answers = await Promise.all(bodies.map((b) => client(h!.bus).create(alice, b)));
+    } finally {
+      pool.acquireConnection = acquire;
+    }
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 201));
+    // The first goes alone; those that arrive while it is on its way go together.
+    expect(statements).toBeLessThan(bodies.length);
+    const ids = answers.map((a) => a.body.id);
+    for (const [i, id] of ids.entries()) expect((await client(h!.bus).get(alice, id)).body).toEqual(answers[i]!.body);
+    const participants = await h!.db("meeting_participants").whereIn("meeting_id", ids).select("meeting_id", "email");
+    expect(participants).toHaveLength(40);
+    await eventually(() => received.length === bodies.length);
+    const payloads = received.map((m) => m.payload as AnyMeetingEvent);
+    expect(new Set(payloads.map((p) => p.meetingId))).toEqual(new Set(ids));
+    expect(payloads.every((p) => p.sequence === 1)).toBe(true);
+  });
+
+  it("a create refused inside a shared statement fails alone: the others are stored and published", async () => {
+    const alice = newCaller();
+    await h!.db.raw("alter table meetings add constraint refuse_title check (title <> 'Refused') not valid");
+    const titles = Array.from({ length: 10 }, (_, i) => (i === 5 ? "Refused" : `Kept ${i}`));
+    const answers = await Promise.all(titles.map((title, i) => client(h!.bus).create(alice, { title, duration: "30 mins", startTime: hoursFromNow(24 + i), participants: ["a@example.com"] })));
+    expect(answers.map((a) => a.status)).toEqual(titles.map((t) => (t === "Refused" ? 500 : 201)));
+    expect((await h!.db("meetings").select("title")).map((r: { title: string }) => r.title).sort()).toEqual(titles.filter((t) => t !== "Refused").sort());
+    await eventually(() => received.length === 9);
+    expect(Number((await h!.db("outbox").count({ c: "*" }))[0]!.c)).toBe(9);
+  });
+
+  it("a create whose request gave up while it waited behind another insert is not written; the one beside it is", async () => {
+    const alice = newCaller();
+    const body = (title: string, hours: number) => ({ title, duration: "30 mins", startTime: hoursFromNow(hours), participants: ["a@example.com"] });
+    const locker = await h!.db.transaction();
+    let first: Promise<unknown> | undefined;
+    try {
+      await locker.raw("lock table meetings in access exclusive mode");
+      first = client(h!.bus).create(alice, body("First", 24));
+      await eventually(async () => (await h!.db.raw("select 1 from pg_stat_activity where application_name = 'meetings' and wait_event_type = 'Lock'")).rowCount === 1);
+      const late = h!.bus.request(meetingsCreate, { params: {}, query: {}, body: body("Late", 25) } as never, { caller: alice, timeoutMs: 300 }).then(
+        () => "answered",
+        () => "gave up",
+      );
+      const beside = client(h!.bus).create(alice, body("Beside", 26));
+      expect(await late).toBe("gave up");
+      await locker.commit();
+      expect((await beside).status).toBe(201);
+    } finally {
+      if (!locker.isCompleted()) await locker.rollback();
+    }
+    expect(await first).toMatchObject({ status: 201 });
+    expect((await h!.db("meetings").select("title")).map((r: { title: string }) => r.title).sort()).toEqual(["Beside", "First"]);
+    await eventually(() => received.length === 2);
   });
 
   it("a refused update writes no event", async () => {

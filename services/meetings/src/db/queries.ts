@@ -1,4 +1,5 @@
 import { namedStatement, preparedName, runNamed, type Knex } from "@sched/db";
+import { outboxInsertFrom, outboxRowJson, type OutboxInsert } from "@sched/outbox";
 import { MAX_MEETINGS_PAGE, type AttendeeResponse, type Duration, type GivenResponse, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
 import type { GivenAnswer, MeetingRecord } from "../domain/meeting.js";
@@ -76,33 +77,61 @@ function participantRows(m: MeetingRecord) {
   });
 }
 
+/** A meeting to insert with its `meeting.created` event's outbox row. */
+export interface NewMeetingRow {
+  meeting: MeetingRecord;
+  event: OutboxInsert;
+}
+
+const INSERT_MEETINGS = namedStatement(
+  "insert_meetings",
+  `with given as (
+     select * from jsonb_to_recordset(?::jsonb) as g(ord int, id text, mode text, organizer_id text, organizer_email text, title text, description text,
+       start_time timestamptz, end_time timestamptz, duration text, participants text[], status text, sequence int, created_at timestamptz,
+       subject text, payload jsonb, msg_id text, trace_context jsonb)
+   ),
+   meeting as (
+     insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration,
+                           participants, status, sequence, created_at, updated_at)
+     select id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration, participants, status, sequence, created_at, created_at
+     from given
+   ),
+   participant as (
+     insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
+     select g.id, p.email, g.mode, g.status, g.start_time, g.end_time from given g cross join lateral unnest(g.participants) as p(email)
+   ),
+   event as (${outboxInsertFrom("given")})
+   select 1`,
+);
+
 /**
- * Stores a new meeting, its participant rows and the outbox row of its event
- * (outboxInsert) as ONE statement: atomic without a transaction of its own,
- * and a single round trip where BEGIN, three inserts and COMMIT took five.
+ * New meetings, their participant rows and the outbox rows of their events
+ * (outboxInsert) as ONE statement: atomic without a transaction of its own
+ * (all of them or none), a single round trip where BEGIN, three inserts and
+ * COMMIT took five, and run by name, so knex does not build it again on
+ * every call. Their events are published in the order given.
  */
-export async function insertMeeting(db: Knex, m: MeetingRecord, event: { sql: string; bindings: unknown[] }): Promise<void> {
-  const start = iso(m.startTime);
-  const end = iso(endTimeOf(m.startTime, m.duration));
-  const created = iso(m.createdAt);
-  const sql = `with meeting as (
-       insert into meetings (id, mode, organizer_id, organizer_email, title, description, start_time, end_time, duration,
-                             participants, status, sequence, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ),
-     participant as (
-       insert into meeting_participants (meeting_id, email, mode, status, start_time, end_time)
-       select ?, email, ?, ?, ?::timestamptz, ?::timestamptz from unnest(?::text[]) as p(email)
-     ),
-     event as (${event.sql})
-     select 1`;
-  await db
-    .raw(sql, [
-      ...[m.id, m.mode, m.organizerId, m.organizerEmail, m.title, m.description, start, end, m.duration, m.participants, m.status, m.sequence, created, created],
-      ...[m.id, m.mode, m.status, start, end, m.participants],
-      ...event.bindings,
-    ] as Knex.RawBinding[])
-    .options({ name: preparedName("insert_meeting", sql) });
+export async function insertMeetings(db: Knex, rows: readonly NewMeetingRow[]): Promise<void> {
+  const json = rows.map(({ meeting: m, event }, ord) => {
+    const fields = { ord, id: m.id, mode: m.mode, organizer_id: m.organizerId, organizer_email: m.organizerEmail, ...changeableColumns(m), created_at: iso(m.createdAt) };
+    // The event's payload goes in as the JSON text outboxInsert made, not encoded again.
+    return `${JSON.stringify(fields).slice(0, -1)},${outboxRowJson(event.row)}}`;
+  });
+  await runNamed(db, INSERT_MEETINGS, [`[${json.join(",")}]`]);
+}
+
+/** The columns of a meeting a change may write. */
+function changeableColumns(m: MeetingRecord) {
+  return {
+    title: m.title,
+    description: m.description,
+    start_time: iso(m.startTime),
+    end_time: iso(endTimeOf(m.startTime, m.duration)),
+    duration: m.duration,
+    participants: m.participants,
+    status: m.status,
+    sequence: m.sequence,
+  };
 }
 
 const FIND_MEETING_SQL = `select ${MEETING_COLUMNS}, ${RESPONSES_COLUMN} from meetings where id = ? and mode = ?`;
@@ -162,17 +191,7 @@ export async function findMeetingResource(db: Knex, id: string, mode: Mode): Pro
 export async function updateMeeting(trx: Knex.Transaction, m: MeetingRecord, now: Date): Promise<void> {
   await trx("meetings")
     .where({ id: m.id })
-    .update({
-      title: m.title,
-      description: m.description,
-      start_time: iso(m.startTime),
-      end_time: iso(endTimeOf(m.startTime, m.duration)),
-      duration: m.duration,
-      participants: m.participants,
-      status: m.status,
-      sequence: m.sequence,
-      updated_at: iso(now),
-    });
+    .update({ ...changeableColumns(m), updated_at: iso(now) });
   await trx("meeting_participants").where({ meeting_id: m.id }).delete();
   await trx("meeting_participants").insert(participantRows(m));
 }

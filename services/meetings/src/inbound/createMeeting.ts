@@ -11,7 +11,7 @@ import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
 import { toMeeting } from "../domain/meeting.js";
 import { newSeries, seriesCreatedEvent } from "../domain/seriesChanges.js";
 import { seriesToMeeting } from "../domain/series.js";
-import { insertMeeting, insertSeries } from "../db/queries.js";
+import { insertMeetings, insertSeries } from "../db/queries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /** POST /v1/meetings → 201 with the meeting; its `meeting.created` event commits with it. */
@@ -27,7 +27,9 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
     const reply: AnswerOf<typeof meetingsCreate> = { status: 201, body: toMeeting(record) };
     const outboxRow = outboxInsert(meetingCreated, event, eventMsgId(record.id, record.sequence));
     const answer = await writeOnce(deps.db, ctx, route, async (db) => {
-      await insertMeeting(db, record, outboxRow);
+      // In the transaction of an Idempotency-Key, on its own; otherwise with the creates of the same moment.
+      if (db.isTransaction) await insertMeetings(db, [{ meeting: record, event: outboxRow }]);
+      else await deps.inserts.insert({ meeting: record, event: outboxRow });
       return reply;
     });
     if (answer === reply) deps.relay.wake();

@@ -1,10 +1,13 @@
 import type { Knex } from "@sched/db";
 import type { OutboxRelay } from "@sched/outbox";
+import type { MeetingInserts } from "../db/insertBatches.js";
 import type { SeriesStore } from "../db/seriesStore.js";
 
 /** What the handlers share. */
 export interface MeetingsDeps {
   db: Knex;
+  /** New meetings outside a transaction: inserted together with those created at the same time. */
+  inserts: Pick<MeetingInserts, "insert">;
   /** Woken after each commit that wrote an event. */
   relay: Pick<OutboxRelay, "wake">;
   now: () => Date;

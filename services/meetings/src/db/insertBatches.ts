@@ -1,0 +1,79 @@
+import type { Knex } from "@sched/db";
+import { remainingMs } from "@sched/errors";
+import { AsyncResource } from "node:async_hooks";
+import { insertMeetings, type NewMeetingRow } from "./queries.js";
+
+/** The most meetings one statement inserts. */
+const MOST_PER_STATEMENT = 64;
+
+interface Waiting {
+  row: NewMeetingRow;
+  /** When its request gives up (epoch ms; Infinity outside a request). */
+  deadline: number;
+  /** Its request's context: its deadline bounds the wait for a connection, as when it wrote alone. */
+  scope: AsyncResource;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Inserts new meetings (each with its participants and outbox row) as they
+ * come, in one statement per turn rather than one each: while a statement is
+ * on its way, the creates that arrive wait and go together in the next one,
+ * so a create alone waits for nothing, and creates at a busy time share one
+ * statement and one commit. Each caller is answered once its row is
+ * committed. A shared statement waits for a connection no longer than the
+ * earliest deadline among its requests, so none is written after it gave
+ * up; should it fail, its rows are tried again one by one, each in its own
+ * request's context, so that one row's failure is that row's caller's alone.
+ */
+export class MeetingInserts {
+  private readonly waiting: Waiting[] = [];
+  private writing = false;
+
+  constructor(private readonly db: Knex) {}
+
+  insert(row: NewMeetingRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ row, deadline: Date.now() + (remainingMs() ?? Infinity), scope: new AsyncResource("meeting-insert"), resolve, reject });
+      if (!this.writing) {
+        this.writing = true;
+        void this.write();
+      }
+    });
+  }
+
+  private async write(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const taken = this.waiting.splice(0, MOST_PER_STATEMENT);
+        // A row whose request gave up while it waited is refused on its own (it is not written), so it does not cut the others' wait short.
+        const now = Date.now();
+        for (const w of taken) if (w.deadline <= now) await this.one(w);
+        const batch = taken.filter((w) => w.deadline > now);
+        if (batch.length <= 1) {
+          if (batch[0]) await this.one(batch[0]);
+          continue;
+        }
+        const soonest = batch.reduce((a, b) => (b.deadline < a.deadline ? b : a));
+        try {
+          await soonest.scope.runInAsyncScope(() => insertMeetings(this.db, batch.map((w) => w.row)));
+          for (const w of batch) w.resolve();
+        } catch {
+          for (const w of batch) await this.one(w);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async one(w: Waiting): Promise<void> {
+    try {
+      await w.scope.runInAsyncScope(() => insertMeetings(this.db, [w.row]));
+      w.resolve();
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+}
