@@ -46,12 +46,14 @@ export async function runProcess<S extends z.ZodObject>(name: string, configSche
   const checks: Array<[string, () => boolean | Promise<boolean>]> = [];
   const steps: Array<[string, (deadline: number) => Promise<void>]> = [];
   let stopping = false;
+  let started = false;
   const health = await startHealthServer({
     port: processConfig.HEALTH_PORT,
     logger,
     stopping: () => stopping,
-    // Until start-up has registered a condition, the process is not ready.
-    checks: async () => (checks.length === 0 ? { starting: false } : Object.fromEntries(await Promise.all(checks.map(async ([n, check]) => [n, await check()] as const)))),
+    // Until start-up has finished, the process is not ready: a condition registered early (the bus connected)
+    // must not call it ready while the rest (the HTTP server's port) is still being set up.
+    checks: async () => (!started || checks.length === 0 ? { starting: false } : Object.fromEntries(await Promise.all(checks.map(async ([n, check]) => [n, await check()] as const)))),
   });
   onShutdown(logger, processConfig.SHUTDOWN_GRACE_MS, async (deadline) => {
     stopping = true;
@@ -69,6 +71,7 @@ export async function runProcess<S extends z.ZodObject>(name: string, configSche
     ready: (check, fn) => void checks.push([check, fn]),
     onStop: (step, fn) => void steps.push([step, fn]),
   });
+  started = true;
   logger.info("process started");
 }
 

@@ -66,4 +66,18 @@ describe("the process shell every process runs in", () => {
       await exitCode(running.child);
     }
   }, 90_000);
+
+  it("is not ready before start-up has finished, whatever conditions it registered on the way", async () => {
+    const running = await start("slow-start");
+    try {
+      // Its condition holds and its health server answers, but start-up is not over.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await running.readyz()).toBe(503);
+      running.child.kill("SIGUSR2");
+      await eventually(async () => (await running.readyz()) === 200, 30_000, 100);
+    } finally {
+      running.child.kill("SIGTERM");
+      await exitCode(running.child);
+    }
+  }, 90_000);
 });

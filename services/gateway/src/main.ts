@@ -22,6 +22,14 @@ await runProcess("gateway", gatewayConfigSchema, async ({ config, process: commo
   });
   // Revocation notices and the request log's last batch, after the last request is answered.
   onStop("stop background work", () => background.stop());
-  server.listen(config.PORT, () => logger.info({ port: config.PORT }, "gateway listening"));
+  // Start-up (and so readiness) ends once the port is taken; a port already in use stops the process.
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  logger.info({ port: config.PORT }, "gateway listening");
   onStop("finish requests", (deadline) => closeHttpServer(server, deadline));
 });
