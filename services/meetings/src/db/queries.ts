@@ -295,11 +295,18 @@ export interface BusyQuery {
 export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
   const earliestStart = iso(new Date(q.from.getTime() - LONGEST_MEETING_MS));
   const range = [earliestStart, iso(q.to), iso(q.from)];
+  // One user (a day view) as plain values: Postgres's plan for an array guesses its length, so that its
+  // generic plan never looked as cheap as the one made for each call, and the statement was planned on every call.
+  const [only] = q.users;
+  const whose =
+    q.users.length === 1 && only
+      ? { from: "(select ?::text as user_id, ?::text as email, 1::int8 as n) as w", bindings: [only.userId, only.email] }
+      : { from: "unnest(?::text[], ?::text[]) with ordinality as w(user_id, email, n)", bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email)] };
   return {
     sql: `select w.user_id, w.n,
                  floor(extract(epoch from i.start_time))::int8 as start_s,
                  ceil(extract(epoch from i.end_time))::int8 as end_s
-            from unnest(?::text[], ?::text[]) with ordinality as w(user_id, email, n)
+            from ${whose.from}
            cross join lateral (
              select start_time, lead(before_max) over (order by start_time) as end_time
                from (
@@ -323,7 +330,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
            ) i
            where i.start_time < 'infinity'
            order by w.n, i.start_time`,
-    bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email), q.mode, ...range, q.mode, ...range, q.mode, iso(q.from), iso(q.to)],
+    bindings: [...whose.bindings, q.mode, ...range, q.mode, ...range, q.mode, iso(q.from), iso(q.to)],
   };
 }
 
