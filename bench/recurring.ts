@@ -32,6 +32,8 @@ import { calendar, dayAhead, MEETINGS, SERIES, weeklySeries, type BenchOptions }
 
 /** The services whose statements and profiles are read. */
 const WATCHED = ["meetings", "availability"] as const;
+/** The processes run under `--cpu-prof` with --profile in the processes wiring: the gateway carries every reply. */
+const PROFILED = [...WATCHED, "gateway"] as const;
 
 /** Where a recurring request's CPU goes in meetings and availability, leaf first. */
 const RECURRING_LAYERS: Layer[] = [
@@ -152,7 +154,7 @@ function printProfiles(dir: string | undefined, rows: Row[]): void {
     return;
   }
   if (!dir) return;
-  for (const service of WATCHED) {
+  for (const service of PROFILED) {
     const files = readdirSync(join(dir, service)).filter((f) => f.endsWith(".cpuprofile"));
     if (files.length === 0) continue;
     const file = join(dir, service, files[0]!);
@@ -167,7 +169,7 @@ export async function benchRecurring(options: BenchOptions & { profile: boolean 
   for (const kind of wirings) {
     const profiled = options.profile && kind === "processes";
     if (profiled) profileDir = mkdtempSync(join(tmpdir(), "recurring-profiles-"));
-    const nodeArgs = profiled ? Object.fromEntries(WATCHED.map((s) => [s, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir!, s)}`]])) : {};
+    const nodeArgs = profiled ? Object.fromEntries(PROFILED.map((s) => [s, ["--cpu-prof", `--cpu-prof-dir=${join(profileDir!, s)}`]])) : {};
     const bench = await startBenchSystem(kind, { nodeArgs });
     let rows: Row[];
     try {

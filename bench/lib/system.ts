@@ -98,7 +98,8 @@ async function startProcesses(adminToken: string, options: BenchSystemOptions): 
     await deleteNamespaceStreams(NATS_URL, namespace);
   });
   try {
-    const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
+    // The dashboard's page is not measured: any free port, so that two runs on one machine do not collide.
+    const env = { NATS_URL, DATABASE_URL: database.url, REDIS_URL, BUS_NAMESPACE: namespace, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error", DASHBOARD_PORT: "0" };
     // Every start is awaited, failed or not, so a failure stops the processes that did start.
     const starts = await Promise.allSettled(
       [

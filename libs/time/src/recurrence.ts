@@ -151,14 +151,18 @@ function blockStarts(series: SeriesRule, block: number): readonly number[] {
  * (rrule-temporal's `between`), never the whole series.
  */
 export function occurrenceStarts(series: SeriesRule, from: Date, to: Date): Date[] {
-  if (to.getTime() <= from.getTime()) return [];
-  const lo = Math.max(from.getTime(), series.start.getTime());
-  const hi = Math.min(to.getTime(), series.lastEnd?.getTime() ?? Infinity);
+  return occurrenceStartTimes(series, from.getTime(), to.getTime()).map((t) => new Date(t));
+}
+
+/** occurrenceStarts as epoch milliseconds, for callers that compare before they build anything. */
+export function occurrenceStartTimes(series: SeriesRule, from: number, to: number): number[] {
+  if (to <= from) return [];
+  const lo = Math.max(from, series.start.getTime());
+  const hi = Math.min(to, series.lastEnd?.getTime() ?? Infinity);
   if (lo >= hi) return [];
-  const out: Date[] = [];
+  const out: number[] = [];
   for (let block = Math.floor(lo / BLOCK_MS); block * BLOCK_MS < hi; block++) {
-    for (const t of blockStarts(series, block)) if (t >= lo && t < hi) out.push(new Date(t));
+    for (const t of blockStarts(series, block)) if (t >= lo && t < hi) out.push(t);
   }
   return out;
 }
-

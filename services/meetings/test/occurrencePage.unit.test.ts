@@ -92,3 +92,33 @@ describe("a page merged from single meetings and occurrences", () => {
     expect(mergePage({ ...base, singles: singleEntries(pageOf(singles)), singlesHaveMore: false, occurrencesExhausted: false }).hasMore).toBe(true);
   });
 });
+
+describe("occurrences kept with their series record", () => {
+  const window = [at("2031-06-01T00:00:00Z"), at("2031-06-10T00:00:00Z")] as const;
+  const itemOf = (s: SeriesRecord) => JSON.parse(mergePage({ direction: "asc", singles: [], singlesHaveMore: false, occurrences: occurrenceEntries(s), occurrencesExhausted: true, limit: 1, itemBytes: undefined }).itemsJson) as MeetingListItem[];
+
+  it("are the same for the same record, and a changed record's own", () => {
+    const s = daily();
+    expect(occurrencesIn(s, [], ...window)).toEqual(occurrencesIn(s, [], ...window));
+    expect(itemOf(s)[0]!.title).toBe("Daily");
+    // A change makes a new record (never one changed in place): its occurrences and list items are its own.
+    const renamed: SeriesRecord = { ...s, title: "Renamed", participants: ["cy@example.com"] };
+    expect(occurrencesIn(renamed, [], ...window).map((o) => [o.title, o.participants])).toEqual(Array.from({ length: 3 }, () => ["Renamed", ["cy@example.com"]]));
+    expect(itemOf(renamed)).toEqual([occurrenceListItem(renamed, occurrencesIn(renamed, [], ...window)[0]!)]);
+    expect(itemOf(s)[0]!.title).toBe("Daily");
+  });
+
+  it("give way to exceptions, moved ones in start order", () => {
+    const s = daily();
+    const moved = { seriesId: s.id, originalStart: at("2031-06-02T09:00:00Z"), title: "Moved", description: "", startTime: at("2031-06-03T12:00:00Z"), duration: "30 mins" as const, participants: ["bea@example.com"], status: "confirmed" as const, sequence: 1 };
+    const other = { ...moved, seriesId: "mtg_other", title: "Another series'" };
+    const occurrences = occurrencesIn(s, [moved, other], ...window);
+    expect(occurrences.map((o) => [o.startTime.toISOString(), o.title, o.exception])).toEqual([
+      ["2031-06-03T09:00:00.000Z", "Daily", false],
+      ["2031-06-03T12:00:00.000Z", "Moved", true],
+      ["2031-06-04T09:00:00.000Z", "Daily", false],
+    ]);
+    // The plain occurrences kept with the record before are not changed by an exception seen later.
+    expect(occurrencesIn(s, [], ...window).map((o) => o.title)).toEqual(["Daily", "Daily", "Daily"]);
+  });
+});

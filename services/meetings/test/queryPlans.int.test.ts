@@ -2,7 +2,7 @@ import { replyBodyBudget } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { MEETING_FILTERS } from "@sched/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busySql, calendarPageBesideSql, calendarPageSql, listCalendar, seriesVersionsSql } from "../src/db/queries.js";
+import { busyIntervals, busySql, calendarPageBesideSql, calendarPageSql, listCalendar, seriesVersionsSql } from "../src/db/queries.js";
 import { planList, withWindow } from "../src/domain/filters.js";
 import { startMeetings, type TestMeetings } from "./harness.js";
 
@@ -120,6 +120,23 @@ describe("query plans at 100,000 meetings per user", () => {
     });
     expect(plans).toHaveLength(1);
     expect(plans[0]!.generic_plans + plans[0]!.custom_plans).toBe(8);
+  });
+
+  it("one user's busy time (a day view) is planned once per connection: Postgres settles on the generic plan", async () => {
+    const day = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 9 * 3_600_000);
+    const plans = await h.db.transaction(async (trx) => {
+      for (let i = 0; i < 8; i++) {
+        const from = new Date(day.getTime() + (i % 7) * 86_400_000);
+        const busy = await busyIntervals(trx, { mode: "test", users: [USER], from, to: new Date(from.getTime() + 8 * 3_600_000) }, seriesVersionsSql({ mode: "test", users: [USER], from, confirmedOnly: true }));
+        expect(busy.intervals.length).toBeGreaterThan(0);
+      }
+      const { rows } = await trx.raw("select generic_plans, custom_plans from pg_prepared_statements where name like 'busy_beside_%'");
+      return rows as { generic_plans: number; custom_plans: number }[];
+    });
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.generic_plans + plans[0]!.custom_plans).toBe(8);
+    // Five plans per call before Postgres compares; a statement whose generic plan looks dearer is planned on every call.
+    expect(plans[0]!.generic_plans).toBeGreaterThan(0);
   });
 
   it("the busy query for 100 users over a week is index scans", async () => {

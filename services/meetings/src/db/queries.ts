@@ -358,11 +358,18 @@ export interface BusyQuery {
 export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
   const earliestStart = iso(new Date(q.from.getTime() - LONGEST_MEETING_MS));
   const range = [earliestStart, iso(q.to), iso(q.from)];
+  // One user (a day view) as plain values: Postgres's plan for an array guesses its length, so that its
+  // generic plan never looked as cheap as the one made for each call, and the statement was planned on every call.
+  const [only] = q.users;
+  const whose =
+    q.users.length === 1 && only
+      ? { from: "(select ?::text as user_id, ?::text as email, 1::int8 as n) as w", bindings: [only.userId, only.email] }
+      : { from: "unnest(?::text[], ?::text[]) with ordinality as w(user_id, email, n)", bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email)] };
   return {
     sql: `select w.user_id, w.n,
                  floor(extract(epoch from i.start_time))::int8 as start_s,
                  ceil(extract(epoch from i.end_time))::int8 as end_s
-            from unnest(?::text[], ?::text[]) with ordinality as w(user_id, email, n)
+            from ${whose.from}
            cross join lateral (
              select start_time, lead(before_max) over (order by start_time) as end_time
                from (
@@ -386,7 +393,7 @@ export function busySql(q: BusyQuery): { sql: string; bindings: unknown[] } {
            ) i
            where i.start_time < 'infinity'
            order by w.n, i.start_time`,
-    bindings: [q.users.map((u) => u.userId), q.users.map((u) => u.email), q.mode, ...range, q.mode, ...range, q.mode, iso(q.from), iso(q.to)],
+    bindings: [...whose.bindings, q.mode, ...range, q.mode, ...range, q.mode, iso(q.from), iso(q.to)],
   };
 }
 
@@ -547,21 +554,27 @@ export interface SeriesVersionsQuery {
  * or whose occurrences concern them (series_participants) that may overlap
  * [from, to), as `id:version,…` or null: put beside a list's or busy time's
  * own statement, so that a user without series costs no statement more, and
- * one with series costs none more once they are kept (seriesStore.ts). Index
- * ranges on (mode, organizer_id | email, last_end), then each id by its
- * primary key (a lateral join: its `limit 1` keeps Postgres from a hash join
- * that read the whole table).
+ * one with series costs none more once they are kept (seriesStore.ts). The
+ * organized series are an index range on (mode, organizer_id, last_end) whose
+ * rows give their versions themselves; the attended ones a range on
+ * series_participants' (mode, email, last_end), then each id by its primary
+ * key (a lateral join: its `limit 1` keeps Postgres from a hash join that
+ * read the whole table). Looking the organized ones up again by primary key
+ * cost three buffer reads a series: with 200 series, most of the statement.
  */
 export function seriesVersionsSql(q: SeriesVersionsQuery): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
   const to = q.to ? iso(q.to) : "infinity";
-  const sql = `(select string_agg(s.id || ':' || s.version, ',')
-                  from (select id from meeting_series where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz
+  const confirmed = q.confirmedOnly ? " and status = 'confirmed'" : "";
+  const sql = `(select string_agg(v.id || ':' || v.version, ',')
+                  from (select id, version from meeting_series
+                         where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz and start_time < ?::timestamptz${confirmed}
                         union
-                        select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) ids
-                  cross join lateral (select id, version from meeting_series
-                                       where id = ids.id and start_time < ?::timestamptz${q.confirmedOnly ? " and status = 'confirmed'" : ""} limit 1) s)`;
-  return { sql, bindings: [q.mode, q.users.map((u) => u.userId), from, q.mode, q.users.map((u) => u.email), from, to] };
+                        select s.id, s.version
+                          from (select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) p
+                         cross join lateral (select id, version from meeting_series
+                                              where id = p.series_id and start_time < ?::timestamptz${confirmed} limit 1) s) v)`;
+  return { sql, bindings: [q.mode, q.users.map((u) => u.userId), from, to, q.mode, q.users.map((u) => u.email), from, to] };
 }
 
 /** `id:version,…` read back. */

@@ -1,6 +1,9 @@
 import type { Knex } from "@sched/db";
 import type { Mode } from "@sched/proto";
-import { seriesWithExceptions, type VersionedSeries } from "./queries.js";
+import { readSeriesVersions, seriesWithExceptions, type VersionedSeries } from "./queries.js";
+
+/** Most answers a store finds again by the text naming their versions, across modes. */
+const MOST_NAMED = 1_000;
 
 /** Most a store keeps, counting a series, each of its exceptions and each own answer of an occurrence as one: a few tens of MB at most. */
 const MOST_KEPT = 200_000;
@@ -23,8 +26,36 @@ export class SeriesStore {
 
   constructor(private readonly most = MOST_KEPT) {}
 
+  /**
+   * Answers by the text that named the series and their versions
+   * (seriesVersionsSql's `id:version,…`), per mode: the same text names the
+   * same series at the same versions, so a caller asking again with it (a
+   * list or busy time repeated while nothing changed) gets the same answer
+   * without reading the text or looking each series up again.
+   */
+  private readonly named = new Map<Mode, Map<string, VersionedSeries[]>>();
+  private namedCount = 0;
+
+  /** The series a statement named with their versions (`id:version,…`, null for none), as read() gives them. */
+  async readNamed(db: Knex, mode: Mode, text: string | null): Promise<VersionedSeries[]> {
+    if (!text) return [];
+    let ofMode = this.named.get(mode);
+    const known = ofMode?.get(text);
+    if (known) return known;
+    const answer = await this.read(db, mode, readSeriesVersions(text));
+    if (this.namedCount >= MOST_NAMED) {
+      this.named.clear();
+      this.namedCount = 0;
+      ofMode = undefined;
+    }
+    if (!ofMode) this.named.set(mode, (ofMode = new Map()));
+    ofMode.set(text, answer);
+    this.namedCount++;
+    return answer;
+  }
+
   /** The series named, as of at least the versions given; those gone since are left out. */
-  async read(db: Knex, mode: Mode, versions: readonly { id: string; version: number }[]): Promise<VersionedSeries[]> {
+  private async read(db: Knex, mode: Mode, versions: readonly { id: string; version: number }[]): Promise<VersionedSeries[]> {
     const out: VersionedSeries[] = [];
     const missing: string[] = [];
     for (const { id, version } of versions) {

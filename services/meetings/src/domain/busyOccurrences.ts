@@ -1,7 +1,7 @@
 import type { BusyInterval } from "@sched/proto";
 import { declined, occurrenceAnswers, ownAnswersOf, type AnswersByOccurrence } from "./seriesAnswers.js";
 import { occurrencesIn, seesOccurrence, type ExceptionRecord, type SeriesRecord } from "./series.js";
-import { endTimeOf } from "./timing.js";
+import { durationMs } from "./timing.js";
 
 /**
  * A user's busy time from recurring meetings over [from, to): the confirmed
@@ -17,13 +17,17 @@ export function occurrenceBusy(
   to: Date,
 ): BusyInterval[] {
   const email = user.email.toLowerCase();
+  const viewer = { userId: user.userId, email };
   const out: BusyInterval[] = [];
   for (const { series: s, exceptions, answers } of kept) {
-    if (s.organizerId !== user.userId && !s.participants.includes(email) && !exceptions.some((e) => e.participants.includes(email))) continue;
+    const organizes = s.organizerId === user.userId;
+    if (!organizes && !s.participants.includes(email) && !exceptions.some((e) => e.participants.includes(email))) continue;
     for (const o of occurrencesIn(s, exceptions, from, to)) {
-      if (o.status !== "confirmed" || !seesOccurrence(s, o, user)) continue;
-      if (s.organizerId !== user.userId && declined(occurrenceAnswers(s.responses, ownAnswersOf(answers, o)), email)) continue;
-      out.push([Math.floor(o.startTime.getTime() / 1_000), Math.ceil(endTimeOf(o.startTime, o.duration).getTime() / 1_000)]);
+      if (o.status !== "confirmed" || !seesOccurrence(s, o, viewer)) continue;
+      // Without own answers to any occurrence, each one's answers are the series'.
+      if (!organizes && declined(answers.size === 0 ? s.responses : occurrenceAnswers(s.responses, ownAnswersOf(answers, o)), email)) continue;
+      const start = o.startTime.getTime();
+      out.push([Math.floor(start / 1_000), Math.ceil((start + durationMs(o.duration)) / 1_000)]);
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { compareForList, matchesPlan, type ListPlan } from "./filters.js";
-import { occurrenceListItem, occurrencesIn, seesOccurrence, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
+import { occurrenceListItemJson, occurrencesIn, seesOccurrence, type ExceptionRecord, type Occurrence, type SeriesRecord } from "./series.js";
 import { LONGEST_MEETING_MS } from "./timing.js";
 
 const DAY_MS = 86_400_000;
@@ -56,9 +56,10 @@ export async function occurrencesForPage(input: {
   while (!done) {
     const from = plan.direction === "asc" ? lo : Math.max(lo, hi - span);
     const to = plan.direction === "asc" ? Math.min(hi, lo + span) : hi;
-    const exceptions = bySeries(await input.exceptionsOf(new Date(from), new Date(to)));
+    const window = { from: new Date(from), to: new Date(to) };
+    const exceptions = bySeries(await input.exceptionsOf(window.from, window.to));
     for (const s of series) {
-      for (const o of occurrencesIn(s, exceptions.get(s.id) ?? [], new Date(from), new Date(to))) {
+      for (const o of occurrencesIn(s, exceptions.get(s.id) ?? NO_EXCEPTIONS, window.from, window.to)) {
         const start = o.startTime.getTime();
         if (start < from || start >= to) continue; // another window's
         if (!matchesPlan(plan, o) || !seesOccurrence(s, o, input.viewer)) continue;
@@ -77,6 +78,8 @@ export async function occurrencesForPage(input: {
   const items = found.slice(0, input.wanted).map(({ series: s, occurrence: o }) => ({ at: o.startTime.getTime(), id: o.id, series: s, occurrence: o }));
   return { items, exhausted: done && found.length <= input.wanted };
 }
+
+const NO_EXCEPTIONS: readonly ExceptionRecord[] = [];
 
 function bySeries(exceptions: readonly ExceptionRecord[]): Map<string, ExceptionRecord[]> {
   const out = new Map<string, ExceptionRecord[]>();
@@ -169,7 +172,7 @@ export function mergePage(input: {
   let j = 0;
   while (texts.length < input.limit && (i < singles.length || j < occurrences.length)) {
     const takeSingle = j >= occurrences.length || (i < singles.length && order(singles[i]!, occurrences[j]!) <= 0);
-    const text = takeSingle ? singles[i]!.text : JSON.stringify(occurrenceListItem(occurrences[j]!.series, occurrences[j]!.occurrence));
+    const text = takeSingle ? singles[i]!.text : occurrenceListItemJson(occurrences[j]!.series, occurrences[j]!.occurrence);
     bytes += Buffer.byteLength(text) + 1;
     if (texts.length > 0 && input.itemBytes !== undefined && bytes > input.itemBytes) break;
     texts.push(text);

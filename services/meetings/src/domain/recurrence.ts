@@ -1,8 +1,8 @@
 import { icsUtc, MAX_OCCURRENCES, MAX_SERIES_YEARS, occurrenceIdOf } from "@sched/proto";
-import { floatingRule, instantOfWallClock, occurrenceStarts, readIcsUtc, type SeriesRule } from "@sched/time";
+import { floatingRule, instantOfWallClock, occurrenceStarts, occurrenceStartTimes, readIcsUtc, type SeriesRule } from "@sched/time";
 import { DateTime, IANAZone } from "luxon";
 
-export { instantOfWallClock, occurrenceStarts, type SeriesRule };
+export { instantOfWallClock, occurrenceStarts, occurrenceStartTimes, type SeriesRule };
 
 /**
  * Recurrence rules (api-decisions part 15), expanded by rrule-temporal.

@@ -2,8 +2,8 @@ import type { Caller, ChangedOccurrence, Duration, Meeting, MeetingListItem, Mee
 import type { MeetingState } from "./changes.js";
 import type { MeetingRecord } from "./meeting.js";
 import { attendeesOf, occurrenceAnswers, type Answers } from "./seriesAnswers.js";
-import { occurrenceId, occurrenceStarts, type SeriesRule } from "./recurrence.js";
-import { endTimeOf, formatTimestamp, LONGEST_MEETING_MS } from "./timing.js";
+import { occurrenceId, occurrenceStartTimes, type SeriesRule } from "./recurrence.js";
+import { durationMs, formatTimestamp, LONGEST_MEETING_MS } from "./timing.js";
 
 /**
  * A recurring meeting as the service holds it: the meeting fields every
@@ -47,14 +47,17 @@ export interface Occurrence extends MeetingState {
 /**
  * What a series record was expanded with, kept with the record (records are
  * never changed in place: a change makes a new one): its rule, whose expanded
- * blocks go with it (@sched/time), and its occurrences' ids by original start.
+ * blocks go with it (@sched/time), its occurrences' ids by original start,
+ * and the rule's own occurrences (those without an exception) by original
+ * start, built once: a list or busy time of the kept series then allocates
+ * nothing per occurrence. Occurrences are never changed in place either.
  */
-const expandedWith = new WeakMap<SeriesRecord, { rule: SeriesRule; ids: Map<number, string> }>();
+const expandedWith = new WeakMap<SeriesRecord, { rule: SeriesRule; ids: Map<number, string>; plain: Map<number, Occurrence> }>();
 
-function expansionOf(series: SeriesRecord): { rule: SeriesRule; ids: Map<number, string> } {
+function expansionOf(series: SeriesRecord): { rule: SeriesRule; ids: Map<number, string>; plain: Map<number, Occurrence> } {
   let kept = expandedWith.get(series);
   if (!kept) {
-    kept = { rule: { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd }, ids: new Map() };
+    kept = { rule: { rule: series.recurrence, timeZone: series.timeZone, start: series.startTime, lastEnd: series.lastEnd }, ids: new Map(), plain: new Map() };
     expandedWith.set(series, kept);
   }
   return kept;
@@ -86,6 +89,14 @@ export function occurrenceOf(series: SeriesRecord, originalStart: Date, exceptio
   return { id, seriesId: series.id, originalStart, title, description, startTime: originalStart, duration, participants, status, sequence, exception: false };
 }
 
+/** The rule's own occurrence at an original start (epoch ms), built once per record (expansionOf). */
+function plainOccurrence(series: SeriesRecord, at: number): Occurrence {
+  const { plain } = expansionOf(series);
+  let occurrence = plain.get(at);
+  if (occurrence === undefined) plain.set(at, (occurrence = occurrenceOf(series, new Date(at), undefined)));
+  return occurrence;
+}
+
 /**
  * The occurrences of a series overlapping [from, to), in start order: the
  * rule's, expanded over the window only, each replaced by its exception
@@ -94,21 +105,32 @@ export function occurrenceOf(series: SeriesRecord, originalStart: Date, exceptio
  * start or actual start lies within LONGEST_MEETING_MS of the window.
  */
 export function occurrencesIn(series: SeriesRecord, exceptions: readonly ExceptionRecord[], from: Date, to: Date): Occurrence[] {
-  const byOriginal = new Map(exceptions.filter((e) => e.seriesId === series.id).map((e) => [e.originalStart.getTime(), e]));
+  const fromMs = from.getTime();
+  const toMs = to.getTime();
+  // Most series have no exception near a window: no map to build then.
+  const byOriginal = exceptions.length === 0 ? undefined : exceptionsByOriginal(series.id, exceptions);
   const out: Occurrence[] = [];
-  const overlaps = (o: { startTime: Date; duration: Duration }) => o.startTime.getTime() < to.getTime() && endTimeOf(o.startTime, o.duration).getTime() > from.getTime();
   const activeFrom = series.activeFrom?.getTime() ?? -Infinity;
-  for (const start of occurrenceStarts(ruleOf(series), new Date(from.getTime() - LONGEST_MEETING_MS), to)) {
-    if (byOriginal.has(start.getTime())) continue;
-    const occurrence = occurrenceOf(series, start, undefined);
-    if (endTimeOf(start, series.duration).getTime() <= activeFrom) continue;
-    if (overlaps(occurrence)) out.push(occurrence);
+  const length = durationMs(series.duration);
+  for (const start of occurrenceStartTimes(ruleOf(series), fromMs - LONGEST_MEETING_MS, toMs)) {
+    if (byOriginal?.has(start)) continue;
+    const end = start + length;
+    if (end <= activeFrom) continue;
+    if (start < toMs && end > fromMs) out.push(plainOccurrence(series, start));
   }
+  if (byOriginal === undefined || byOriginal.size === 0) return out; // the rule's starts come in order, each once
   for (const exception of byOriginal.values()) {
     const occurrence = occurrenceOf(series, exception.originalStart, exception);
-    if (overlaps(occurrence)) out.push(occurrence);
+    const start = occurrence.startTime.getTime();
+    if (start < toMs && start + durationMs(occurrence.duration) > fromMs) out.push(occurrence);
   }
   return out.sort((a, b) => a.startTime.getTime() - b.startTime.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+function exceptionsByOriginal(seriesId: string, exceptions: readonly ExceptionRecord[]): Map<number, ExceptionRecord> {
+  const out = new Map<number, ExceptionRecord>();
+  for (const e of exceptions) if (e.seriesId === seriesId) out.set(e.originalStart.getTime(), e);
+  return out;
 }
 
 export function seriesToMeeting(series: SeriesRecord): Meeting {
@@ -161,6 +183,20 @@ export function occurrenceListItem(series: SeriesRecord, o: Occurrence): Meeting
     seriesId: series.id,
     originalStartTime: formatTimestamp(o.originalStart),
   };
+}
+
+/** List items of the rule's own occurrences, written once per occurrence (they are kept with their record: expansionOf). */
+const listItemTexts = new WeakMap<Occurrence, string>();
+
+/** occurrenceListItem as JSON text. */
+export function occurrenceListItemJson(series: SeriesRecord, o: Occurrence): string {
+  let text = listItemTexts.get(o);
+  if (text === undefined) {
+    text = JSON.stringify(occurrenceListItem(series, o));
+    // An exception's occurrence is built again for each request: nothing to find it by next time.
+    if (!o.exception) listItemTexts.set(o, text);
+  }
+  return text;
 }
 
 /**

@@ -6,8 +6,12 @@ const MINUTE_MS = 60_000;
 export const SHORTEST_MEETING_MS = 15 * MINUTE_MS;
 export const LONGEST_MEETING_MS = 120 * MINUTE_MS;
 
+export function durationMs(duration: Duration): number {
+  return DURATION_MINUTES[duration] * MINUTE_MS;
+}
+
 export function endTimeOf(startTime: Date, duration: Duration): Date {
-  return new Date(startTime.getTime() + DURATION_MINUTES[duration] * MINUTE_MS);
+  return new Date(startTime.getTime() + durationMs(duration));
 }
 
 /** A meeting has ended when its end is not after now (api-decisions part 5). */

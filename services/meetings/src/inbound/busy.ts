@@ -1,7 +1,7 @@
 import type { Handler } from "@sched/bus";
 import type { BusyInterval, meetingsBusy } from "@sched/proto";
 import { mergeIntervals, occurrenceBusy } from "../domain/busyOccurrences.js";
-import { busyIntervals, readSeriesVersions, seriesVersionsSql } from "../db/queries.js";
+import { busyIntervals, seriesVersionsSql } from "../db/queries.js";
 import type { MeetingsDeps } from "./deps.js";
 
 /**
@@ -23,10 +23,9 @@ export function busy(deps: MeetingsDeps): Handler<typeof meetingsBusy> {
     );
     const byUser = new Map<string, BusyInterval[]>(request.users.map((u) => [u.userId, []]));
     for (const row of intervals) byUser.get(row.userId)?.push([row.start, row.end]);
-    const versions = readSeriesVersions(beside);
-    if (versions.length > 0) {
+    if (beside) {
       // Declined occurrences are not busy for the decliner: their own answers are kept with each series.
-      const kept = await deps.series.read(deps.db, request.mode, versions);
+      const kept = await deps.series.readNamed(deps.db, request.mode, beside);
       for (const user of request.users) {
         const extra = occurrenceBusy(kept, user, from, to);
         if (extra.length > 0) byUser.set(user.userId, mergeIntervals([...(byUser.get(user.userId) ?? []), ...extra]));

@@ -5,7 +5,7 @@ import { planList, withWindow, type ListWindow } from "../domain/filters.js";
 import { readBound } from "../domain/period.js";
 import { mergePage, occurrencesForPage, singleEntries, type Position } from "../domain/occurrencePage.js";
 import { seesOccurrence } from "../domain/series.js";
-import { findCalendarPosition, listCalendar, findSeries, readSeriesVersions, seriesVersionsSql } from "../db/queries.js";
+import { findCalendarPosition, listCalendar, findSeries, seriesVersionsSql } from "../db/queries.js";
 import { findOccurrence, readMeetingRef } from "./series.js";
 import type { MeetingsDeps } from "./deps.js";
 
@@ -34,10 +34,9 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     const itemBytes = replyBodyBudget(deps.maxMessageBytes());
     const range = { from: plan.endAfter ?? plan.startAfter, to: plan.startBefore ?? plan.startAtOrBefore };
     const singles = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes }, seriesVersionsSql({ mode: caller.mode, users: [whose], ...range }));
-    const versions = readSeriesVersions(singles.beside);
     // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
-    if (versions.length === 0) return { status: 200, body: new JsonText(`{"data":${singles.itemsJson},"hasMore":${singles.hasMore}}`) };
-    const kept = await deps.series.read(deps.db, caller.mode, versions);
+    if (!singles.beside) return { status: 200, body: new JsonText(`{"data":${singles.itemsJson},"hasMore":${singles.hasMore}}`) };
+    const kept = await deps.series.readNamed(deps.db, caller.mode, singles.beside);
     const singleItems = singleEntries(singles.itemsJson);
     const last = singleItems[singleItems.length - 1];
     const occurrences = await occurrencesForPage({
