@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { isIP, type LookupFunction } from "node:net";
-import { Agent, Client, type Dispatcher } from "undici";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction, type Socket } from "node:net";
 import { addressesRefusal, hostOf } from "../domain/endpointUrl.js";
 import { isNonPublicAddress } from "@sched/net";
 import { isDelivered } from "../domain/retry.js";
@@ -20,23 +21,13 @@ const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * Connections kept alive between deliveries, pooled by origin (protocol,
- * host and port) in one undici agent for all endpoints (one per setting of
- * private addresses): a busy endpoint's deliveries pay no TCP (and TLS)
- * handshake, and a request costs a fraction of the CPU of `node:http`'s. A
- * connection is opened only through the guarded lookup, so every pooled one
- * goes to an address that was checked when it was opened; the name is
- * resolved once a connection, not once a delivery.
+ * host and port), one pool for all endpoints: a busy endpoint's deliveries
+ * do not each pay a TCP (and TLS) handshake. A connection is opened only
+ * through the guarded lookup, so every pooled one goes to an address that
+ * was checked when it was opened; a request on a reused one checks the
+ * address again.
  */
-const agents = new Map<boolean, Agent>();
-const connectOptions = (allowPrivate: boolean) => ({ lookup: guardedLookup(allowPrivate) });
-function agentFor(allowPrivate: boolean): Agent {
-  let agent = agents.get(allowPrivate);
-  if (!agent) {
-    agent = new Agent({ keepAliveTimeout: IDLE_CONNECTION_MS, keepAliveMaxTimeout: IDLE_CONNECTION_MS, connect: connectOptions(allowPrivate) });
-    agents.set(allowPrivate, agent);
-  }
-  return agent;
-}
+const agents = { http: new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" }), https: new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" }) };
 
 /** What one POST to a receiver came to. */
 export interface PostResult {
@@ -86,12 +77,11 @@ export async function hostRefusal(url: URL, allowPrivate: boolean): Promise<stri
 
 /**
  * POSTs a JSON body to a receiver: no redirect followed (a 3xx is a failure),
- * every address checked (literal, or resolved for each new connection), at
- * most 64 KiB of the answer read, and the whole exchange cut at `timeoutMs`.
- * A connection the receiver closed before any answer came (a kept-alive one
- * closed just as it was reused, most often) is not held against the
- * receiver: the POST is made once more, on a new connection, within the
- * same time; at least once allows the repeat.
+ * every address checked (literal or resolved, on a new connection or a
+ * reused one), at most 64 KiB of the answer read, and the whole exchange cut
+ * at `timeoutMs`. A kept-alive connection the receiver closed just as it was
+ * reused is not held against the receiver: the POST is made once more, on a
+ * new connection, within the same time.
  */
 export async function postJson(url: URL, body: Buffer, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
   const started = performance.now();
@@ -99,76 +89,55 @@ export async function postJson(url: URL, body: Buffer, headers: Record<string, s
   if (!options.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) {
     return { status: null, error: `${host} is a private, loopback or link-local address`, durationMs: 0 };
   }
-  const timedOut = new AbortController();
-  const timer = setTimeout(() => timedOut.abort(), options.timeoutMs);
-  try {
-    let sent = await postOnce(agentFor(options.allowPrivate), url, body, headers, options, timedOut.signal);
-    if (sent.closedBeforeAnswer && !timedOut.signal.aborted) {
-      // On a connection of its own: the pool's other kept-alive ones may be as stale.
-      const fresh = new Client(url.origin, { connect: connectOptions(options.allowPrivate) });
-      try {
-        sent = await postOnce(fresh, url, body, headers, options, timedOut.signal);
-      } finally {
-        void fresh.destroy().catch(() => undefined);
-      }
-    }
-    return { status: sent.status, error: sent.error, durationMs: Math.round(performance.now() - started) };
-  } finally {
-    clearTimeout(timer);
-  }
+  const deadline = started + options.timeoutMs;
+  let sent = await postOnce(url, body, headers, options.allowPrivate, deadline, options.timeoutMs);
+  if (sent.staleConnection) sent = await postOnce(url, body, headers, options.allowPrivate, deadline, options.timeoutMs);
+  return { status: sent.status, error: sent.error, durationMs: Math.round(performance.now() - started) };
 }
 
-/** Errors of a connection closed under a request, before any answer. */
-const CLOSED_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
-
-/** One request; `closedBeforeAnswer` when the connection was closed before any answer came. */
-async function postOnce(
-  dispatcher: Dispatcher,
-  url: URL,
-  body: Buffer,
-  headers: Record<string, string>,
-  options: { timeoutMs: number; allowPrivate: boolean },
-  signal: AbortSignal,
-): Promise<{ status: number | null; error: string | null; closedBeforeAnswer: boolean }> {
-  let status: number;
-  let answer: Dispatcher.ResponseData["body"];
-  try {
-    ({ statusCode: status, body: answer } = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
+/** One request; `staleConnection` when a reused connection failed before any answer. */
+function postOnce(url: URL, body: Buffer, headers: Record<string, string>, allowPrivate: boolean, deadline: number, timeoutMs: number): Promise<{ status: number | null; error: string | null; staleConnection: boolean }> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let answered = false;
+    const finish = (status: number | null, error: string | null, keepConnection = false, staleConnection = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // An answer read to its end leaves its connection to the pool; anything cut short closes it.
+      if (!keepConnection) request.destroy();
+      resolve({ status, error, staleConnection });
+    };
+    const https = url.protocol === "https:";
+    const send = https ? httpsRequest : httpRequest;
+    const request: ClientRequest = send(url, {
       method: "POST",
-      headers: { ...headers, "content-type": "application/json", "user-agent": "scheduling-api-webhooks/1" },
-      body,
-      signal,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    }));
-  } catch (err) {
-    if (signal.aborted) return { status: null, error: `no answer within ${options.timeoutMs} ms`, closedBeforeAnswer: false };
-    const refused = refusalOf(err);
-    if (refused) return { status: null, error: refused, closedBeforeAnswer: false };
-    const code = (err as { code?: string }).code;
-    return { status: null, error: `could not reach the endpoint: ${(err as Error).message}`, closedBeforeAnswer: code !== undefined && CLOSED_CODES.has(code) };
-  }
-  const outcome = isDelivered(status) ? null : `the endpoint answered ${status}`;
-  // An answer read to its end leaves its connection to the pool; one cut short (too long, or too late) closes it.
-  let read = 0;
-  try {
-    for await (const chunk of answer) {
-      read += (chunk as Buffer).length;
-      if (read >= MAX_RESPONSE_BYTES) {
-        answer.destroy();
-        break;
-      }
-    }
-  } catch {
-    // The status came: an answer cut short is still that answer.
-  }
-  return { status, error: outcome, closedBeforeAnswer: false };
-}
-
-/** The refusal a guarded lookup gave, wherever the client wrapped it. */
-function refusalOf(err: unknown): string | null {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) if (e instanceof AddressRefused) return e.message;
-  return null;
+      headers: { ...headers, "content-type": "application/json", "content-length": String(body.length), "user-agent": "scheduling-api-webhooks/1" },
+      lookup: guardedLookup(allowPrivate),
+      agent: https ? agents.https : agents.http,
+    });
+    const timer = setTimeout(() => finish(null, `no answer within ${timeoutMs} ms`), Math.max(0, deadline - performance.now()));
+    request.on("socket", (socket: Socket) => {
+      if (!request.reusedSocket || allowPrivate) return;
+      const address = socket.remoteAddress;
+      if (address && isNonPublicAddress(address)) finish(null, `${hostOf(url)} ${addressesRefusal([address], allowPrivate)}`);
+    });
+    request.on("error", (err: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && !answered && (err.code === "ECONNRESET" || err.code === "EPIPE");
+      finish(null, err instanceof AddressRefused ? err.message : `could not reach the endpoint: ${err.message}`, false, stale);
+    });
+    request.on("response", (response: IncomingMessage) => {
+      answered = true;
+      const status = response.statusCode ?? null;
+      const outcome = isDelivered(status) ? null : `the endpoint answered ${status}`;
+      let read = 0;
+      response.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (read >= MAX_RESPONSE_BYTES) finish(status, outcome);
+      });
+      response.on("end", () => finish(status, outcome, true));
+      response.on("error", () => finish(status, outcome));
+    });
+    request.end(body);
+  });
 }
