@@ -1,5 +1,4 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn } from "node:child_process";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import type { PublicEvent } from "@sched/proto";
@@ -35,15 +34,8 @@ export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
   const events = options.quick ? 500 : 2_000;
   const database = await createTestDatabase();
   const db = await openSchema({ kind: "postgres", url: database.url, poolMax: 4 }, webhooksService.schema, webhooksService.migrations);
-  let arrived = 0;
-  const receiver = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      arrived++;
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", () => resolve()));
+  // The receiver runs in a process of its own, so this process's CPU is the worker's alone.
+  const receiver = await startReceiver();
   const logger = createLogger({ name: "bench", level: "error" });
   const cipher = new SecretCipher(Buffer.alloc(32, 7));
   const worker = new DeliveryWorker(db, cipher, logger, {
@@ -55,7 +47,7 @@ export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
     pollMs: 1_000,
   });
   try {
-    const port = (receiver.address() as AddressInfo).port;
+    const { port } = receiver;
     for (let i = 0; i < ENDPOINTS; i++) {
       const id = `whe_${String(i).padStart(24, "0")}`;
       await insertEndpoint(db, { id, userId: "usr_drain", mode: "test", url: `http://127.0.0.1:${port}/hook-${i}`, events: ["*"], description: "", sealedSecret: cipher.seal(`whsec_${Buffer.alloc(24, i).toString("base64")}`, id) });
@@ -76,22 +68,22 @@ export async function benchWebhooksDrain(options: BenchOptions): Promise<void> {
     }
     const deliveries = events * ENDPOINTS;
     const deadline = Date.now() + 120_000;
-    while (arrived < deliveries && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (receiver.arrived < deliveries && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const processUsed = process.cpuUsage(processBefore);
+    const receiverUsed = await receiver.cpuUs();
     const backendUsed = (await backendCpuUs(db)) - backendBefore;
     const sql = statements;
     await worker.stop();
     const after = await schemaCounters(db, webhooksService.schema);
     const wal = await walSince(db, walFrom);
     const per = (n: number, digits = 2) => (n / deliveries).toFixed(digits);
-    console.log(`\nwebhooks-drain: ${events} events × ${ENDPOINTS} endpoints (${deliveries} deliveries, ${arrived} arrived), ${EVENTS_PER_SECOND} events/s in batches of ${EVENTS_PER_BATCH}`);
-    console.log(`  per delivery: ${per(sql, 3)} SQL statements; database backend CPU ${per(backendUsed, 0)} µs; this process (worker and receiver) ${per(processUsed.user + processUsed.system, 0)} µs`);
+    console.log(`\nwebhooks-drain: ${events} events × ${ENDPOINTS} endpoints (${deliveries} deliveries, ${receiver.arrived} arrived), ${EVENTS_PER_SECOND} events/s in batches of ${EVENTS_PER_BATCH}`);
+    console.log(`  per delivery: ${per(sql, 3)} SQL statements; database backend CPU ${per(backendUsed, 0)} µs; this process (worker) ${per(processUsed.user + processUsed.system, 0)} µs; the receiver (a process of its own) ${per(receiverUsed, 0)} µs`);
     for (const line of countersPer(countersSince(before, after), deliveries)) console.log(`  ${line}`);
     for (const line of walPer(wal, deliveries)) console.log(`  ${line}`);
   } finally {
     await walRelease(db).catch(() => undefined);
-    receiver.closeAllConnections();
-    receiver.close();
+    receiver.stop();
     await db.destroy();
     await database.drop();
   }
@@ -113,4 +105,47 @@ function createdEvent(i: number): { sourceEventId: string; userId: string; meeti
 async function backendCpuUs(db: Knex): Promise<number> {
   const { rows } = await db.raw<{ rows: { pid: number }[] }>("select pid from pg_stat_activity where datname = current_database()");
   return rows.reduce((sum, { pid }) => sum + processCpuUs(pid), 0);
+}
+
+/** The loopback receiver, in a child process: it answers 204 to every POST and reports how many arrived. */
+const RECEIVER = `
+  const server = require("node:http").createServer((req, res) => {
+    req.resume();
+    req.on("end", () => { arrived++; res.writeHead(204).end(); });
+  });
+  let arrived = 0;
+  process.on("message", () => { const used = process.cpuUsage(); process.send({ cpuUs: used.user + used.system }); });
+  setInterval(() => process.send({ arrived }), 50).unref();
+  server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+`;
+
+async function startReceiver(): Promise<{ port: number; readonly arrived: number; cpuUs(): Promise<number>; stop(): void }> {
+  const child = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let arrived = 0;
+  let cpuBefore = 0;
+  const cpu = () => new Promise<number>((resolve) => {
+    const answer = (m: { cpuUs?: number }) => {
+      if (m.cpuUs === undefined) return;
+      child.off("message", answer);
+      resolve(m.cpuUs);
+    };
+    child.on("message", answer);
+    child.send("cpu");
+  });
+  child.on("message", (m: { arrived?: number }) => {
+    if (m.arrived !== undefined) arrived = m.arrived;
+  });
+  const port = await new Promise<number>((resolve) => {
+    const listening = (m: { port?: number }) => m.port !== undefined && resolve(m.port);
+    child.on("message", listening);
+  });
+  cpuBefore = await cpu();
+  return {
+    port,
+    get arrived() {
+      return arrived;
+    },
+    cpuUs: async () => (await cpu()) - cpuBefore,
+    stop: () => child.kill(),
+  };
 }

@@ -66,7 +66,7 @@ describe("pending deliveries", () => {
     await record("usr_p3", 9_004);
     expect(await deleteEndpoint(db, "usr_p2", "test", deleted.id)).toBe(true);
     expect(await owed(db, deleted.id)).toEqual([]);
-    // Deleted past the API (its deliveries by their foreign key): the next purge takes the pending row.
+    // Deleted past the API: the next purge takes the pending row.
     await db("endpoints").where({ id: bypassed.id }).delete();
     expect(await owed(db, bypassed.id)).toHaveLength(1);
     await purgeOldEvents(db);
@@ -91,7 +91,7 @@ describe("pending deliveries", () => {
     expect(await recordBatch(db, first, claimsWith(4))).toBe(3);
     expect(adopted[0]!.claimed.map((c) => c.eventId)).toEqual([first[0]!.event.id, first[2]!.event.id]);
     expect(adopted[0]!.leftBehind).toBe(true);
-    expect(adopted[0]!.claimed[0]).toMatchObject({ endpointId: target.id, attempts: 0, body: JSON.stringify(first[0]!.event) });
+    expect(adopted[0]!.claimed[0]).toMatchObject({ endpointId: target.id, attempts: 0, body: Buffer.from(JSON.stringify(first[0]!.event)) });
     const leased = (await owed(db, target.id)).filter((row) => row.lease_until !== null);
     expect(leased.map((row) => Number(row.delivery_seq))).toEqual(adopted[0]!.claimed.map((c) => c.seq));
     // A meeting with an event owed from before is not claimed at recording; nor past the room held.

@@ -47,7 +47,7 @@ describe("posting to a receiver", () => {
   });
 
   const post = (path: string, host = "127.0.0.1", allowPrivate = true, timeoutMs = 5_000) =>
-    postJson(new URL(`http://${host}:${port}${path}`), "{}", { "webhook-id": "evt_x" }, { timeoutMs, allowPrivate });
+    postJson(new URL(`http://${host}:${port}${path}`), Buffer.from("{}"), { "webhook-id": "evt_x" }, { timeoutMs, allowPrivate });
 
   it("delivers on a 2xx", async () => {
     expect(await post("/ok")).toMatchObject({ status: 204, error: null });

@@ -46,7 +46,7 @@ describe("webhooks queries", () => {
     expect(await record("usr_a", { ...e, id: id("evt") }, "src_once")).toBe(false);
     const claimed = await claim();
     expect(claimed.map((c) => [c.endpoint.id, c.eventId])).toEqual([[all.id, e.id]]);
-    expect(JSON.parse(claimed[0]!.body)).toEqual(e);
+    expect(JSON.parse(claimed[0]!.body.toString())).toEqual(e);
     expect(await claim()).toEqual([]);
   });
 

@@ -115,6 +115,8 @@ export interface Recorded {
  */
 export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[], room: RecordingRoom = { free: new Map(), leaseMs: 0 }): Promise<Recorded> {
   if (records.length === 0) return { added: 0, claimed: [], leftBehind: false };
+  // Each body is encoded once: stored as this text (json keeps it as written, field order included) and sent as these bytes to every endpoint.
+  const bodies = records.map((r) => JSON.stringify(r.event));
   const batch = records.map((r, ord) => ({
     ord,
     id: r.event.id,
@@ -123,27 +125,33 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
     mode: r.event.mode,
     type: r.event.type,
     meeting_id: r.meetingId,
-    body: r.event,
+    body: bodies[ord],
     created_at: r.event.createdAt,
     deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
   }));
   const free = [...room.free].map(([endpointId, n]) => ({ endpoint_id: endpointId, free: n }));
-  // The body is a json value inside the batch's json: Postgres keeps its text as written, field order included.
-  const { rows } = await db.raw<{ rows: (RecordedRow & Partial<ClaimedRow>)[] }>(
+  const { rows } = await db.raw<{ rows: (RecordedRow & Partial<ClaimedRow> & { ord?: number })[] }>(
     `with batch as (
        select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
-                                                     meeting_id varchar, body json, created_at timestamptz, deliveries json)
+                                                     meeting_id varchar, body text, created_at timestamptz, deliveries json)
      ), room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
+     ), owed_to as (
+       -- The batch's endpoints, locked against a delete until this commits: what the foreign key's check per delivery did, once an endpoint.
+       -- One deleted meanwhile is not returned, so nothing is queued for it.
+       select e.id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at from endpoints e
+       where e.id in (select o.endpoint_id from batch, json_to_recordset(batch.deliveries) as o(id varchar, endpoint_id varchar))
+       for key share
      ), recorded as (
        insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
-       select id, source_event_id, user_id, mode, type, meeting_id, body, created_at from batch order by ord
+       select id, source_event_id, user_id, mode, type, meeting_id, body::json, created_at from batch order by ord
        on conflict (source_event_id) do nothing
-       returning seq, id, body, source_event_id
+       returning seq, id, source_event_id
      ), queued as (
        insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
        select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
        from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
+       where owed.endpoint_id in (select id from owed_to)
        order by recorded.seq
        returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at, created_at
      ), first_owed as (
@@ -163,19 +171,22 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
        select exists (select 1 from queued where seq not in (select seq from taken)) as unclaimed
      )
      -- Other replicas' workers are woken (see listenForQueued), once the statement commits, for what no claim here took.
+     -- A claimed delivery's body is not read back: its event's place in the batch tells which text was sent.
      select (select count(*)::int from recorded) as added, (select unclaimed from left_behind) as left_behind,
             (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from left_behind where unclaimed) n) as announced,
-            q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, ev.body::text as body,
+            q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, b.ord,
             e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
      from (select 1) one
-     left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join endpoints e on e.id = q.endpoint_id) on true`,
+     left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join batch b using (source_event_id) join owed_to e on e.id = q.endpoint_id) on true`,
     [JSON.stringify(batch), JSON.stringify(free), room.leaseMs],
   );
   const first = rows[0];
+  const bytes = new Map<number, Buffer>();
+  const bodyOf = (ord: number) => bytes.get(ord) ?? bytes.set(ord, Buffer.from(bodies[ord]!)).get(ord)!;
   return {
     added: first?.added ?? 0,
     leftBehind: first?.left_behind ?? false,
-    claimed: rows.filter((r): r is RecordedRow & ClaimedRow => r.seq !== null && r.seq !== undefined).map(toClaimed),
+    claimed: rows.filter((r): r is RecordedRow & ClaimedRow & { ord: number } => r.seq !== null && r.seq !== undefined).map((r) => toClaimed(r, bodyOf(r.ord))),
   };
 }
 
@@ -248,21 +259,33 @@ export function listenForQueued(db: Knex, onQueued: () => void, onLost: (err: un
  * so the statement stays short however much has piled up.
  */
 export async function purgeOldEvents(db: Knex, batch = 1_000): Promise<number> {
-  const purged = await db("events")
-    .whereIn("seq", db("events").select("seq").whereRaw(`created_at < now() - interval '${EVENTS_KEPT_DAYS} days'`).orderBy("seq").limit(batch))
-    .delete();
+  const { rows } = await db.raw<{ rows: { purged: number }[] }>(
+    `with purged as (
+       delete from events where seq in (
+         select seq from events where created_at < now() - interval '${EVENTS_KEPT_DAYS} days' order by seq limit ?)
+       returning seq
+     ), their_deliveries as (
+       -- Their attempts go with them (the attempts' foreign key).
+       delete from deliveries d using purged where d.event_seq = purged.seq
+     )
+     select count(*)::int as purged from purged`,
+    [batch],
+  );
   await forgetOrphanedPending(db);
-  return purged;
+  return rows[0]?.purged ?? 0;
 }
 
 /**
- * Deletes pending rows whose delivery is gone (purged with its event, or its
- * endpoint deleted while the delivery was being recorded): nothing would send
- * them, and a claim would step over them. `pending_deliveries` holds only
- * owed work, so this reads little.
+ * Deletes pending rows whose delivery or endpoint is gone (purged with its
+ * event, or the endpoint's row deleted past deleteEndpoint): nothing would
+ * send them, and a claim would step over them. `pending_deliveries` holds
+ * only owed work, so this reads little.
  */
 async function forgetOrphanedPending(db: Knex): Promise<void> {
-  await db.raw("delete from pending_deliveries p where not exists (select 1 from deliveries d where d.seq = p.delivery_seq)");
+  await db.raw(
+    `delete from pending_deliveries p
+     where not exists (select 1 from deliveries d where d.seq = p.delivery_seq) or not exists (select 1 from endpoints e where e.id = p.endpoint_id)`,
+  );
 }
 
 export interface EventPage {
@@ -377,11 +400,13 @@ export async function updateEndpoint(
   return row ? toEndpoint(row) : undefined;
 }
 
-/** Deletes an endpoint, its deliveries (by their foreign key) and what it was still owed. */
+/** Deletes an endpoint, its deliveries (their attempts by their foreign key) and what it was still owed. */
 export async function deleteEndpoint(db: Knex, userId: string, mode: Mode, id: string): Promise<boolean> {
   const { rows } = await db.raw<{ rows: { deleted: number }[] }>(
     `with gone as (
        delete from endpoints where id = ? and user_id = ? and mode = ? returning id
+     ), its_deliveries as (
+       delete from deliveries d using gone where d.endpoint_id = gone.id
      ), owed as (
        delete from pending_deliveries p using gone where p.endpoint_id = gone.id
      )
@@ -414,13 +439,13 @@ export interface OwedKey {
   eventSeq: number;
 }
 
-/** A delivery the worker has claimed, with the event it carries (as stored: the body sent) and its endpoint. */
+/** A delivery the worker has claimed, with the event it carries (as stored: the body sent, its bytes shared by the event's deliveries) and its endpoint. */
 export interface ClaimedDelivery extends OwedKey {
   id: string;
   attempts: number;
   createdAt: Date;
   eventId: string;
-  body: string;
+  body: Buffer;
   endpoint: SigningKeys & { url: string };
 }
 
@@ -445,7 +470,7 @@ export interface ClaimedDelivery extends OwedKey {
  */
 export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
-  const { rows } = await db.raw<{ rows: ClaimedRow[] }>(
+  const { rows } = await db.raw<{ rows: (ClaimedRow & { body: string })[] }>(
     `with recursive room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), walk(endpoint_id) as (
@@ -493,7 +518,9 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
      join endpoints e on e.id = l.endpoint_id`,
     [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs],
   );
-  return rows.map(toClaimed);
+  // One event's deliveries to several endpoints share its bytes.
+  const bytes = new Map<string, Buffer>();
+  return rows.map((r) => toClaimed(r, bytes.get(String(r.event_seq)) ?? bytes.set(String(r.event_seq), Buffer.from(r.body)).get(String(r.event_seq))!));
 }
 
 interface ClaimedRow {
@@ -504,7 +531,6 @@ interface ClaimedRow {
   meeting_id: string;
   event_seq: number | string;
   event_id: string;
-  body: string;
   endpoint_id: string;
   url: string;
   sealed_secret: string;
@@ -512,7 +538,7 @@ interface ClaimedRow {
   previous_secret_expires_at: Date | string | null;
 }
 
-function toClaimed(r: ClaimedRow): ClaimedDelivery {
+function toClaimed(r: ClaimedRow, body: Buffer): ClaimedDelivery {
   return {
     seq: Number(r.seq),
     endpointId: r.endpoint_id,
@@ -522,7 +548,7 @@ function toClaimed(r: ClaimedRow): ClaimedDelivery {
     attempts: r.attempts,
     createdAt: date(r.created_at),
     eventId: r.event_id,
-    body: r.body,
+    body,
     endpoint: {
       id: r.endpoint_id,
       url: r.url,
@@ -661,17 +687,25 @@ export async function queueResend(db: Knex, q: { eventSeq: number; userId: strin
     .select<{ id: string }[]>("id");
   if (endpoints.length === 0) return [];
   const rows = endpoints.map((e) => ({ id: newDeliveryId(), endpoint_id: e.id }));
-  await db.raw(
-    `with queued as (
+  const { rows: queued } = await db.raw<{ rows: { id: string }[] }>(
+    `with owed_to as (
+       -- As recording does: the event and the endpoints locked against a delete (the purge, or the endpoint's), nothing queued for one gone.
+       select e.id from endpoints e, (select seq from events where seq = ? for key share) ev
+       where e.id in (select endpoint_id from json_to_recordset(?::json) as r(id varchar, endpoint_id varchar))
+       for key share of e
+     ), queued as (
        insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
        select id, endpoint_id, ?, ?, 'pending' from json_to_recordset(?::json) as r(id varchar, endpoint_id varchar)
-       returning seq, endpoint_id, meeting_id, event_seq, next_attempt_at
+       where endpoint_id in (select id from owed_to)
+       returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at
+     ), owed as (
+       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at)
+       select endpoint_id, meeting_id, event_seq, seq, next_attempt_at from queued
      )
-     insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at)
-     select endpoint_id, meeting_id, event_seq, seq, next_attempt_at from queued`,
-    [q.eventSeq, q.meetingId, JSON.stringify(rows)],
+     select id from queued order by seq`,
+    [q.eventSeq, JSON.stringify(rows), q.eventSeq, q.meetingId, JSON.stringify(rows)],
   );
-  return rows.map((r) => r.id);
+  return queued.map((r) => r.id);
 }
 
 export interface DeliveryView {

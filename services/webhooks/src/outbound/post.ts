@@ -83,7 +83,7 @@ export async function hostRefusal(url: URL, allowPrivate: boolean): Promise<stri
  * reused is not held against the receiver: the POST is made once more, on a
  * new connection, within the same time.
  */
-export async function postJson(url: URL, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export async function postJson(url: URL, body: Buffer, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
   const started = performance.now();
   const host = hostOf(url);
   if (!options.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) {
@@ -96,7 +96,7 @@ export async function postJson(url: URL, body: string, headers: Record<string, s
 }
 
 /** One request; `staleConnection` when a reused connection failed before any answer. */
-function postOnce(url: URL, body: string, headers: Record<string, string>, allowPrivate: boolean, deadline: number, timeoutMs: number): Promise<{ status: number | null; error: string | null; staleConnection: boolean }> {
+function postOnce(url: URL, body: Buffer, headers: Record<string, string>, allowPrivate: boolean, deadline: number, timeoutMs: number): Promise<{ status: number | null; error: string | null; staleConnection: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
     let answered = false;
@@ -112,7 +112,7 @@ function postOnce(url: URL, body: string, headers: Record<string, string>, allow
     const send = https ? httpsRequest : httpRequest;
     const request: ClientRequest = send(url, {
       method: "POST",
-      headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "user-agent": "scheduling-api-webhooks/1" },
+      headers: { ...headers, "content-type": "application/json", "content-length": String(body.length), "user-agent": "scheduling-api-webhooks/1" },
       lookup: guardedLookup(allowPrivate),
       agent: https ? agents.https : agents.http,
     });
