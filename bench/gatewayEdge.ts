@@ -135,5 +135,11 @@ for (let r = 0; r < rounds; r++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [g, byCase] of results) console.log(JSON.stringify({ src: g.src, ...Object.fromEntries(Object.entries(byCase).map(([k, v]) => [k, Math.round(median(v))])) }));
+// Each copy's rounds ran next to the first copy's: the median of those pairs' ratios is steadier than a ratio of medians.
+const [first, ...others] = [...results.values()];
+for (const [i, byCase] of others.entries()) {
+  const ratios = Object.fromEntries(Object.entries(byCase).map(([k, v]) => [k, Number(median(v.map((x, r) => x / first![k]![r]!)).toFixed(3))]));
+  console.log(JSON.stringify({ ratioTo: gateways[0]!.src, src: gateways[i + 1]!.src, ...ratios }));
+}
 for (const g of gateways) await g.stop();
 process.exit(0);
