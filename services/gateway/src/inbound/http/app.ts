@@ -13,7 +13,7 @@ import { deprecationHeaders } from "../../domain/deprecation.js";
 import { chooseRequestId } from "../../domain/requestId.js";
 import { compileRoutes } from "../../domain/routeMatch.js";
 import { jsonBodyReader } from "./body.js";
-import { docsHandler } from "./docs.js";
+import { docsHandler, DOCS_PATHS } from "./docs.js";
 import { errorMiddleware } from "./errors.js";
 import { handOn } from "./handover.js";
 import type { RequestLimits } from "./server.js";
@@ -23,7 +23,7 @@ import type { IdempotencyStore } from "../../outbound/idempotency/store.js";
 import { Places } from "./inFlight.js";
 import { RateLimitedError, type RateLimits } from "../../outbound/rateLimits.js";
 import { learn } from "./requestFacts.js";
-import { recordServedRequests, type RequestLogSink } from "./requestLog.js";
+import { servedRequestRecorder, type RequestLogSink } from "./requestLog.js";
 
 export interface GatewayDeps {
   bus: Bus;
@@ -79,16 +79,23 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   const inProgress = new Places(deps.edge.maxInFlight, deps.edge.inFlightSharePercent, "requests in progress");
   const receiving = new Places(deps.edge.maxInFlight, deps.edge.inFlightSharePercent, "request bodies being received");
 
+  const recordServed = deps.requestLog ? servedRequestRecorder(deps.requestLog) : undefined;
+  const pageMounts = (deps.pages ?? []).map((p) => p.mountPath);
+  // Paths under /v1/ that are neither the OpenAPI document nor a page go to the routes at once, past the layers below.
+  const isApiPath = (path: string) => path.startsWith("/v1/") && !DOCS_PATHS.has(path) && !pageMounts.some((mount) => path === mount || path.startsWith(`${mount}/`));
+
+  // The edge, in one layer: request id, URL length and Host, no conditional requests, the request log.
   app.use((req, res, next) => {
-    const requestId = chooseRequestId(req.get("x-request-id"));
+    const requestId = chooseRequestId(req.headers["x-request-id"] as string | undefined);
     learn(res, { requestId });
-    res.set("X-Request-Id", requestId);
-    next();
+    res.setHeader("X-Request-Id", requestId);
+    refuseAtEdge(req, deps.edge);
+    unconditional(req);
+    recordServed?.(req, res);
+    if (isApiPath(req.path)) answer(req, res).catch(next);
+    else next();
   });
 
-  app.use(edgeGuard(deps.edge));
-  app.use(unconditional);
-  if (deps.requestLog) app.use(recordServedRequests(deps.requestLog));
   for (const pages of deps.pages ?? []) {
     app.use((req, res, next) => (req.path === pages.mountPath || req.path.startsWith(`${pages.mountPath}/`) ? pages.handler(req, res, next) : next()));
   }
@@ -103,7 +110,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.use(docsHandler(deps.routes, deps.pages?.[0]?.mountPath));
 
-  app.use(async (req: Request, res: Response) => {
+  async function answer(req: Request, res: Response): Promise<void> {
     if (req.method === "OPTIONS") {
       throw new AppError("forbidden", "This API is for servers: browser cross-origin requests are not allowed.");
     }
@@ -116,7 +123,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     learn(res, { routePath: route.path });
     nameRoute(res, route.path);
     const deprecated = deprecations.get(route);
-    if (deprecated) res.set(deprecated);
+    if (deprecated) setHeaders(res, deprecated);
     // Read once: express works the address out anew (through the trusted proxies) on every read.
     const address = req.ip ?? "unknown";
     const caller =
@@ -131,7 +138,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
-      const value = req.get(name);
+      // Node joins a repeated header of these names into one string.
+      const value = req.headers[name] as string | undefined;
       if (value !== undefined) headers[FORWARDED_NAMES[name]] = value;
     }
     const query = { ...req.query };
@@ -159,10 +167,11 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     if (replyBody === undefined || status === 204) res.status(status).end();
     // A reply the service marks as plain text (Graph's subscription handshake wants its token back so) is its string as is.
     else if (replyHeaders?.["Content-Type"]?.startsWith("text/plain") && replyBody instanceof JsonText) res.status(status).send(String(replyBody.toJSON()));
-    else if (replyBody instanceof JsonText) res.status(status).type(JSON_CONTENT_TYPE).send(asBuffer(replyBody.encoded));
+    else if (replyBody instanceof JsonText) sendEncoded(res, status, replyBody.encoded);
     else res.status(status).json(replyBody);
-  });
+  }
 
+  app.use(answer);
   app.use(errorMiddleware(deps.logger, deps.publicBaseUrl));
   return app;
 }
@@ -172,16 +181,14 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
  * an HTTP/1.1 request without the Host header it must carry (400; Node
  * would answer it without the envelope).
  */
-function edgeGuard(limits: GatewayDeps["edge"]): express.RequestHandler {
-  return (req, _res, next) => {
-    if (Buffer.byteLength(req.originalUrl) > limits.maxUrlBytes) {
-      throw new AppError("uri_too_long", `The URL is longer than ${limits.maxUrlBytes} bytes.`);
-    }
-    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-      throw new AppError("invalid_request", "An HTTP/1.1 request must carry a Host header.", { param: "Host" });
-    }
-    next();
-  };
+function refuseAtEdge(req: Request, limits: GatewayDeps["edge"]): void {
+  // Bytes are never fewer than UTF-16 units: only a URL that might be too long is counted in bytes.
+  if (req.originalUrl.length * 3 > limits.maxUrlBytes && Buffer.byteLength(req.originalUrl) > limits.maxUrlBytes) {
+    throw new AppError("uri_too_long", `The URL is longer than ${limits.maxUrlBytes} bytes.`);
+  }
+  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+    throw new AppError("invalid_request", "An HTTP/1.1 request must carry a Host header.", { param: "Host" });
+  }
 }
 
 /** Request headers that would let express (or a static file) answer 304 or 412 instead of the resource. */
@@ -192,10 +199,9 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  * it does not take conditional requests: without this, `If-None-Match: *`
  * would pass express's freshness check and get a bodiless 304.
  */
-const unconditional: express.RequestHandler = (req, _res, next) => {
-  for (const name of CONDITIONAL_HEADERS) delete req.headers[name];
-  next();
-};
+function unconditional(req: Request): void {
+  for (const name of CONDITIONAL_HEADERS) if (req.headers[name] !== undefined) delete req.headers[name];
+}
 
 /** Runs `work` holding a place, given back when it ends or the client goes, whichever comes first. */
 async function whileHolding<T>(res: Response, giveBack: () => void, work: () => Promise<T>): Promise<T> {
@@ -274,9 +280,9 @@ async function countKnown(res: Response, address: string, deps: GatewayDeps, buc
 
 async function countRequest(res: Response, count: () => Promise<BucketState>): Promise<void> {
   try {
-    res.set(rateLimitHeaders(await count(), Date.now()));
+    setHeaders(res, rateLimitHeaders(await count(), Date.now()));
   } catch (err) {
-    if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.state, Date.now()));
+    if (err instanceof RateLimitedError) setHeaders(res, rateLimitHeaders(err.state, Date.now()));
     throw err;
   }
 }
@@ -284,9 +290,26 @@ async function countRequest(res: Response, count: () => Promise<BucketState>): P
 /** What res.json() sends as the type, for bodies that arrive already encoded. */
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
-/** The bytes as a Buffer without copying them; text as it is. */
-function asBuffer(encoded: string | Uint8Array): string | Buffer {
-  return typeof encoded === "string" ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+/**
+ * Headers of plain string values, set as they are: express's `res.set` would
+ * look each name over for a Content-Type to complete, and these have none.
+ */
+function setHeaders(res: Response, headers: Readonly<Record<string, string>>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
+/**
+ * A body that arrives encoded, written as it came (the bytes as a Buffer
+ * without copying them). What `res.send` would do beyond this does not apply:
+ * no ETag is made, conditional requests were refused at the edge (so nothing
+ * is fresh), and Node itself sends no body to a HEAD.
+ */
+function sendEncoded(res: Response, status: number, encoded: string | Uint8Array): void {
+  const body = typeof encoded === "string" ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+  res.statusCode = status;
+  res.setHeader("Content-Type", JSON_CONTENT_TYPE);
+  res.setHeader("Content-Length", typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+  res.end(body);
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

@@ -8,6 +8,9 @@ import { createRequire } from "node:module";
 const REDOC_BUNDLE = createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js");
 const REDOC_PATH = "/docs/redoc.standalone.js";
 
+/** The paths these pages answer; every other path under /v1/ is a route's. */
+export const DOCS_PATHS: ReadonlySet<string> = new Set(["/", OPENAPI_JSON_PATH, REFERENCE_PAGE_PATH, REDOC_PATH]);
+
 /**
  * The page runs only the bundle from this origin. Redoc styles itself with
  * inline <style> elements and runs its search index in a blob: worker.

@@ -1,5 +1,5 @@
 import type { ServedRequest } from "@sched/proto";
-import type express from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { known } from "./requestFacts.js";
 
 /** Where a request's metadata goes once it is answered. */
@@ -13,11 +13,12 @@ export interface RequestLogSink {
  * duration and request id. The route handler names the route and the caller
  * (requestFacts.ts); requests without a key are not anyone's to see.
  */
-export function recordServedRequests(sink: RequestLogSink): express.RequestHandler {
-  return (req, res, next) => {
+export function servedRequestRecorder(sink: RequestLogSink): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     const arrivedAt = Date.now();
     const started = performance.now();
-    res.once("finish", () => {
+    // "finish" comes once: no wrapper to drop the listener after it.
+    res.on("finish", () => {
       const { caller, routePath, requestId } = known(res);
       if (!caller || !routePath) return;
       sink.record({
@@ -26,12 +27,11 @@ export function recordServedRequests(sink: RequestLogSink): express.RequestHandl
         apiKeyId: caller.apiKeyId,
         userId: caller.userId,
         mode: caller.mode,
-        method: req.method,
+        method: req.method!,
         path: routePath,
         status: res.statusCode,
         durationMs: Math.round(performance.now() - started),
       });
     });
-    next();
   };
 }
