@@ -120,7 +120,12 @@ export interface EventDef<S extends string = string, P extends z.ZodType = z.Zod
   readonly payload: P;
 }
 
-export function eventDef<S extends string, P extends z.ZodType>(stream: StreamDef, name: S, payload: P): EventDef<`${string}`, P> {
+/**
+ * Declares an event. Its subject's type ends in its name, so two events with
+ * one payload schema (created, updated) are still two types, which a
+ * consumer of both tells apart (isEvent in @sched/bus).
+ */
+export function eventDef<S extends string, P extends z.ZodType>(stream: StreamDef, name: S, payload: P): EventDef<`${string}.${S}`, P> {
   return { kind: "event", subject: `${stream.subjectPrefix}.${name}`, stream, payload };
 }
 

@@ -7,6 +7,7 @@ import { decodeCaller, encodeCaller, parsedBy, receivedReply, requestDeadline, t
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } from "./eventLog.js";
 import { RecentEvents } from "./recentEvents.js";
+import { receivedEvent } from "./receivedEvent.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   BatchNotReady,
@@ -16,7 +17,7 @@ import {
   type Bus,
   type ConsumerOptions,
   type EndpointBinding,
-  type EventMessage,
+  type EventMessageOf,
   PublishOrderError,
   type PublishOptions,
   type RequestOptions,
@@ -214,7 +215,7 @@ export class MemoryBus implements Bus {
     });
   }
 
-  async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+  async consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
     const subjects = new Set(bySubject.keys());
     const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -229,8 +230,7 @@ export class MemoryBus implements Bus {
         }
         attempts += 1;
         try {
-          const def = bySubject.get(next.subject)!;
-          const message = { subject: next.subject, payload: def.payload.parse(wire(next.payload)), deliveryCount: attempts, streamSequence: next.streamSequence, headers: next.headers };
+          const message = receivedEvent(bySubject.get(next.subject)!, wire(next.payload), { deliveryCount: attempts, streamSequence: next.streamSequence, headers: next.headers });
           await consumeEvent("memory", options.durable, message, maxDeliver > 0 && attempts >= maxDeliver, handler);
         } catch (err) {
           if (maxDeliver === 0 || attempts < maxDeliver) {
@@ -247,7 +247,7 @@ export class MemoryBus implements Bus {
     });
   }
 
-  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+  async consumeBatches<E extends EventDef>(options: BatchConsumerOptions<E>, handler: (messages: EventMessageOf<E>[]) => Promise<void>): Promise<Stoppable> {
     const maxBatch = checkMaxBatch(options.maxBatch);
     const bySubject = new Map(options.events.map((e) => [e.subject, e]));
     const subjects = new Set(bySubject.keys());
@@ -266,14 +266,14 @@ export class MemoryBus implements Bus {
         }
         attempts += 1;
         try {
-          const messages = batch.map((e, i) => ({
-            subject: e.subject,
-            payload: bySubject.get(e.subject)!.payload.parse(wire(e.payload)),
-            deliveryCount: attempts,
-            streamSequence: e.streamSequence,
-            follows: i === 0 ? follows : batch[i - 1]!.streamSequence,
-            headers: e.headers,
-          }));
+          const messages = batch.map((e, i) =>
+            receivedEvent(bySubject.get(e.subject)!, wire(e.payload), {
+              deliveryCount: attempts,
+              streamSequence: e.streamSequence,
+              follows: i === 0 ? follows : batch[i - 1]!.streamSequence,
+              headers: e.headers,
+            }),
+          );
           await consumeEvents("memory", options.durable, messages, handler);
         } catch (err) {
           if (err instanceof BatchNotReady) this.logger.debug({ reason: err.message, events: batch.length, attempts }, "event batch waits for earlier events");

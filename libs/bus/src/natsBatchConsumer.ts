@@ -1,8 +1,10 @@
 import type { ConsumerMessages, JsMsg } from "@nats-io/jetstream";
+import type { EventDef } from "@sched/proto";
 import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } from "./natsConsumer.js";
 import { headerValues } from "./headerText.js";
 import { consumeEvents } from "./observed.js";
-import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } from "./types.js";
+import { receivedEvent } from "./receivedEvent.js";
+import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable } from "./types.js";
 
 /**
  * A durable pull consumer handing over, in stream order, every event already
@@ -11,10 +13,10 @@ import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessage, type Stoppable } 
  * batch is retried as it was, here rather than by redelivery, so no later
  * event overtakes it; meanwhile everything held is kept from redelivery.
  */
-export async function runBatchConsumer(
-  setup: PullConsumerSetup,
+export async function runBatchConsumer<E extends EventDef>(
+  setup: PullConsumerSetup<E>,
   maxBatch: number,
-  handler: (messages: EventMessage[]) => Promise<void>,
+  handler: (messages: EventMessageOf<E>[]) => Promise<void>,
 ): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -74,7 +76,7 @@ export async function runBatchConsumer(
     const messages = ours.map((m) => {
       const def = setup.events.get(m.subject)!;
       const follows = setup.streamWide ? m.seq - 1 : undefined;
-      return { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows, headers: headerValues(m.headers) };
+      return receivedEvent(def, m.json(), { deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows, headers: headerValues(m.headers) });
     });
     await consumeEvents("nats", options.durable, messages, handler);
   };

@@ -31,7 +31,7 @@ import {
   type Bus,
   type ConsumerOptions,
   type EndpointBinding,
-  type EventMessage,
+  type EventMessageOf,
   type PublishOptions,
   type RequestOptions,
   type ServiceInfo,
@@ -314,16 +314,16 @@ class NatsBus implements Bus {
     }
   }
 
-  async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+  async consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {
     return this.track(await runPullConsumer(this.pullSetup(options), handler));
   }
 
-  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+  async consumeBatches<E extends EventDef>(options: BatchConsumerOptions<E>, handler: (messages: EventMessageOf<E>[]) => Promise<void>): Promise<Stoppable> {
     const { maxBatch, ...rest } = options;
     return this.track(await runBatchConsumer(this.pullSetup(rest), checkMaxBatch(maxBatch), handler));
   }
 
-  private pullSetup(options: ConsumerOptions): PullConsumerSetup {
+  private pullSetup<E extends EventDef>(options: ConsumerOptions<E>): PullConsumerSetup<E> {
     const streams = new Set(options.events.map((e) => e.stream.name));
     if (streams.size !== 1) throw new Error("a consumer reads the events of exactly one stream");
     const stream = options.events[0]!.stream;

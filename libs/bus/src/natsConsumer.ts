@@ -4,9 +4,10 @@ import { nanos } from "@nats-io/nats-core";
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { headerValues } from "./headerText.js";
 import { consumeEvent } from "./observed.js";
-import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessage, type Stoppable } from "./types.js";
+import { receivedEvent } from "./receivedEvent.js";
+import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessageOf, type Stoppable } from "./types.js";
 
-export interface PullConsumerSetup {
+export interface PullConsumerSetup<E extends EventDef = EventDef> {
   jsm: JetStreamManager;
   js: JetStreamClient;
   logger: Logger;
@@ -16,8 +17,8 @@ export interface PullConsumerSetup {
   /** The filter takes the whole stream: the consumer is handed every sequence of it, each event following the one before. */
   streamWide: boolean;
   /** Event definitions by their full (namespaced) subject. */
-  events: ReadonlyMap<string, EventDef>;
-  consumer: ConsumerOptions;
+  events: ReadonlyMap<string, E>;
+  consumer: ConsumerOptions<E>;
   ackWaitMs: number;
   isOpen(): boolean;
 }
@@ -69,7 +70,7 @@ export async function reopenAfter(err: unknown, setup: PullConsumerSetup, curren
  * one long-lived pull (the client's `consume`), not a subscription and a
  * request per event: a third of the server's work per event, and of ours.
  */
-export async function runPullConsumer(setup: PullConsumerSetup, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+export async function runPullConsumer<E extends EventDef>(setup: PullConsumerSetup<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const maxDeliver = options.maxDeliver ?? 0;
@@ -83,7 +84,7 @@ export async function runPullConsumer(setup: PullConsumerSetup, handler: (messag
     // A slow handler is not a lost one: keep JetStream from redelivering meanwhile.
     const keepAlive = setInterval(() => m.working(), Math.max(1_000, setup.ackWaitMs / 3));
     try {
-      const message = { subject: def.subject, payload: def.payload.parse(m.json()), deliveryCount: attempts, streamSequence: m.seq, headers: headerValues(m.headers) };
+      const message = receivedEvent(def, m.json(), { deliveryCount: attempts, streamSequence: m.seq, headers: headerValues(m.headers) });
       await consumeEvent("nats", options.durable, message, maxDeliver > 0 && attempts >= maxDeliver, handler);
     } catch (err) {
       if (maxDeliver > 0 && attempts >= maxDeliver) {

@@ -142,12 +142,12 @@ export async function publishEvent(
  * Records the handling time and outcome; a handler's error is rethrown for
  * the caller to settle the message.
  */
-export async function consumeEvent(
+export async function consumeEvent<M extends EventMessage>(
   system: "nats" | "memory",
   durable: string,
-  message: EventMessage,
+  message: M,
   lastAttempt: boolean,
-  handler: (message: EventMessage) => Promise<void>,
+  handler: (message: M) => Promise<void>,
 ): Promise<void> {
   const startedAt = now();
   const attributes: Attributes = {
@@ -171,11 +171,11 @@ export async function consumeEvent(
  * (as OpenTelemetry's messaging conventions do for a batch), and records
  * each event's outcome.
  */
-export async function consumeEvents(
+export async function consumeEvents<M extends EventMessage>(
   system: "nats" | "memory",
   durable: string,
-  messages: EventMessage[],
-  handler: (messages: EventMessage[]) => Promise<void>,
+  messages: M[],
+  handler: (messages: M[]) => Promise<void>,
 ): Promise<void> {
   const startedAt = now();
   const first = messages[0]!;

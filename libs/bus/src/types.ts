@@ -83,6 +83,19 @@ export interface EventMessage<E extends EventDef = EventDef> {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * A delivered event of one of the declarations E, as their consumer is
+ * handed it: one member per declaration, each with its subject's type and
+ * its payload as that declaration's schema gives it back (the bus parses it
+ * on arrival), so isEvent tells them apart.
+ */
+export type EventMessageOf<E extends EventDef> = E extends EventDef ? EventMessage<E> : never;
+
+/** Whether `message` is an event of `event`: its payload is then typed by that declaration. */
+export function isEvent<E extends EventDef>(message: EventMessage, event: E): message is EventMessage<E> {
+  return message.subject === event.subject;
+}
+
 export interface PublishOptions {
   msgId: string;
   /** The msgId of the event this one must directly follow in its stream. */
@@ -109,20 +122,22 @@ export class BatchNotReady extends Error {
   }
 }
 
-export interface ConsumerOptions {
+export interface ConsumerOptions<E extends EventDef = EventDef> {
   /** Durable consumer name: a restarted consumer with the same name resumes where it stopped. */
   durable: string;
-  events: readonly EventDef[];
+  /** The declarations consumed: each message is one of theirs (EventMessageOf), its payload parsed by its schema. */
+  events: readonly E[];
   /** Redelivery delays in ms after each failed attempt; the last repeats. */
   backoffMs?: number[];
   /** Attempts before an event is given up (and logged); 0 means forever. */
   maxDeliver?: number;
 }
 
-export interface BatchConsumerOptions {
+export interface BatchConsumerOptions<E extends EventDef = EventDef> {
   /** Durable consumer name: a restarted consumer with the same name resumes where it stopped. */
   durable: string;
-  events: readonly EventDef[];
+  /** The declarations consumed, as for consume(). */
+  events: readonly E[];
   /** Most events handed over at once. */
   maxBatch: number;
   /** Delays in ms before each retry of a failed batch; the last repeats. */
@@ -154,8 +169,12 @@ export interface Bus {
    * whatever `after` says.
    */
   publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void>;
-  /** Consumes events durably, at least once, in stream order per consumer. */
-  consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable>;
+  /**
+   * Consumes events durably, at least once, in stream order per consumer.
+   * Each payload is parsed on arrival by its declaration's schema; one that
+   * fails it fails as a throwing handler does.
+   */
+  consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable>;
   /**
    * Consumes events as consume() does, but hands the handler every event
    * already waiting, up to maxBatch, in stream order: it never waits to fill
@@ -163,7 +182,7 @@ export interface Bus {
    * Resolving acknowledges the batch; throwing retries the same batch after a
    * back-off, for as long as it takes, before any later event.
    */
-  consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable>;
+  consumeBatches<E extends EventDef>(options: BatchConsumerOptions<E>, handler: (messages: EventMessageOf<E>[]) => Promise<void>): Promise<Stoppable>;
   /** Sends a notice to every live subscriber; nothing is stored. */
   notify<N extends NoticeDef>(notice: N, payload: PayloadOf<N>): Promise<void>;
   onNotice<N extends NoticeDef>(notice: N, handler: (payload: PayloadOf<N>) => void): Promise<Stoppable>;

@@ -31,7 +31,7 @@ it("a consumer reading the log when an event is published reads again rather tha
   const bus = new MemoryBus(logger, log);
   log.hold();
   const seen: number[] = [];
-  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push((m.payload as { n: number }).n));
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push(m.payload.n));
   // The consumer's read found nothing and has not returned yet when the event is stored.
   await eventually(() => log.reads === 1 || undefined);
   await bus.publish(placed, { n: 1 }, { msgId: "order-1" });
@@ -56,7 +56,7 @@ it("a consumer that is up to date gets the events published next from the bus's 
   const bus = new MemoryBus(logger, log);
   await bus.publish(placed, { n: 1 }, { msgId: "order-1" });
   const seen: number[] = [];
-  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push((m.payload as { n: number }).n));
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push(m.payload.n));
   await eventually(() => seen.length === 1 || undefined);
   const readsWhenUpToDate = log.reads;
   for (let n = 2; n <= 5; n++) await bus.publish(placed, { n }, { msgId: `order-${n}` });

@@ -113,7 +113,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         rows.map((row, i) =>
           // Published in the trace of the request that wrote the row.
           withTraceContext(row.trace_context, () =>
-            bus.publish(bySubject.get(row.subject)!, row.payload as never, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
+            bus.publish(bySubject.get(row.subject)!, row.payload, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
           ),
         ),
       );

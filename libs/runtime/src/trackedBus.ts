@@ -1,4 +1,4 @@
-import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessage, PublishOptions, RequestOptions, ServedEndpoints, ServiceInfo, Stoppable } from "@sched/bus";
+import type { BatchConsumerOptions, Bus, ConsumerOptions, EndpointBinding, EventMessageOf, PublishOptions, RequestOptions, ServedEndpoints, ServiceInfo, Stoppable } from "@sched/bus";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, RouteEndpoint } from "@sched/proto";
 
 /** A stop that runs once: a service stopping what the runtime already stopped waits for the same result. */
@@ -52,13 +52,13 @@ export class TrackedBus implements Bus {
     return this.inner.publish(event, payload, options);
   }
 
-  async consume(options: ConsumerOptions, handler: (message: EventMessage) => Promise<void>): Promise<Stoppable> {
+  async consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {
     const handle = once(await this.inner.consume(options, handler));
     this.consumers.push(handle);
     return handle;
   }
 
-  async consumeBatches(options: BatchConsumerOptions, handler: (messages: EventMessage[]) => Promise<void>): Promise<Stoppable> {
+  async consumeBatches<E extends EventDef>(options: BatchConsumerOptions<E>, handler: (messages: EventMessageOf<E>[]) => Promise<void>): Promise<Stoppable> {
     const handle = once(await this.inner.consumeBatches(options, handler));
     this.consumers.push(handle);
     return handle;

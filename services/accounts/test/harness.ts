@@ -1,5 +1,5 @@
 import { rejection } from "@sched/testing";
-import { MemoryBus, type EventMessage, type Stoppable } from "@sched/bus";
+import { MemoryBus, type EventMessageOf, type Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { AppError } from "@sched/errors";
 import { createLogger } from "@sched/logging";
@@ -24,7 +24,7 @@ export interface AccountsHarness {
   bus: MemoryBus;
   db: Knex;
   /** User events published so far, in order. */
-  events: EventMessage[];
+  events: EventMessageOf<typeof userCreated | typeof userUpdated>[];
   /** Calls an endpoint as the gateway does: `{params, query, body}`, the caller in the context. */
   call<E extends Endpoint>(endpoint: E, payload: RequestOf<E>, caller?: Caller): Promise<ReplyOf<E>>;
   /** The AppError a call fails with. */
@@ -52,7 +52,7 @@ export async function startAccounts(options: { target?: "postgres" | "pglite" } 
     logger,
     settings: {},
   });
-  const events: EventMessage[] = [];
+  const events: AccountsHarness["events"] = [];
   const consumer: Stoppable = await bus.consume({ durable: "accounts-test", events: [userCreated, userUpdated] }, async (m) => void events.push(m));
 
   const call = <E extends Endpoint>(endpoint: E, payload: RequestOf<E>, caller?: Caller) => bus.request(endpoint, payload, caller ? { caller } : {});

@@ -158,7 +158,7 @@ describe("the caller's own account (/v1/me), against Postgres", () => {
       const { userId, caller } = await h.userWithKey();
       const events: unknown[] = [];
       const listening = await h.bus.consume({ durable: `prefs-${userId}`, events: [userUpdated] }, async (m) => {
-        if ((m.payload as { userId: string }).userId === userId) events.push(m.payload);
+        if (m.payload.userId === userId) events.push(m.payload);
       });
       const first = await patchMe(caller, {
         preferences: { preferredTimes: [{ start: "09:00", end: "12:00", days: ["thursday", "tuesday"] }], avoidDays: ["friday", "monday", "friday"], bufferMinutes: 15 },

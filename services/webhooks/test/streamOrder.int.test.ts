@@ -21,7 +21,7 @@ const noClaims: RecordingClaims = { reserve: () => ({ free: new Map(), leaseMs: 
 function unhurried(bus: Bus): Bus {
   const slow = Object.create(bus) as Bus;
   slow.consumeBatches = (options, handler) =>
-    bus.consumeBatches(options, async (messages: EventMessage[]) => {
+    bus.consumeBatches(options, async (messages) => {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
       await handler(messages);
     });

@@ -1,7 +1,7 @@
 import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { meetingEvents, userCreated, userUpdated, type PayloadOf } from "@sched/proto";
+import { meetingEvents, userCreated, userUpdated } from "@sched/proto";
 import { isWholeSeries, storedMeetingsOf, type MeetingEvent } from "../domain/seriesHistory.js";
 import { runEvery } from "./periodic.js";
 import { historyGeneration, occurrenceIdsOf, queueRelearningEveryMode, saveMeetings, savePerson, type KnownPerson } from "../db/queries.js";
@@ -52,14 +52,14 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation:
   const names = consumerNames(generation);
   // What is waiting goes in one statement: a backlog (a busy minute, a rebuild) costs few round trips.
   const meetings = await bus.consumeBatches({ durable: names.meetings, events: meetingEvents, maxBatch: MEETINGS_PER_BATCH }, async (messages) => {
-    const events = messages.map((m) => m.payload as MeetingEvent);
+    const events: MeetingEvent[] = messages.map((m) => m.payload);
     // A series counts as its occurrences; those a new rule or time removed stop counting.
     const stored = await occurrenceIdsOf(db, events.filter(isWholeSeries).map((e) => e.meetingId));
     const touched = await saveMeetings(db, events.flatMap((e) => storedMeetingsOf(e, now(), stored.get(e.meetingId))));
     logger.debug({ meetings: messages.length, queued: touched.length }, "meeting history updated");
   });
   const people = await bus.consume({ durable: names.people, events: [userCreated, userUpdated] }, async (message) => {
-    const event = message.payload as PayloadOf<typeof userCreated>;
+    const event = message.payload;
     const person: KnownPerson = {
       userId: event.userId,
       email: event.email.toLowerCase(),

@@ -28,7 +28,7 @@ export async function lookupAccountName(bus: Bus, logger: Logger, email: string)
  */
 export function consumeAccountNames(bus: Bus, db: Knex, logger: Logger): Promise<Stoppable> {
   return bus.consume({ durable: USER_NAMES_CONSUMER, events: [userCreated, userUpdated] }, async (message) => {
-    const user = userCreated.payload.parse(message.payload);
+    const user = message.payload;
     const changed = await setNameForEmail(db, normalizeEmail(user.email), user.name);
     logger.debug({ userId: user.userId, changed }, "contact names brought up to date");
   });

@@ -5,7 +5,7 @@ import { meetingEvents } from "@sched/proto";
 import { recordInviteDelivery, traceContextIn } from "@sched/telemetry";
 import { type OwedChange, recordAnswerResets, recordChanges } from "../db/queries.js";
 import { answerResetOf } from "../domain/answeredVersion.js";
-import { changeOf, plannedDeliveries, type MeetingEvent } from "../domain/plan.js";
+import { changeOf, plannedDeliveries } from "../domain/plan.js";
 
 export const MEETING_EVENTS_CONSUMER = "invites-meeting-events";
 
@@ -29,11 +29,10 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
   return bus.consumeBatches(options, async (messages) => {
     // Every change, even one owing nothing: the next change of its meeting waits to see it recorded.
     const owed: OwedChange[] = messages.map((message) => {
-      const event = message.payload as MeetingEvent;
-      return { change: changeOf(event), planned: plannedDeliveries(event), traceContext: traceContextIn(message.headers) ?? null };
+      return { change: changeOf(message.payload), planned: plannedDeliveries(message.payload), traceContext: traceContextIn(message.headers) ?? null };
     });
     // Before the changes: the new invitations, which the worker sends once these are recorded, find the replies to the old ones refused.
-    await recordAnswerResets(db, messages.map((m) => answerResetOf(m.payload as MeetingEvent)).filter((r) => r !== undefined));
+    await recordAnswerResets(db, messages.map((m) => answerResetOf(m.payload)).filter((r) => r !== undefined));
     const results = await recordChanges(db, owed);
     let live = false;
     let simulatedAny = false;

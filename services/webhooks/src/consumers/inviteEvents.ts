@@ -1,8 +1,8 @@
-import type { Bus, Stoppable } from "@sched/bus";
+import { isEvent, type Bus, type Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { inviteEvents, inviteFailed, type PayloadOf } from "@sched/proto";
+import { inviteEvents, inviteFailed } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
 import { awaitsMeetingEvent, inviteEventOf } from "../domain/publicEvent.js";
 import type { RecordingClaims } from "./recording.js";
@@ -29,7 +29,7 @@ export function consumeInviteEvents(bus: Bus, db: Knex, logger: Logger, claims: 
   const recorder = new StreamRecorder(db, INVITE_EVENTS_CONSUMER, logger, claims);
   return bus.consumeBatches(options, async (batch) => {
     const added = await recorder.record(batch, async (trx, messages) => {
-      const payloads = messages.map((message) => ({ ...(message.payload as PayloadOf<typeof inviteFailed>), kind: message.subject === inviteFailed.subject ? ("invite.failed" as const) : ("invite.sent" as const) }));
+      const payloads = messages.map((message) => ({ ...message.payload, kind: isEvent(message, inviteFailed) ? ("invite.failed" as const) : ("invite.sent" as const) }));
       const meetings = await lastMeetingStates(trx, payloads.map((p) => p.meetingId));
       const now = new Date();
       return payloads.map((payload) => {

@@ -1,10 +1,10 @@
-import type { Bus, EventMessage, Stoppable } from "@sched/bus";
+import { isEvent, type Bus, type EventMessageOf, type Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { meetingCancelled, meetingCreated, meetingDeleted, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type Meeting, type PayloadOf, type PublicEvent } from "@sched/proto";
+import { meetingCancelled, meetingCreated, meetingResponseUpdated, meetingStreamEvents, meetingUpdated, type Meeting, type meetingEvents, type PublicEvent } from "@sched/proto";
 import { lastMeetingStates } from "../db/queries.js";
-import { publicEventOf, responseEventOf, type MeetingChange, type ResponseChange } from "../domain/publicEvent.js";
+import { publicEventOf, responseEventOf, type MeetingChange } from "../domain/publicEvent.js";
 import type { RecordingClaims } from "./recording.js";
 import { RECORDING_BACKOFF_MS, StreamRecorder } from "./streamOrder.js";
 
@@ -12,18 +12,18 @@ export const MEETING_EVENTS_CONSUMER = "webhooks-meeting-events";
 
 const EVENTS_PER_BATCH = 100;
 
-/** Each meeting event's subject (as the bus hands it over, without namespace) and what kind of change it is. */
-const KIND_OF_SUBJECT = new Map<string, MeetingChange["kind"]>([
-  [meetingCreated.subject, "meeting.created"],
-  [meetingUpdated.subject, "meeting.updated"],
-  [meetingCancelled.subject, "meeting.cancelled"],
-  [meetingDeleted.subject, "meeting.deleted"],
-]);
+/** A change of a meeting with the kind of change its event declares. */
+function changeOf(message: EventMessageOf<(typeof meetingEvents)[number]>): MeetingChange {
+  if (isEvent(message, meetingCreated)) return { ...message.payload, kind: "meeting.created" };
+  if (isEvent(message, meetingUpdated)) return { ...message.payload, kind: "meeting.updated" };
+  if (isEvent(message, meetingCancelled)) return { ...message.payload, kind: "meeting.cancelled" };
+  return { ...message.payload, kind: "meeting.deleted" };
+}
 
 /** The public event of one event of the MEETINGS stream; a change or an answer finds the meeting as the event before it here showed it. */
-function publicEventOfMessage(message: EventMessage, id: string, before: Meeting | undefined): PublicEvent {
-  if (message.subject === meetingResponseUpdated.subject) return responseEventOf(message.payload as ResponseChange, id, before);
-  const change: MeetingChange = { ...(message.payload as PayloadOf<typeof meetingUpdated>), kind: KIND_OF_SUBJECT.get(message.subject)! };
+function publicEventOfMessage(message: EventMessageOf<(typeof meetingStreamEvents)[number]>, id: string, before: Meeting | undefined): PublicEvent {
+  if (isEvent(message, meetingResponseUpdated)) return responseEventOf(message.payload, id, before);
+  const change = changeOf(message);
   return publicEventOf(change, id, change.kind === "meeting.created" ? undefined : before);
 }
 
@@ -44,11 +44,10 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, claims:
   const recorder = new StreamRecorder(db, MEETING_EVENTS_CONSUMER, logger, claims);
   return bus.consumeBatches(options, async (batch) => {
     const added = await recorder.record(batch, async (trx, messages) => {
-      const meetingOf = (message: EventMessage) => (message.payload as { meetingId: string }).meetingId;
       // A create needs no earlier state: a batch of creates reads none.
-      const states = await lastMeetingStates(trx, messages.filter((m) => m.subject !== meetingCreated.subject).map(meetingOf));
+      const states = await lastMeetingStates(trx, messages.filter((m) => !isEvent(m, meetingCreated)).map((m) => m.payload.meetingId));
       return messages.map((message) => {
-        const payload = message.payload as PayloadOf<typeof meetingResponseUpdated>;
+        const { payload } = message;
         const event = publicEventOfMessage(message, newId("evt"), states.get(payload.meetingId));
         states.set(payload.meetingId, event.data.object as Meeting);
         return { sourceEventId: payload.eventId, userId: payload.organizer.userId, meetingId: payload.meetingId, event };

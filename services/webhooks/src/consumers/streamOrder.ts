@@ -25,7 +25,7 @@ const WAIT_IN_PLACE_MS = 1_000;
 const WAIT_STEP_MS = 20;
 
 /** Turns a batch's events, read on `db` as recorded so far, into what they record. */
-export type RecordsOf = (db: Knex, messages: readonly EventMessage[]) => Promise<EventToRecord[]>;
+export type RecordsOf<M extends EventMessage> = (db: Knex, messages: readonly M[]) => Promise<EventToRecord[]>;
 
 /**
  * Records one consumer's (durable's) batches in stream order, whichever
@@ -60,7 +60,7 @@ export class StreamRecorder {
    * events (another replica records those meanwhile); resolves to how many
    * events were new, or throws BatchNotReady for a retry after the back-off.
    */
-  async record(messages: readonly EventMessage[], recordsOf: RecordsOf): Promise<number> {
+  async record<M extends EventMessage>(messages: readonly M[], recordsOf: RecordsOf<M>): Promise<number> {
     if (isEmbedded(this.db)) return recordBatch(this.db, await recordsOf(this.db, messages), this.claims);
     let added = 0;
     for (let waited = 0; ; waited += WAIT_STEP_MS) {
@@ -73,7 +73,7 @@ export class StreamRecorder {
   }
 
   /** One transaction: records the events that follow the position; `waiting`: how many of the rest do not yet. */
-  private async recordFollowing(messages: readonly EventMessage[], recordsOf: RecordsOf): Promise<{ added: number; waiting: number }> {
+  private async recordFollowing<M extends EventMessage>(messages: readonly M[], recordsOf: RecordsOf<M>): Promise<{ added: number; waiting: number }> {
     let recorded: { added: number; adopt(committed: boolean): void } | undefined;
     let committed = false;
     let rest = 0;
@@ -96,7 +96,7 @@ export class StreamRecorder {
   }
 
   /** The events that directly follow `through`, in order, up to the first that does not; a gap waited on long enough is taken as gone. */
-  private runAfter(through: number, fresh: readonly EventMessage[]): readonly EventMessage[] {
+  private runAfter<M extends EventMessage>(through: number, fresh: readonly M[]): readonly M[] {
     let last = through;
     let taken = 0;
     for (const m of fresh) {
