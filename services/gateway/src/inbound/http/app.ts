@@ -50,15 +50,9 @@ export interface GatewayDeps {
 
 /** Request headers a service may need, forwarded on the bus request. */
 // Google's push notifications carry their channel and its secret in X-Goog-* headers, not in a body.
-const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate", "x-goog-channel-id", "x-goog-channel-token", "x-goog-resource-state"] as const;
-const FORWARDED_NAMES: Record<(typeof FORWARDED_HEADERS)[number], string> = {
-  "idempotency-key": "Idempotency-Key",
-  traceparent: "traceparent",
-  tracestate: "tracestate",
-  "x-goog-channel-id": "X-Goog-Channel-ID",
-  "x-goog-channel-token": "X-Goog-Channel-Token",
-  "x-goog-resource-state": "X-Goog-Resource-State",
-};
+const FORWARDED_HEADERS = ["Idempotency-Key", "traceparent", "tracestate", "X-Goog-Channel-ID", "X-Goog-Channel-Token", "X-Goog-Resource-State"] as const;
+/** Each with the lower-case name Node keeps it under, worked out once. */
+const FORWARDED = FORWARDED_HEADERS.map((name) => [name, name.toLowerCase()] as const);
 
 /**
  * The HTTP edge. For each request, in this order: request id, CORS refusal,
@@ -137,10 +131,10 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     res.once("close", inProgress.take(holders));
     const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
-    for (const name of FORWARDED_HEADERS) {
+    for (const [name, lowerCase] of FORWARDED) {
       // Node joins a repeated header of these names into one string.
-      const value = req.headers[name] as string | undefined;
-      if (value !== undefined) headers[FORWARDED_NAMES[name]] = value;
+      const value = req.headers[lowerCase] as string | undefined;
+      if (value !== undefined) headers[name] = value;
     }
     const query = { ...req.query };
     handOn(res);
