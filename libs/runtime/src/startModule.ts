@@ -122,9 +122,18 @@ function onceOnly(step: StopStep): StopStep {
   return (deadline) => (running ??= step(deadline));
 }
 
+/**
+ * How long an idle keep-alive connection to a module's pages stays open:
+ * longer than what sits in front of them keeps its own (60 s on AWS ALB and
+ * nginx), as the gateway's default does, so the proxy never reuses a
+ * connection the pages are closing (Node's own 5 s would make that an
+ * ECONNRESET for the browser).
+ */
+const PAGES_KEEP_ALIVE_MS = 65_000;
+
 /** Serves a module's pages on their own port, on every interface. */
 async function listen(http: ServiceHttp, logger: Logger): Promise<Server> {
-  const server = createServer((req, res) => http.handler(req, res));
+  const server = createServer({ keepAliveTimeout: PAGES_KEEP_ALIVE_MS }, (req, res) => http.handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(http.port, () => resolve());

@@ -3,7 +3,8 @@ import { ConfigError } from "@sched/config";
 import type { Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { endpoint } from "@sched/proto";
-import { createTestDatabase, rejection } from "@sched/testing";
+import { createTestDatabase, freePort, rejection } from "@sched/testing";
+import { Agent, get } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineService, startModule, type ServiceDeps } from "../src/index.js";
@@ -93,4 +94,34 @@ describe("starting a service module", () => {
     expect((await rejection(bus.request(echo, { text: "x" }), echo.subject)).code).toBe("service_unavailable");
     await expect(db!.raw("select 1")).rejects.toThrow();
   });
+
+  it("keeps an idle connection to its own pages open past Node's 5 s, as a proxy in front expects (60 s on ALB and nginx)", async () => {
+    bus = new MemoryBus(logger);
+    const port = await freePort();
+    const pages = defineService({
+      ...testModule(),
+      async start() {
+        // Answers with the client's port: the same port twice means the same connection.
+        return { stop: async () => {}, http: { port, mountPath: "/", handler: (req, res) => res.end(String(req.socket.remotePort)) } };
+      },
+    });
+    const started = await startModule(pages, { database: target(), bus, logger, settings: { GREETING: "hello" }, listenForPages: true });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const clientPort = () =>
+      new Promise<string>((resolve, reject) => {
+        get({ port, agent, path: "/" }, (res) => {
+          let body = "";
+          res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          res.on("end", () => resolve(body));
+        }).on("error", reject);
+      });
+    try {
+      const first = await clientPort();
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await clientPort()).toBe(first);
+    } finally {
+      agent.destroy();
+      await started.stop();
+    }
+  }, 30_000);
 });
