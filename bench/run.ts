@@ -2,6 +2,7 @@
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
  * npm run bench -- side-by-side [--quick] [--profile]
+ * npm run bench -- delivery-floor [--quick]   # the least CPU a webhook delivery costs: bare node:http sender and receiver
  * npm run bench -- creates [--quick] [--profile]   # CPU and statements per create of every process, processes wiring
  * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
  * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
@@ -15,6 +16,7 @@
 import { arch, cpus, loadavg, totalmem } from "node:os";
 import { benchAvailability } from "./availability.js";
 import { benchCreates } from "./creates.js";
+import { benchDeliveryFloor } from "./deliveryFloor.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchRecurring } from "./recurring.js";
 import { benchSideBySide } from "./sideBySide.js";
@@ -34,6 +36,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) 
   startup: benchStartup,
   webhooks: benchWebhooks,
   "webhooks-drain": benchWebhooksDrain,
+  "delivery-floor": benchDeliveryFloor,
 };
 
 function usage(message: string): never {
@@ -61,7 +64,7 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${name === "side-by-side" || name === "webhooks-drain" || name === "creates" ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${["side-by-side", "webhooks-drain", "creates", "delivery-floor"].includes(name) ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
 await BENCHMARKS[name]!({ wirings, quick, profile });
