@@ -37,7 +37,11 @@ export class SpareConnections {
     if (this.spare.length > 0) {
       const left = remainingMs();
       if (left !== undefined && left <= 0) return Promise.reject(deadlinePassed());
-      return this.spare.pop()!;
+      for (let connection = this.spare.pop(); connection; connection = this.spare.pop()) {
+        // One lost since it was given back goes to the pool, which disposes of it.
+        if (!isDisposed(connection)) return connection;
+        void this.client.releaseConnection(connection);
+      }
     }
     return this.client.acquireConnection();
   }
