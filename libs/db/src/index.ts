@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
 import type { EmbeddedDatabase } from "./embedded.js";
+import { spareConnections } from "./spareConnections.js";
 import { setTimeout as pause } from "node:timers/promises";
 
 export type { Knex } from "knex";
@@ -52,21 +53,25 @@ export function namedStatement(prefix: string, sql: string): NamedStatement {
  * but without knex building the query on every call (the busiest reads pay
  * that more than anything else in the service): the same pool, the same
  * wait bounded by the request's deadline, the same connection settings and
- * rows. In a transaction, or embedded, it goes through knex.
+ * rows; a connection given back stays at hand for the rest of the turn (see
+ * SpareConnections). In a transaction, or embedded, it goes through knex.
  */
 export async function runNamed<Row>(db: Knex, statement: NamedStatement, bindings: readonly Knex.Value[]): Promise<Row[]> {
   if (!isEmbedded(db) && !db.isTransaction) {
-    const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
-    const connection = await client.acquireConnection();
+    const spares = spareConnections(db);
+    const connection = await spares.take();
+    let failed = true;
     try {
-      return await new Promise<Row[]>((resolve, reject) => {
+      const rows = await new Promise<Row[]>((resolve, reject) => {
         // Built from its text, then named: a query built from a config object has pg copy the object, property by property, on every call.
         const query = new pg.Query(statement.text, [...bindings], (err, result) => (err ? reject(err) : resolve(result.rows as Row[])));
         (query as { name?: string }).name = statement.name;
         connection.query(query);
       });
+      failed = false;
+      return rows;
     } finally {
-      await client.releaseConnection(connection);
+      spares.give(connection, failed);
     }
   }
   const { rows } = (await db.raw(statement.sql, [...bindings]).options({ name: statement.name })) as { rows: Row[] };

@@ -39,3 +39,34 @@ describe.each(["postgres", "pglite"] as const)("runNamed on %s", (kind) => {
     await db.destroy();
   });
 });
+
+describe("runNamed's connections at hand for the rest of the turn (postgres)", () => {
+  const untilNextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it("serves the statements of one turn on a connection acquired once, gives it back to the pool by the next turn, and refuses one whose deadline passed", async () => {
+    const db = await openSchema(await target("postgres"), "named", migrations);
+    const pool = (db.client as { pool: { on(event: string, listener: () => void): void; numUsed(): number } }).pool;
+    let acquires = 0;
+    pool.on("acquireRequest", () => acquires++);
+    for (let i = 0; i < 5; i++) expect(await runNamed(db, byId, ["none", 0])).toEqual([]);
+    expect(acquires).toBe(1);
+    await expect(withDeadline(Date.now() - 1, () => runNamed(db, byId, ["none", 0]))).rejects.toMatchObject({ code: "service_unavailable" });
+    await untilNextTurn();
+    expect(pool.numUsed()).toBe(0);
+    expect(await runNamed(db, byId, ["none", 0])).toEqual([]);
+    expect(acquires).toBe(2);
+    await db.destroy();
+  });
+
+  it("gives a connection straight back when a transaction waits for one, rather than to the next statement", async () => {
+    const db = await openSchema(await target("postgres", 1), "named", migrations);
+    const finished: string[] = [];
+    const first = runNamed(db, byId, ["none", 0]);
+    const transaction = db.transaction((trx) => trx.raw("select 1")).then(() => finished.push("transaction"));
+    await first;
+    await runNamed(db, byId, ["none", 0]).then(() => finished.push("next statement"));
+    await transaction;
+    expect(finished).toEqual(["transaction", "next statement"]);
+    await db.destroy();
+  });
+});

@@ -1,6 +1,7 @@
 import type { Knex } from "@sched/db";
 import { remainingMs } from "@sched/errors";
 import { AsyncResource } from "node:async_hooks";
+import { batchRetryAfter } from "../domain/batchFailure.js";
 import { insertMeetings, type NewMeetingRow } from "./queries.js";
 
 /** The most meetings one statement inserts. */
@@ -25,13 +26,19 @@ interface Waiting {
  * committed. A shared statement waits for a connection no longer than the
  * earliest deadline among its requests, so none is written after it gave
  * up; should it fail, its rows are tried again one by one, each in its own
- * request's context, so that one row's failure is that row's caller's alone.
+ * request's context, so that one row's failure is that row's caller's alone,
+ * unless the database is out of reach, when every row is refused at once
+ * (see batchRetryAfter).
  */
 export class MeetingInserts {
   private readonly waiting: Waiting[] = [];
   private writing = false;
 
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    /** Writes rows in one statement (insertMeetings; another in tests that make it fail). */
+    private readonly writeRows: (db: Knex, rows: readonly NewMeetingRow[]) => Promise<void> = insertMeetings,
+  ) {}
 
   insert(row: NewMeetingRow): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -57,10 +64,10 @@ export class MeetingInserts {
         }
         const soonest = batch.reduce((a, b) => (b.deadline < a.deadline ? b : a));
         try {
-          await soonest.scope.runInAsyncScope(() => insertMeetings(this.db, batch.map((w) => w.row)));
+          await soonest.scope.runInAsyncScope(() => this.writeRows(this.db, batch.map((w) => w.row)));
           for (const w of batch) w.resolve();
-        } catch {
-          for (const w of batch) await this.one(w);
+        } catch (err) {
+          await this.afterFailure(batch, err);
         }
       }
     } finally {
@@ -68,9 +75,24 @@ export class MeetingInserts {
     }
   }
 
+  private async afterFailure(batch: Waiting[], err: unknown): Promise<void> {
+    const retry = batchRetryAfter(err);
+    if (retry === "each") {
+      for (const w of batch) await this.one(w);
+      return;
+    }
+    const now = Date.now();
+    const unexpired = retry === "unexpired" ? batch.filter((w) => w.deadline > now) : [];
+    // A wait that ran out before any deadline (the pool's own limit) would run out again: nothing is tried again.
+    if (unexpired.length === batch.length) unexpired.length = 0;
+    for (const w of batch) if (!unexpired.includes(w)) w.reject(err);
+    // Ahead of the rows that came since, in their order: the next turn writes them together again.
+    this.waiting.unshift(...unexpired);
+  }
+
   private async one(w: Waiting): Promise<void> {
     try {
-      await w.scope.runInAsyncScope(() => insertMeetings(this.db, [w.row]));
+      await w.scope.runInAsyncScope(() => this.writeRows(this.db, [w.row]));
       w.resolve();
     } catch (err) {
       w.reject(err);
