@@ -7,6 +7,7 @@
  * request (user + system), which holds on a machine busy with other work.
  *
  *   node --conditions=@sched/source --import tsx bench/gatewayEdge.ts [--src=<dir>[,<dir>…]] [--requests=N] [--rounds=N] [--concurrency=N]
+ *     [--cases=get,list,create] [--reply-delay-ms=N]
  *
  * `--src` points at another copy of services/gateway/src (an earlier commit
  * checked out beside this tree), so two versions can be run alternately.
@@ -69,8 +70,13 @@ const replies: Record<string, () => HttpReply> = {
   [meetingsList.subject]: () => ({ status: 200, body: new JsonText(list) }),
   [meetingsCreate.subject]: () => ({ status: 201, body: new JsonText(one) }),
 };
-// Answers on a later turn, as a reply from NATS arrives.
-const later = <T>(value: T) => new Promise<T>((done) => setImmediate(() => done(value)));
+/**
+ * How long the bus takes to answer. 0: on the next turn, as a reply from NATS
+ * arrives at once. More: as a busy system answers, so that fewer requests
+ * share each wake-up of the gateway (a create flat out takes tens of ms).
+ */
+const replyDelayMs = Number(arg("reply-delay-ms", "0"));
+const later = <T>(value: T) => new Promise<T>((done) => (replyDelayMs > 0 ? setTimeout(() => done(value), replyDelayMs) : setImmediate(() => done(value))));
 const bus = {
   forward: (endpoint: RouteEndpoint) => later(replies[endpoint.subject]!()),
   request: (endpoint: { subject: string }) => later(endpoint.subject === accountsAuthenticate.subject ? { caller } : { connected: false }),
@@ -119,14 +125,16 @@ async function drive(port: number, path: string, method: string, total: number):
   return (used.user + used.system) / total;
 }
 
-const cases = [
+const allCases = [
   ["get", "/v1/meetings/mtg_000000000000000000000001", "GET"],
   ["list", "/v1/meetings?filter=upcoming&limit=100", "GET"],
   ["create", "/v1/meetings", "POST"],
 ] as const;
+const chosen = arg("cases", "get,list,create").split(",");
+const cases = allCases.filter(([name]) => chosen.includes(name));
 // Every copy named in --src (comma-separated) runs in this one process, round by round in turn, so the machine's load falls on each alike.
 const gateways = await Promise.all(arg("src", "services/gateway/src").split(",").map(startGateway));
-for (const g of gateways) await drive(g.port, cases[0][1], "GET", 1_000); // warm-up
+for (const g of gateways) await drive(g.port, allCases[0][1], "GET", 1_000); // warm-up
 const results = new Map(gateways.map((g) => [g, {} as Record<string, number[]>]));
 for (let r = 0; r < rounds; r++) {
   for (const [name, path, method] of cases) {

@@ -1,4 +1,5 @@
 import { bind, MemoryBus } from "@sched/bus";
+import { AppError } from "@sched/errors";
 import { hashApiKey } from "@sched/ids";
 import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, callerChanged, invitesCalendarConnected, keyRevoked, type Caller } from "@sched/proto";
@@ -10,17 +11,18 @@ const logger = createLogger({ name: "authenticator-test", level: "silent" });
 const key = `sk_test_${"A".repeat(40)}`;
 const caller: Caller = { userId: "usr_1", email: "a@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read"], apiKeyId: "key_1" };
 
-/** Accounts on an in-memory bus, answering each look-up once `release` is called, and counting them. */
-async function accounts() {
+/** Accounts on an in-memory bus, answering each look-up once `release` is called, and counting them; `revoked` answers 401. */
+async function accounts(options: { cacheTtlMs?: number; now?: () => number; revoked?: () => boolean } = {}) {
   const bus = new MemoryBus(logger);
   const asked: Array<() => void> = [];
   await bus.serve({ name: "accounts", version: "1.0.0" }, [
     bind(accountsAuthenticate, async () => {
       await new Promise<void>((resolve) => asked.push(resolve));
+      if (options.revoked?.()) throw new AppError("unauthorized", "Invalid API key.");
       return { caller };
     }),
   ]);
-  const authenticator = new Authenticator(bus, { cacheTtlMs: 60_000, timeoutMs: 5_000 });
+  const authenticator = new Authenticator(bus, { cacheTtlMs: options.cacheTtlMs ?? 60_000, timeoutMs: 5_000, ...(options.now ? { now: options.now } : {}) });
   await authenticator.listen();
   return { bus, authenticator, asked, release: () => asked.forEach((answer) => answer()) };
 }
@@ -101,5 +103,41 @@ describe("the gateway's authenticator", () => {
     await eventually(() => asked.length === 1);
     release();
     expect(await answer).toEqual(caller);
+  });
+
+  it("asks again for a busy key past half its age while its entry still serves, once, and keeps it from expiring", async () => {
+    let now = 0;
+    const { authenticator, asked, release } = await accounts({ cacheTtlMs: 1_000, now: () => now });
+    const first = authenticator.authenticate(authenticator.present(`Bearer ${key}`));
+    await eventually(() => asked.length === 1);
+    release();
+    await first;
+    now = 499;
+    expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+    expect(asked).toHaveLength(1);
+    now = 500;
+    for (let i = 0; i < 5; i++) expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+    await eventually(() => asked.length === 2);
+    release();
+    // Past the first answer's age, the second one serves (and is itself due for renewal).
+    now = 1_200;
+    await eventually(() => "caller" in authenticator.present(`Bearer ${key}`));
+    expect(asked).toHaveLength(3);
+  });
+
+  it("forgets at once a key that accounts no longer knows when asked again, revocation notice or not", async () => {
+    let now = 0;
+    let revoked = false;
+    const { authenticator, asked, release } = await accounts({ cacheTtlMs: 1_000, now: () => now, revoked: () => revoked });
+    const first = authenticator.authenticate(authenticator.present(`Bearer ${key}`));
+    await eventually(() => asked.length === 1);
+    release();
+    await first;
+    revoked = true;
+    now = 600;
+    expect(authenticator.present(`Bearer ${key}`)).toEqual({ caller });
+    await eventually(() => asked.length === 2);
+    release();
+    await eventually(() => "keyHash" in authenticator.present(`Bearer ${key}`));
   });
 });

@@ -31,4 +31,21 @@ describe("the cache of resolved keys", () => {
     expect(cache.get("hash", 999)?.userId).toBe("usr_a");
     expect(cache.get("hash", 1_000)).toBeUndefined();
   });
+
+  it("when an entry is past half its TTL, then it still serves and is due for renewal", () => {
+    const cache = new KeyCache(1_000);
+    cache.set("hash", callerOf("usr_a", "key_a"), 0);
+    expect(cache.lookUp("hash", 499)).toMatchObject({ caller: { userId: "usr_a" }, renewalDue: false });
+    expect(cache.lookUp("hash", 500)).toMatchObject({ caller: { userId: "usr_a" }, renewalDue: true });
+    cache.set("hash", callerOf("usr_a", "key_a"), 600);
+    expect(cache.lookUp("hash", 1_099)).toMatchObject({ renewalDue: false });
+    expect(cache.lookUp("hash", 1_600)).toBeUndefined();
+  });
+
+  it("when an answer took long, then its entry lasts the TTL from when it was asked, not from its arrival", () => {
+    const cache = new KeyCache(1_000);
+    cache.set("hash", callerOf("usr_a", "key_a"), 0);
+    expect(cache.get("hash", 999)).toBeDefined();
+    expect(cache.get("hash", 1_000)).toBeUndefined();
+  });
 });

@@ -1,9 +1,12 @@
 import { AppError, paramName } from "@sched/errors";
 import express, { type Request, type Response } from "express";
 import { isUtf8 } from "node:buffer";
+import type { IncomingMessage } from "node:http";
+import { finished } from "node:stream";
 import { nestsDeeperThan, nonFiniteNumberAt } from "../../domain/jsonShape.js";
 
-const MAX_BODY = "100kb";
+/** 100 KiB, as express.json's "100kb". */
+const MAX_BODY_BYTES = 100 * 1024;
 
 function hasBody(req: Request): boolean {
   const length = req.headers["content-length"];
@@ -19,37 +22,56 @@ function isJson(contentType: string | undefined): boolean {
   return !charset || /^charset="?utf-8"?$/.test(charset);
 }
 
+/** A body sent as it is, not compressed: the common case, read here without express's parser. */
+function isIdentity(req: IncomingMessage): boolean {
+  const encoding = req.headers["content-encoding"];
+  return encoding === undefined || encoding.toLowerCase() === "identity";
+}
+
 export type JsonBodyReader = (req: Request, res: Response) => Promise<unknown>;
+
+const tooLarge = () => new AppError("payload_too_large", "The request body is larger than 100 KiB.");
+const notJson = () => new AppError("invalid_json", "The request body is not valid JSON.");
 
 /**
  * Reads a JSON body: 415 for another media type, 413 past 100 KiB, 400
  * invalid_json when it is not UTF-8, does not parse or nests arrays and objects deeper
  * than `maxDepth` (checked on the bytes, before parsing), 400
  * invalid_request naming the field when a number is not finite (`1e309`).
- * No body at all reads as undefined.
+ * No body at all reads as undefined, an empty one as `{}`. A body sent as
+ * it is, the usual case, is read as bytes and parsed once here; a
+ * compressed one (gzip, deflate, br) goes through express's parser, which
+ * inflates it.
  */
 export function jsonBodyReader(maxDepth: number): JsonBodyReader {
-  const jsonParser = express.json({
-    limit: MAX_BODY,
+  const checkBytes = (bytes: Uint8Array) => {
+    // Decoding would turn bytes that are not UTF-8 (an encoded surrogate, say) into U+FFFD and store that.
+    if (!isUtf8(bytes)) throw new AppError("invalid_json", "The request body is not valid UTF-8.");
+    if (nestsDeeperThan(bytes, maxDepth)) {
+      throw new AppError("invalid_json", `The request body nests arrays and objects more than ${maxDepth} levels deep.`);
+    }
+  };
+  const compressedParser = express.json({
+    limit: MAX_BODY_BYTES,
     strict: false,
     type: () => true,
-    verify: (_req, _res, bytes) => {
-      // Decoding would turn bytes that are not UTF-8 (an encoded surrogate, say) into U+FFFD and store that.
-      if (!isUtf8(bytes)) throw new AppError("invalid_json", "The request body is not valid UTF-8.");
-      if (nestsDeeperThan(bytes, maxDepth)) {
-        throw new AppError("invalid_json", `The request body nests arrays and objects more than ${maxDepth} levels deep.`);
-      }
-    },
+    verify: (_req, _res, bytes) => checkBytes(bytes),
   });
+  const readCompressed = (req: Request, res: Response) =>
+    new Promise<unknown>((resolve, reject) => {
+      compressedParser(req, res, (err?: unknown) => (err ? reject(mapBodyError(err)) : resolve(req.body)));
+    });
   return async (req, res) => {
     if (!hasBody(req)) return undefined;
     if (!isJson(req.headers["content-type"])) {
       throw new AppError("unsupported_media_type", "Request bodies must be JSON, sent with Content-Type: application/json.");
     }
-    await new Promise<void>((resolve, reject) => {
-      jsonParser(req, res, (err?: unknown) => (err ? reject(mapBodyError(err)) : resolve()));
-    });
-    const body: unknown = req.body;
+    let body: unknown;
+    if (isIdentity(req)) {
+      const bytes = await readBytes(req, MAX_BODY_BYTES);
+      checkBytes(bytes);
+      body = parseJson(bytes);
+    } else body = await readCompressed(req, res);
     const nonFinite = nonFiniteNumberAt(body);
     if (nonFinite) {
       const param = paramName(nonFinite) || "body";
@@ -59,12 +81,70 @@ export function jsonBodyReader(maxDepth: number): JsonBodyReader {
   };
 }
 
+/**
+ * The request's body as bytes, at most `limit` of them (413 past it, before
+ * reading when Content-Length says so). On a refusal the rest of the body is
+ * read off and dropped before the answer, so the connection stays usable.
+ */
+function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers["content-length"];
+  const length = declared === undefined ? undefined : Number(declared);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onGone);
+      req.off("close", onGone);
+    };
+    const refuse = (error: AppError) => {
+      stop();
+      req.resume();
+      finished(req, () => reject(error));
+    };
+    function onData(chunk: Buffer): void {
+      received += chunk.length;
+      if (received > limit) refuse(tooLarge());
+      else chunks.push(chunk);
+    }
+    function onEnd(): void {
+      stop();
+      if (length !== undefined && received !== length) reject(notJson());
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    }
+    // The client went before sending it all: nobody will read the answer.
+    function onGone(): void {
+      stop();
+      reject(notJson());
+    }
+    if (length !== undefined && length > limit) return refuse(tooLarge());
+    if (req.readableEnded) return reject(notJson());
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onGone);
+    req.on("close", onGone);
+  });
+}
+
+/** JSON text checked as UTF-8; a leading byte order mark is dropped, and empty text reads as `{}` (a common client mistake). */
+function parseJson(bytes: Buffer): unknown {
+  let text = bytes.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw notJson();
+  }
+}
+
 function mapBodyError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const type = (err as { type?: string }).type;
-  if (type === "entity.too.large") return new AppError("payload_too_large", "The request body is larger than 100 KiB.");
+  if (type === "entity.too.large") return tooLarge();
   if (type === "encoding.unsupported" || type === "charset.unsupported") {
     return new AppError("unsupported_media_type", "Request bodies must be UTF-8 JSON.");
   }
-  return new AppError("invalid_json", "The request body is not valid JSON.");
+  return notJson();
 }

@@ -27,9 +27,13 @@ export class Authenticator {
    */
   private readonly asking = new Map<string, Promise<Caller>>();
 
-  constructor(private readonly bus: Bus, options: { cacheTtlMs: number; timeoutMs: number }) {
+  private readonly now: () => number;
+
+  /** `now` is the clock the cache's ages are read on (a test's own). */
+  constructor(private readonly bus: Bus, options: { cacheTtlMs: number; timeoutMs: number; now?: () => number }) {
     this.cache = new KeyCache(options.cacheTtlMs);
     this.timeoutMs = options.timeoutMs;
+    this.now = options.now ?? Date.now;
   }
 
   /**
@@ -48,14 +52,22 @@ export class Authenticator {
     return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
   }
 
-  /** Reads the key of an Authorization header: the caller when this gateway resolved it recently, without asking anyone. */
+  /**
+   * Reads the key of an Authorization header: the caller when this gateway
+   * resolved it recently, without asking anyone. An entry past half its age
+   * is asked for again meanwhile, once, so that the requests of a busy key
+   * never all find it gone together, each checking its address and waiting
+   * for accounts as an unknown key's must.
+   */
   present(authorization: string | undefined): PresentedKey {
     if (!authorization) return { refusal: unauthorized("Missing API key: send Authorization: Bearer <API_KEY>.") };
     const key = bearerToken(authorization);
     if (!key || !apiKeyMode(key)) return { refusal: unauthorized("Malformed API key: expected Authorization: Bearer sk_test_… or sk_live_….") };
     const keyHash = hashApiKey(key);
-    const caller = this.cache.get(keyHash);
-    return caller ? { caller } : { keyHash };
+    const cached = this.cache.lookUp(keyHash, this.now());
+    if (!cached) return { keyHash };
+    if (cached.renewalDue && !this.asking.has(keyHash)) this.renew(keyHash);
+    return { caller: cached.caller };
   }
 
   /** The caller of a presented key: asked of accounts unless known; 401 when there is none. */
@@ -63,13 +75,21 @@ export class Authenticator {
     if ("refusal" in presented) throw presented.refusal;
     if ("caller" in presented) return presented.caller;
     const { keyHash } = presented;
-    const cached = this.cache.get(keyHash);
+    const cached = this.cache.get(keyHash, this.now());
     if (cached) return cached;
-    let asking = this.asking.get(keyHash);
-    if (!asking) {
-      asking = this.lookUp(keyHash);
-      this.asking.set(keyHash, asking);
-    }
+    return this.asking.get(keyHash) ?? this.ask(keyHash);
+  }
+
+  /** Asks for a key whose entry still serves; a key accounts no longer knows is forgotten at once. */
+  private renew(keyHash: string): void {
+    this.ask(keyHash).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === "unauthorized") this.forget(keyHash);
+    });
+  }
+
+  private ask(keyHash: string): Promise<Caller> {
+    const asking = this.lookUp(keyHash);
+    this.asking.set(keyHash, asking);
     return asking;
   }
 
@@ -80,11 +100,12 @@ export class Authenticator {
    * made while it was asked keeps a "not connected" from being cached.
    */
   private lookUp(keyHash: string): Promise<Caller> {
+    const askedAt = this.now();
     const asking: Promise<Caller> = this.bus
       .request(accountsAuthenticate, { keyHash }, { timeoutMs: this.timeoutMs })
       .then(({ caller }) => this.withCalendarConnected(caller))
       .then((caller) => {
-        if (this.asking.get(keyHash) === asking) this.cache.set(keyHash, caller);
+        if (this.asking.get(keyHash) === asking) this.cache.set(keyHash, caller, askedAt);
         return caller;
       })
       .finally(() => {
