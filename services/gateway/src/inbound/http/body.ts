@@ -3,6 +3,7 @@ import express, { type Request, type Response } from "express";
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { finished } from "node:stream";
+import getRawBody from "raw-body";
 import { nestsDeeperThan, nonFiniteNumberAt } from "../../domain/jsonShape.js";
 
 /** 100 KiB, as express.json's "100kb". */
@@ -84,46 +85,16 @@ export function jsonBodyReader(maxDepth: number): JsonBodyReader {
 /**
  * The request's body as bytes, at most `limit` of them (413 past it, before
  * reading when Content-Length says so). On a refusal the rest of the body is
- * read off and dropped before the answer, so the connection stays usable.
+ * read off and dropped before the answer, as express's parser does, so the
+ * connection stays usable.
  */
 function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  const length = declared === undefined ? undefined : Number(declared);
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const stop = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onGone);
-      req.off("close", onGone);
-    };
-    const refuse = (error: AppError) => {
-      stop();
+    getRawBody(req, { length: req.headers["content-length"] ?? null, limit }, (err, bytes) => {
+      if (!err) return resolve(bytes);
       req.resume();
-      finished(req, () => reject(error));
-    };
-    function onData(chunk: Buffer): void {
-      received += chunk.length;
-      if (received > limit) refuse(tooLarge());
-      else chunks.push(chunk);
-    }
-    function onEnd(): void {
-      stop();
-      if (length !== undefined && received !== length) reject(notJson());
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    }
-    // The client went before sending it all: nobody will read the answer.
-    function onGone(): void {
-      stop();
-      reject(notJson());
-    }
-    if (length !== undefined && length > limit) return refuse(tooLarge());
-    if (req.readableEnded) return reject(notJson());
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onGone);
-    req.on("close", onGone);
+      finished(req, () => reject(mapBodyError(err)));
+    });
   });
 }
 
