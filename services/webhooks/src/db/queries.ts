@@ -487,29 +487,9 @@ export interface ClaimedDelivery extends OwedKey {
   endpoint: SigningKeys & { url: string };
 }
 
-/**
- * Leases up to `limit` deliveries that are due, to this worker, until
- * `leaseMs` from now, in one statement. A delivery is due only when no
- * earlier event of its meeting still waits for the same endpoint (so a
- * meeting's events arrive in order); of one endpoint at most `perEndpoint`
- * less what this worker already `held` of it are taken: a receiver that
- * never answers holds up only its own deliveries. Rows another replica is
- * claiming at the same moment are skipped, not waited for. A leased delivery
- * is not taken again until its lease runs out (a crashed worker's deliveries
- * are taken again then).
- *
- * Only `pending_deliveries` is read to choose: the endpoints with owed
- * deliveries are walked one probe of its key each, and of each enabled one
- * with room its earliest due deliveries are read in due order from
- * `pending_deliveries_due`, stopping at its room; the earliest of all these
- * are taken. A claim then reads about what it takes, plus the leased
- * deliveries of the endpoints it looks at, however long the backlog. The
- * lease is a column of no index, so the pending row is updated in place.
- */
-export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
-  const { rows } = await db.raw<{ rows: (ClaimedRow & { body: string })[] }>(
-    `with recursive room as (
+const CLAIM_DUE = namedStatement(
+  "webhooks_claim_due",
+  `with recursive room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), walk(endpoint_id) as (
        -- The endpoints with owed deliveries, each found by one probe of the key (a skip scan).
@@ -554,8 +534,31 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
      join deliveries d on d.seq = l.delivery_seq
      join events ev on ev.seq = l.event_seq
      join endpoints e on e.id = l.endpoint_id`,
-    [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs],
-  );
+);
+
+/**
+ * Leases up to `limit` deliveries that are due, to this worker, until
+ * `leaseMs` from now, in one statement. A delivery is due only when no
+ * earlier event of its meeting still waits for the same endpoint (so a
+ * meeting's events arrive in order); of one endpoint at most `perEndpoint`
+ * less what this worker already `held` of it are taken: a receiver that
+ * never answers holds up only its own deliveries. Rows another replica is
+ * claiming at the same moment are skipped, not waited for. A leased delivery
+ * is not taken again until its lease runs out (a crashed worker's deliveries
+ * are taken again then).
+ *
+ * Only `pending_deliveries` is read to choose: the endpoints with owed
+ * deliveries are walked one probe of its key each, and of each enabled one
+ * with room its earliest due deliveries are read in due order from
+ * `pending_deliveries_due`, stopping at its room; the earliest of all these
+ * are taken. A claim then reads about what it takes, plus the leased
+ * deliveries of the endpoints it looks at, however long the backlog. The
+ * lease is a column of no index, so the pending row is updated in place.
+ * Sent by name (runNamed): the worker claims many times a second.
+ */
+export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
+  const rows = await runNamed<ClaimedRow & { body: string }>(db, CLAIM_DUE, [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs]);
   // One event's deliveries to several endpoints share its bytes.
   const bytes = new Map<string, Buffer>();
   return rows.map((r) => toClaimed(r, bytes.get(String(r.event_seq)) ?? bytes.set(String(r.event_seq), Buffer.from(r.body)).get(String(r.event_seq))!));
@@ -636,34 +639,9 @@ export interface Settlement {
  */
 export const LAST_SUCCESS_GRAIN_MS = 1_000;
 
-/**
- * Writes attempts and where they leave their deliveries, all in one
- * statement (so at once, or not at all): each attempt and its delivery's
- * state in one update of the delivery's row, in place (the attempt before
- * it, if any, moved to `delivery_attempts`); a settled delivery's pending row
- * deleted, a retried one's due time moved and its lease ended; the last success of endpoints that took one
- * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
- * disable, unless the same batch holds a success of theirs. A delivery that
- * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
- * settled delivery was holding back a later event of its meeting for its
- * endpoint, which is due now.
- */
-export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
-  if (settlements.length === 0) return false;
-  const outcomes = settlements.map((s) => ({
-    seq: s.seq,
-    endpoint_id: s.endpointId,
-    attempt: s.attempt,
-    at: s.outcome.at.toISOString(),
-    status: s.outcome.status,
-    error: s.outcome.error,
-    duration_ms: s.outcome.durationMs,
-    state: s.next.state,
-    next_attempt_at: s.next.state === "pending" ? s.next.nextAttemptAt.toISOString() : null,
-    disable: s.next.state === "failed" && s.next.disable,
-  }));
-  const { rows } = await db.raw<{ rows: { unblocked: boolean }[] }>(
-    `with outcome as (
+const SETTLE_ATTEMPTS = namedStatement(
+  "webhooks_settle_attempts",
+  `with outcome as (
        select * from json_to_recordset(?::json) as o(seq bigint, endpoint_id varchar, attempt int, at timestamptz, status int, error text,
                                                      duration_ms int, state varchar, next_attempt_at timestamptz, disable boolean)
      ), earlier as (
@@ -706,8 +684,36 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
               where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.event_seq > s.event_seq
               order by later.event_seq limit 1) is not null
      ) as unblocked`,
-    [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
-  );
+);
+
+/**
+ * Writes attempts and where they leave their deliveries, all in one
+ * statement (so at once, or not at all): each attempt and its delivery's
+ * state in one update of the delivery's row, in place (the attempt before
+ * it, if any, moved to `delivery_attempts`); a settled delivery's pending row
+ * deleted, a retried one's due time moved and its lease ended; the last success of endpoints that took one
+ * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
+ * disable, unless the same batch holds a success of theirs. A delivery that
+ * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
+ * settled delivery was holding back a later event of its meeting for its
+ * endpoint, which is due now.
+ * Sent by name (runNamed), like the claim.
+ */
+export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
+  if (settlements.length === 0) return false;
+  const outcomes = settlements.map((s) => ({
+    seq: s.seq,
+    endpoint_id: s.endpointId,
+    attempt: s.attempt,
+    at: s.outcome.at.toISOString(),
+    status: s.outcome.status,
+    error: s.outcome.error,
+    duration_ms: s.outcome.durationMs,
+    state: s.next.state,
+    next_attempt_at: s.next.state === "pending" ? s.next.nextAttemptAt.toISOString() : null,
+    disable: s.next.state === "failed" && s.next.disable,
+  }));
+  const rows = await runNamed<{ unblocked: boolean }>(db, SETTLE_ATTEMPTS, [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS]);
   return rows[0]?.unblocked ?? false;
 }
 
