@@ -200,6 +200,21 @@ describe("a consumer's recorded position (Postgres)", () => {
     expect(await patient.record([createdAt(1009, 9)], recordsOf)).toBe(1);
     expect(await positionOf(db, "position-test")).toBe(9);
   });
+
+  it("records nothing on a position another replica moved since, and goes on from where that one stopped", async () => {
+    // Sequences past the other tests' (the events' ids are made from them); the position starts at 100.
+    await db.raw("insert into consumer_positions (consumer, recorded_through) values ('overtaken-test', 100)");
+    const elected = new StreamRecorder(db, "overtaken-test", logger, undefined, 60_000);
+    const other = new StreamRecorder(db, "overtaken-test", logger, undefined, 60_000);
+    expect(await elected.record([createdAt(3001, 101), createdAt(3002, 102)], recordsOf)).toBe(2);
+    // The other replica records sequence 103 while the elected one still takes the position to be 102.
+    expect(await other.record([createdAt(3003, 103)], recordsOf)).toBe(1);
+    // Its batch from 103 on (another event stands at 103, so that recording it again would show): only 104 is recorded.
+    expect(await elected.record([createdAt(3013, 103), createdAt(3004, 104)], recordsOf)).toBe(1);
+    expect(await positionOf(db, "overtaken-test")).toBe(104);
+    const { rows } = await db.raw<{ rows: { meeting_id: string }[] }>("select meeting_id from events where meeting_id = any(?) order by seq", [[3001, 3002, 3003, 3013, 3004].map(meetingId)]);
+    expect(rows.map((r) => r.meeting_id)).toEqual([3001, 3002, 3003, 3004].map(meetingId));
+  });
 });
 
 describe("recording on the embedded database (one process, nothing to elect)", () => {

@@ -1,6 +1,6 @@
 import type { Knex } from "@sched/db";
 import { newId } from "@sched/ids";
-import { enabledEndpoints, ownerKey, recordEvents, type ClaimedDelivery, type EventToRecord, type RecordingRoom } from "../db/queries.js";
+import { enabledEndpoints, ownerKey, recordEvents, type ClaimedDelivery, type EventToRecord, type RecordingPosition, type RecordingRoom } from "../db/queries.js";
 import { subscribes } from "../domain/publicEvent.js";
 
 /** A delivery worker that takes a batch's deliveries as the batch is recorded, as far as it has room (DeliveryWorker). */
@@ -27,11 +27,19 @@ export async function recordBatch(db: Knex, records: readonly EventToRecord[], c
 }
 
 /**
- * Records as recordBatch does, on `db` (a transaction, maybe): the worker
- * takes what was claimed through `adopt`, called once the transaction ended
- * (`committed` or not), so it never delivers what was not recorded.
+ * Records as recordBatch does: the worker takes what was claimed through
+ * `adopt`, called once the recording is over (`committed` or not; on a
+ * transaction, once it ended), so it never delivers what was not recorded.
+ * Given `position`, the batch is recorded only if it moves the consumer's
+ * position from where it was read (recordEvents), and `advanced` tells
+ * whether it did.
  */
-export async function recordWithin(db: Knex, records: readonly EventToRecord[], claims?: RecordingClaims): Promise<{ added: number; adopt(committed: boolean): void }> {
+export async function recordWithin(
+  db: Knex,
+  records: readonly EventToRecord[],
+  claims?: RecordingClaims,
+  position?: RecordingPosition,
+): Promise<{ added: number; advanced: boolean; adopt(committed: boolean): void }> {
   const seen = new Set<string>();
   const fresh = records.filter((r) => !seen.has(r.sourceEventId) && seen.add(r.sourceEventId));
   const endpoints = await enabledEndpoints(db, fresh.map((r) => ({ userId: r.userId, mode: r.event.mode })));
@@ -39,14 +47,21 @@ export async function recordWithin(db: Knex, records: readonly EventToRecord[], 
     ...r,
     deliveries: (endpoints.get(ownerKey(r.userId, r.event.mode)) ?? []).filter((e) => subscribes(e.events, r.event.type)).map((e) => ({ id: newId("whd"), endpointId: e.id })),
   }));
-  if (!claims) return { added: (await recordEvents(db, owed)).added, adopt: () => {} };
+  if (!claims) {
+    const recorded = await recordEvents(db, owed, undefined, position);
+    return { added: recorded.added, advanced: recorded.advanced, adopt: () => {} };
+  }
   const perEndpoint = new Map<string, number>();
   for (const d of owed.flatMap((r) => r.deliveries)) perEndpoint.set(d.endpointId, (perEndpoint.get(d.endpointId) ?? 0) + 1);
   const room = claims.reserve(perEndpoint);
   try {
-    const recorded = await recordEvents(db, owed, room);
+    const recorded = await recordEvents(db, owed, room, position);
     // A statement that fails, or whose transaction does not commit, claimed nothing: the room goes back, and the batch is consumed again.
-    return { added: recorded.added, adopt: (committed) => (committed ? claims.adopt(room, recorded.claimed, recorded.leftBehind) : claims.adopt(room, [], false)) };
+    return {
+      added: recorded.added,
+      advanced: recorded.advanced,
+      adopt: (committed) => (committed ? claims.adopt(room, recorded.claimed, recorded.leftBehind) : claims.adopt(room, [], false)),
+    };
   } catch (err) {
     claims.adopt(room, [], false);
     throw err;

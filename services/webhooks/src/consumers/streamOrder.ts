@@ -1,7 +1,7 @@
 import { BatchNotReady, type EventMessage } from "@sched/bus";
 import { isEmbedded, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
-import { advanceRecordedThrough, lockRecordedThrough, type EventToRecord } from "../db/queries.js";
+import { recordedThrough, type EventToRecord } from "../db/queries.js";
 import { recordBatch, recordWithin, type RecordingClaims } from "./recording.js";
 
 /**
@@ -30,21 +30,27 @@ export type RecordsOf<M extends EventMessage> = (db: Knex, messages: readonly M[
 /**
  * Records one consumer's (durable's) batches in stream order, whichever
  * replica holds them. JetStream hands the replicas sharing a durable
- * different parts of the stream at once; each batch is recorded in a
- * transaction that locks the consumer's position (the last sequence
- * recorded), and only the events that follow it directly: already recorded
- * ones (a redelivery) are skipped, and a batch that starts later, or whose
- * events stop following one another, waits (BatchNotReady, retried shortly)
- * for the replica that holds the events between. So a meeting's events are
+ * different parts of the stream at once; each batch is recorded only from
+ * the events that follow the consumer's position (the last sequence
+ * recorded) directly: already recorded ones (a redelivery) are skipped, and
+ * a batch that starts later, or whose events stop following one another,
+ * waits (BatchNotReady, retried shortly) for the replica that holds the
+ * events between. The recording statement itself moves the position, and
+ * records nothing if another replica moved it first (the batch is then
+ * looked at again from the new position): so a meeting's events are
  * recorded, and their deliveries numbered, in their order, and an update's
- * earlier state is read only once every event before it is recorded. On an
+ * earlier state is read only once every event before it is recorded. The
+ * position this recorder last wrote is kept, so while it is the one
+ * recording (the elected replica) a batch costs no read of it. On an
  * embedded database one process consumes each durable, a batch at a time,
- * in order: its batches are recorded as they come, with no position to lock
- * and advance (a redelivered event still records nothing again).
+ * in order: its batches are recorded as they come, with no position to move
+ * (a redelivered event still records nothing again).
  */
 export class StreamRecorder {
   /** The gap this consumer has been waiting on, and since when. */
   private waiting: { through: number; next: number; since: number } | undefined;
+  /** The position as this recorder last read or moved it; unknown after a failure, a wait or another replica's move. */
+  private through: number | undefined;
 
   constructor(
     private readonly db: Knex,
@@ -63,36 +69,41 @@ export class StreamRecorder {
   async record<M extends EventMessage>(messages: readonly M[], recordsOf: RecordsOf<M>): Promise<number> {
     if (isEmbedded(this.db)) return recordBatch(this.db, await recordsOf(this.db, messages), this.claims);
     let added = 0;
-    for (let waited = 0; ; waited += WAIT_STEP_MS) {
+    for (let waited = 0; ; ) {
       const pass = await this.recordFollowing(messages, recordsOf);
       added += pass.added;
+      if (pass.overtaken) continue;
       if (pass.waiting === 0) return added;
       if (waited >= WAIT_IN_PLACE_MS) throw new BatchNotReady(`${pass.waiting} events of ${this.consumer} wait for earlier ones`);
       await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+      waited += WAIT_STEP_MS;
     }
   }
 
-  /** One transaction: records the events that follow the position; `waiting`: how many of the rest do not yet. */
-  private async recordFollowing<M extends EventMessage>(messages: readonly M[], recordsOf: RecordsOf<M>): Promise<{ added: number; waiting: number }> {
-    let recorded: { added: number; adopt(committed: boolean): void } | undefined;
-    let committed = false;
-    let rest = 0;
+  /**
+   * One statement (after reading the position, when not known): records the
+   * events that follow the position; `waiting`: how many of the rest do not
+   * yet; `overtaken`: another replica moved the position first, and nothing
+   * was recorded.
+   */
+  private async recordFollowing<M extends EventMessage>(messages: readonly M[], recordsOf: RecordsOf<M>): Promise<{ added: number; waiting: number; overtaken: boolean }> {
+    const through = this.through ?? (await recordedThrough(this.db, this.consumer));
+    this.through = undefined;
+    const fresh = messages.filter((m) => m.streamSequence > through);
+    const run = this.runAfter(through, fresh);
+    const waiting = fresh.length - run.length;
+    if (run.length === 0) return { added: 0, waiting, overtaken: false };
+    const to = run.at(-1)!.streamSequence;
+    let recorded: { added: number; advanced: boolean; adopt(committed: boolean): void } | undefined;
     try {
-      const added = await this.db.transaction(async (trx) => {
-        const through = await lockRecordedThrough(trx, this.consumer);
-        const fresh = messages.filter((m) => m.streamSequence > through);
-        const run = this.runAfter(through, fresh);
-        rest = fresh.length - run.length;
-        if (run.length === 0) return 0;
-        recorded = await recordWithin(trx, await recordsOf(trx, run), this.claims);
-        await advanceRecordedThrough(trx, this.consumer, run.at(-1)!.streamSequence);
-        return recorded.added;
-      });
-      committed = true;
-      return { added, waiting: rest };
+      recorded = await recordWithin(this.db, await recordsOf(this.db, run), this.claims, { consumer: this.consumer, from: through, to });
     } finally {
-      recorded?.adopt(committed);
+      recorded?.adopt(recorded.advanced);
     }
+    if (!recorded.advanced) return { added: 0, waiting, overtaken: true };
+    // Waiting events may be recorded by another replica meanwhile: the position is read again for them.
+    if (waiting === 0) this.through = to;
+    return { added: recorded.added, waiting, overtaken: false };
   }
 
   /** The events that directly follow `through`, in order, up to the first that does not; a gap waited on long enough is taken as gone. */

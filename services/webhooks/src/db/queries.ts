@@ -1,4 +1,4 @@
-import { holdConnection, isEmbedded, type HeldConnection, type Knex } from "@sched/db";
+import { holdConnection, isEmbedded, namedStatement, runNamed, type HeldConnection, type Knex } from "@sched/db";
 import type { EventType, Meeting, Mode, PublicEvent } from "@sched/proto";
 
 /** How far back the events list reaches (api-decisions part 12). */
@@ -39,25 +39,27 @@ export async function lastMeetingStates(db: Knex, meetingIds: readonly string[])
   return states;
 }
 
+const RECORDED_THROUGH = namedStatement("webhooks_recorded_through", "select recorded_through from consumer_positions where consumer = ?");
+
 /**
  * The stream sequence through which `consumer` has recorded its stream (0
- * before its first batch), its row locked until the transaction ends: the
- * replicas sharing the durable record one at a time, each seeing where the
- * last one stopped.
+ * before its first batch, its row then made). Read without a lock: a batch
+ * recorded after it moves it on only if it is still this (see RecordingPosition).
  */
-export async function lockRecordedThrough(trx: Knex.Transaction, consumer: string): Promise<number> {
-  const locked = () => trx.raw<{ rows: { recorded_through: string }[] }>("select recorded_through from consumer_positions where consumer = ? for update", [consumer]);
-  let { rows } = await locked();
-  if (rows.length === 0) {
-    await trx.raw("insert into consumer_positions (consumer, recorded_through) values (?, 0) on conflict (consumer) do nothing", [consumer]);
-    ({ rows } = await locked());
+export async function recordedThrough(db: Knex, consumer: string): Promise<number> {
+  let [row] = await runNamed<{ recorded_through: string }>(db, RECORDED_THROUGH, [consumer]);
+  if (!row) {
+    await db.raw("insert into consumer_positions (consumer, recorded_through) values (?, 0) on conflict (consumer) do nothing", [consumer]);
+    [row] = await runNamed<{ recorded_through: string }>(db, RECORDED_THROUGH, [consumer]);
   }
-  return Number(rows[0]!.recorded_through);
+  return Number(row!.recorded_through);
 }
 
-/** Moves `consumer`'s position (locked by lockRecordedThrough) to the last sequence it recorded. */
-export async function advanceRecordedThrough(trx: Knex.Transaction, consumer: string, through: number): Promise<void> {
-  await trx.raw("update consumer_positions set recorded_through = ? where consumer = ?", [through, consumer]);
+/** A consumer's position as a batch's recording moves it: from where it was read to the batch's last sequence. */
+export interface RecordingPosition {
+  consumer: string;
+  from: number;
+  to: number;
 }
 
 /** An enabled endpoint and the event types it takes. */
@@ -66,14 +68,16 @@ export interface SubscribedEndpoint {
   events: string[];
 }
 
+const ENABLED_ENDPOINTS = namedStatement(
+  "webhooks_enabled_endpoints",
+  "select id, user_id, mode, events from endpoints where user_id in (select json_array_elements_text(?::json)) and enabled",
+);
+
 /** The enabled endpoints of users' modes (key: user id, a space, mode): those their events may be owed to. One statement for a batch's users. */
 export async function enabledEndpoints(db: Knex, owners: readonly { userId: string; mode: Mode }[]): Promise<Map<string, SubscribedEndpoint[]>> {
   const byOwner = new Map<string, SubscribedEndpoint[]>(owners.map((o) => [ownerKey(o.userId, o.mode), []]));
   if (owners.length === 0) return byOwner;
-  const rows = await db("endpoints")
-    .whereIn("user_id", [...new Set(owners.map((o) => o.userId))])
-    .andWhere({ enabled: true })
-    .select<{ id: string; user_id: string; mode: Mode; events: string[] | string }[]>("id", "user_id", "mode", "events");
+  const rows = await runNamed<{ id: string; user_id: string; mode: Mode; events: string[] | string }>(db, ENABLED_ENDPOINTS, [JSON.stringify([...new Set(owners.map((o) => o.userId))])]);
   for (const r of rows) byOwner.get(ownerKey(r.user_id, r.mode))?.push({ id: r.id, events: json<string[]>(r.events) });
   return byOwner;
 }
@@ -92,19 +96,84 @@ export interface RecordingRoom {
   leaseMs: number;
 }
 
-/** What recording a batch did: how many events were new, the deliveries it claimed, whether any were left for a claim. */
+/** What recording a batch did: how many events were new, the deliveries it claimed, whether any were left for a claim; whether it moved the position it was given. */
 export interface Recorded {
   added: number;
   claimed: ClaimedDelivery[];
   leftBehind: boolean;
+  advanced: boolean;
 }
+
+const RECORD_EVENTS = namedStatement(
+  "webhooks_record_events",
+  `with batch as (
+     select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
+                                                   meeting_id varchar, created_at timestamptz, deliveries json, body json)
+   ), room as (
+     select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
+   ), advanced as (
+     -- The consumer's position moves only from where the batch was read after: another replica that recorded meanwhile makes this record nothing.
+     update consumer_positions set recorded_through = ? where consumer = ? and recorded_through = ?
+     returning 1
+   ), allowed as (
+     select ?::varchar is null or exists (select 1 from advanced) as ok
+   ), owed_to as (
+     -- The batch's endpoints, locked against a delete until this commits: what the foreign key's check per delivery did, once an endpoint.
+     -- One deleted meanwhile is not returned, so nothing is queued for it.
+     select e.id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at from endpoints e
+     where e.id in (select o.endpoint_id from batch, json_to_recordset(batch.deliveries) as o(id varchar, endpoint_id varchar))
+     for key share
+   ), recorded as (
+     insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
+     select id, source_event_id, user_id, mode, type, meeting_id, body, created_at from batch where (select ok from allowed) order by ord
+     on conflict (source_event_id) do nothing
+     returning seq, id, source_event_id
+   ), queued as (
+     insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
+     select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
+     from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
+     where owed.endpoint_id in (select id from owed_to)
+     order by recorded.seq
+     returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at, created_at
+   ), first_owed as (
+     -- Its meeting's first owed event for the endpoint: first in the batch, and nothing owed from before (a probe of the pending key).
+     select q.seq, q.endpoint_id, row_number() over (partition by q.endpoint_id order by q.seq) as nth
+     from (select q.*, rank() over (partition by q.endpoint_id, q.meeting_id order by q.event_seq) as in_meeting from queued q) q
+     where q.in_meeting = 1
+       and not exists (select 1 from pending_deliveries p where p.endpoint_id = q.endpoint_id and p.meeting_id = q.meeting_id)
+   ), taken as (
+     select f.seq from first_owed f join room using (endpoint_id) where f.nth <= room.free
+   ), owed as (
+     insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at, lease_until)
+     select q.endpoint_id, q.meeting_id, q.event_seq, q.seq, q.next_attempt_at,
+            case when q.seq in (select seq from taken) then now() + (? * interval '1 millisecond') end
+     from queued q
+   ), left_behind as (
+     select exists (select 1 from queued where seq not in (select seq from taken)) as unclaimed
+   )
+   -- Other replicas' workers are woken (see listenForQueued), once the statement commits, for what no claim here took.
+   -- A claimed delivery's body is not read back: its event's place in the batch tells which text was sent.
+   select (select count(*)::int from recorded) as added, (select unclaimed from left_behind) as left_behind, (select ok from allowed) as advanced,
+          (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from left_behind where unclaimed) n) as announced,
+          q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, b.ord,
+          e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
+   from (select 1) one
+   left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join batch b using (source_event_id) join owed_to e on e.id = q.endpoint_id) on true`,
+);
 
 /**
  * Records a batch of events and their deliveries in one statement, in the
  * batch's order (so `seq` follows it); each delivery is owed (a row of
  * `pending_deliveries`) until it settles. An event whose source was seen
  * before (a redelivery) records nothing again; the source ids must be
- * distinct within the batch.
+ * distinct within the batch. Sent by name (runNamed): knex would build it
+ * anew, and Postgres plan it anew, for every batch.
+ *
+ * Given `position`, the same statement moves the consumer's position to the
+ * batch's last sequence, and records the batch only if the position was
+ * still where the batch was read after (`advanced`): so the replicas record
+ * a stream one at a time, in its order, each batch in one statement without
+ * a transaction around it.
  *
  * Given `room`, the same statement claims what it may of the new deliveries
  * (their pending rows are inserted leased, so no claim has to write them
@@ -113,79 +182,47 @@ export interface Recorded {
  * in recording order. Other replicas are woken (NOTIFY) only for deliveries
  * left unclaimed.
  */
-export async function recordEvents(db: Knex, records: readonly EventWithDeliveries[], room: RecordingRoom = { free: new Map(), leaseMs: 0 }): Promise<Recorded> {
-  if (records.length === 0) return { added: 0, claimed: [], leftBehind: false };
-  // Each body is encoded once: stored as this text (json keeps it as written, field order included) and sent as these bytes to every endpoint.
+export async function recordEvents(
+  db: Knex,
+  records: readonly EventWithDeliveries[],
+  room: RecordingRoom = { free: new Map(), leaseMs: 0 },
+  position?: RecordingPosition,
+): Promise<Recorded> {
+  if (records.length === 0 && !position) return { added: 0, claimed: [], leftBehind: false, advanced: true };
+  // Each body is encoded once: stored as this text (json keeps it as written, field order included), written into the batch
+  // as it is (not escaped into a string), and sent as these bytes to every endpoint.
   const bodies = records.map((r) => JSON.stringify(r.event));
-  const batch = records.map((r, ord) => ({
-    ord,
-    id: r.event.id,
-    source_event_id: r.sourceEventId,
-    user_id: r.userId,
-    mode: r.event.mode,
-    type: r.event.type,
-    meeting_id: r.meetingId,
-    body: bodies[ord],
-    created_at: r.event.createdAt,
-    deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
-  }));
+  const batch = records.map((r, ord) => {
+    const row = {
+      ord,
+      id: r.event.id,
+      source_event_id: r.sourceEventId,
+      user_id: r.userId,
+      mode: r.event.mode,
+      type: r.event.type,
+      meeting_id: r.meetingId,
+      created_at: r.event.createdAt,
+      deliveries: r.deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId })),
+    };
+    return `${JSON.stringify(row).slice(0, -1)},"body":${bodies[ord]!}}`;
+  });
   const free = [...room.free].map(([endpointId, n]) => ({ endpoint_id: endpointId, free: n }));
-  const { rows } = await db.raw<{ rows: (RecordedRow & Partial<ClaimedRow> & { ord?: number })[] }>(
-    `with batch as (
-       select * from json_to_recordset(?::json) as b(ord int, id varchar, source_event_id varchar, user_id varchar, mode varchar, type varchar,
-                                                     meeting_id varchar, body text, created_at timestamptz, deliveries json)
-     ), room as (
-       select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
-     ), owed_to as (
-       -- The batch's endpoints, locked against a delete until this commits: what the foreign key's check per delivery did, once an endpoint.
-       -- One deleted meanwhile is not returned, so nothing is queued for it.
-       select e.id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at from endpoints e
-       where e.id in (select o.endpoint_id from batch, json_to_recordset(batch.deliveries) as o(id varchar, endpoint_id varchar))
-       for key share
-     ), recorded as (
-       insert into events (id, source_event_id, user_id, mode, type, meeting_id, body, created_at)
-       select id, source_event_id, user_id, mode, type, meeting_id, body::json, created_at from batch order by ord
-       on conflict (source_event_id) do nothing
-       returning seq, id, source_event_id
-     ), queued as (
-       insert into deliveries (id, endpoint_id, event_seq, meeting_id, state)
-       select owed.id, owed.endpoint_id, recorded.seq, batch.meeting_id, 'pending'
-       from recorded join batch using (source_event_id), json_to_recordset(batch.deliveries) as owed(id varchar, endpoint_id varchar)
-       where owed.endpoint_id in (select id from owed_to)
-       order by recorded.seq
-       returning seq, id, endpoint_id, meeting_id, event_seq, next_attempt_at, created_at
-     ), first_owed as (
-       -- Its meeting's first owed event for the endpoint: first in the batch, and nothing owed from before (a probe of the pending key).
-       select q.seq, q.endpoint_id, row_number() over (partition by q.endpoint_id order by q.seq) as nth
-       from (select q.*, rank() over (partition by q.endpoint_id, q.meeting_id order by q.event_seq) as in_meeting from queued q) q
-       where q.in_meeting = 1
-         and not exists (select 1 from pending_deliveries p where p.endpoint_id = q.endpoint_id and p.meeting_id = q.meeting_id)
-     ), taken as (
-       select f.seq from first_owed f join room using (endpoint_id) where f.nth <= room.free
-     ), owed as (
-       insert into pending_deliveries (endpoint_id, meeting_id, event_seq, delivery_seq, next_attempt_at, lease_until)
-       select q.endpoint_id, q.meeting_id, q.event_seq, q.seq, q.next_attempt_at,
-              case when q.seq in (select seq from taken) then now() + (? * interval '1 millisecond') end
-       from queued q
-     ), left_behind as (
-       select exists (select 1 from queued where seq not in (select seq from taken)) as unclaimed
-     )
-     -- Other replicas' workers are woken (see listenForQueued), once the statement commits, for what no claim here took.
-     -- A claimed delivery's body is not read back: its event's place in the batch tells which text was sent.
-     select (select count(*)::int from recorded) as added, (select unclaimed from left_behind) as left_behind,
-            (select count(*) from (select pg_notify('${QUEUED_CHANNEL}', '') from left_behind where unclaimed) n) as announced,
-            q.seq, q.id, 0 as attempts, q.created_at, q.meeting_id, q.event_seq, ev.id as event_id, b.ord,
-            e.id as endpoint_id, e.url, e.sealed_secret, e.sealed_previous_secret, e.previous_secret_expires_at
-     from (select 1) one
-     left join (queued q join taken using (seq) join recorded ev on ev.seq = q.event_seq join batch b using (source_event_id) join owed_to e on e.id = q.endpoint_id) on true`,
-    [JSON.stringify(batch), JSON.stringify(free), room.leaseMs],
-  );
+  const rows = await runNamed<RecordedRow & Partial<ClaimedRow> & { ord?: number }>(db, RECORD_EVENTS, [
+    `[${batch.join(",")}]`,
+    JSON.stringify(free),
+    position?.to ?? null,
+    position?.consumer ?? null,
+    position?.from ?? null,
+    position?.consumer ?? null,
+    room.leaseMs,
+  ]);
   const first = rows[0];
   const bytes = new Map<number, Buffer>();
   const bodyOf = (ord: number) => bytes.get(ord) ?? bytes.set(ord, Buffer.from(bodies[ord]!)).get(ord)!;
   return {
     added: first?.added ?? 0,
     leftBehind: first?.left_behind ?? false,
+    advanced: first?.advanced ?? false,
     claimed: rows.filter((r): r is RecordedRow & ClaimedRow & { ord: number } => r.seq !== null && r.seq !== undefined).map((r) => toClaimed(r, bodyOf(r.ord))),
   };
 }
@@ -193,6 +230,7 @@ export async function recordEvents(db: Knex, records: readonly EventWithDeliveri
 interface RecordedRow {
   added: number;
   left_behind: boolean;
+  advanced: boolean;
 }
 
 /**
@@ -449,29 +487,9 @@ export interface ClaimedDelivery extends OwedKey {
   endpoint: SigningKeys & { url: string };
 }
 
-/**
- * Leases up to `limit` deliveries that are due, to this worker, until
- * `leaseMs` from now, in one statement. A delivery is due only when no
- * earlier event of its meeting still waits for the same endpoint (so a
- * meeting's events arrive in order); of one endpoint at most `perEndpoint`
- * less what this worker already `held` of it are taken: a receiver that
- * never answers holds up only its own deliveries. Rows another replica is
- * claiming at the same moment are skipped, not waited for. A leased delivery
- * is not taken again until its lease runs out (a crashed worker's deliveries
- * are taken again then).
- *
- * Only `pending_deliveries` is read to choose: the endpoints with owed
- * deliveries are walked one probe of its key each, and of each enabled one
- * with room its earliest due deliveries are read in due order from
- * `pending_deliveries_due`, stopping at its room; the earliest of all these
- * are taken. A claim then reads about what it takes, plus the leased
- * deliveries of the endpoints it looks at, however long the backlog. The
- * lease is a column of no index, so the pending row is updated in place.
- */
-export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
-  const { rows } = await db.raw<{ rows: (ClaimedRow & { body: string })[] }>(
-    `with recursive room as (
+const CLAIM_DUE = namedStatement(
+  "webhooks_claim_due",
+  `with recursive room as (
        select endpoint_id, free from json_to_recordset(?::json) as r(endpoint_id varchar, free int)
      ), walk(endpoint_id) as (
        -- The endpoints with owed deliveries, each found by one probe of the key (a skip scan).
@@ -516,8 +534,31 @@ export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number
      join deliveries d on d.seq = l.delivery_seq
      join events ev on ev.seq = l.event_seq
      join endpoints e on e.id = l.endpoint_id`,
-    [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs],
-  );
+);
+
+/**
+ * Leases up to `limit` deliveries that are due, to this worker, until
+ * `leaseMs` from now, in one statement. A delivery is due only when no
+ * earlier event of its meeting still waits for the same endpoint (so a
+ * meeting's events arrive in order); of one endpoint at most `perEndpoint`
+ * less what this worker already `held` of it are taken: a receiver that
+ * never answers holds up only its own deliveries. Rows another replica is
+ * claiming at the same moment are skipped, not waited for. A leased delivery
+ * is not taken again until its lease runs out (a crashed worker's deliveries
+ * are taken again then).
+ *
+ * Only `pending_deliveries` is read to choose: the endpoints with owed
+ * deliveries are walked one probe of its key each, and of each enabled one
+ * with room its earliest due deliveries are read in due order from
+ * `pending_deliveries_due`, stopping at its room; the earliest of all these
+ * are taken. A claim then reads about what it takes, plus the leased
+ * deliveries of the endpoints it looks at, however long the backlog. The
+ * lease is a column of no index, so the pending row is updated in place.
+ * Sent by name (runNamed): the worker claims many times a second.
+ */
+export async function claimDue(db: Knex, q: { limit: number; perEndpoint: number; held: ReadonlyMap<string, number>; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const room = [...q.held].map(([endpointId, held]) => ({ endpoint_id: endpointId, free: q.perEndpoint - held }));
+  const rows = await runNamed<ClaimedRow & { body: string }>(db, CLAIM_DUE, [JSON.stringify(room), q.perEndpoint, q.perEndpoint, q.limit, q.leaseMs]);
   // One event's deliveries to several endpoints share its bytes.
   const bytes = new Map<string, Buffer>();
   return rows.map((r) => toClaimed(r, bytes.get(String(r.event_seq)) ?? bytes.set(String(r.event_seq), Buffer.from(r.body)).get(String(r.event_seq))!));
@@ -598,34 +639,9 @@ export interface Settlement {
  */
 export const LAST_SUCCESS_GRAIN_MS = 1_000;
 
-/**
- * Writes attempts and where they leave their deliveries, all in one
- * statement (so at once, or not at all): each attempt and its delivery's
- * state in one update of the delivery's row, in place (the attempt before
- * it, if any, moved to `delivery_attempts`); a settled delivery's pending row
- * deleted, a retried one's due time moved and its lease ended; the last success of endpoints that took one
- * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
- * disable, unless the same batch holds a success of theirs. A delivery that
- * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
- * settled delivery was holding back a later event of its meeting for its
- * endpoint, which is due now.
- */
-export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
-  if (settlements.length === 0) return false;
-  const outcomes = settlements.map((s) => ({
-    seq: s.seq,
-    endpoint_id: s.endpointId,
-    attempt: s.attempt,
-    at: s.outcome.at.toISOString(),
-    status: s.outcome.status,
-    error: s.outcome.error,
-    duration_ms: s.outcome.durationMs,
-    state: s.next.state,
-    next_attempt_at: s.next.state === "pending" ? s.next.nextAttemptAt.toISOString() : null,
-    disable: s.next.state === "failed" && s.next.disable,
-  }));
-  const { rows } = await db.raw<{ rows: { unblocked: boolean }[] }>(
-    `with outcome as (
+const SETTLE_ATTEMPTS = namedStatement(
+  "webhooks_settle_attempts",
+  `with outcome as (
        select * from json_to_recordset(?::json) as o(seq bigint, endpoint_id varchar, attempt int, at timestamptz, status int, error text,
                                                      duration_ms int, state varchar, next_attempt_at timestamptz, disable boolean)
      ), earlier as (
@@ -668,8 +684,36 @@ export async function settleAttempts(db: Knex, settlements: readonly Settlement[
               where later.endpoint_id = s.endpoint_id and later.meeting_id = s.meeting_id and later.event_seq > s.event_seq
               order by later.event_seq limit 1) is not null
      ) as unblocked`,
-    [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS],
-  );
+);
+
+/**
+ * Writes attempts and where they leave their deliveries, all in one
+ * statement (so at once, or not at all): each attempt and its delivery's
+ * state in one update of the delivery's row, in place (the attempt before
+ * it, if any, moved to `delivery_attempts`); a settled delivery's pending row
+ * deleted, a retried one's due time moved and its lease ended; the last success of endpoints that took one
+ * (when it moved on by more than LAST_SUCCESS_GRAIN_MS), and endpoints to
+ * disable, unless the same batch holds a success of theirs. A delivery that
+ * is gone (its endpoint was deleted meanwhile) is passed over. Whether a
+ * settled delivery was holding back a later event of its meeting for its
+ * endpoint, which is due now.
+ * Sent by name (runNamed), like the claim.
+ */
+export async function settleAttempts(db: Knex, settlements: readonly Settlement[]): Promise<boolean> {
+  if (settlements.length === 0) return false;
+  const outcomes = settlements.map((s) => ({
+    seq: s.seq,
+    endpoint_id: s.endpointId,
+    attempt: s.attempt,
+    at: s.outcome.at.toISOString(),
+    status: s.outcome.status,
+    error: s.outcome.error,
+    duration_ms: s.outcome.durationMs,
+    state: s.next.state,
+    next_attempt_at: s.next.state === "pending" ? s.next.nextAttemptAt.toISOString() : null,
+    disable: s.next.state === "failed" && s.next.disable,
+  }));
+  const rows = await runNamed<{ unblocked: boolean }>(db, SETTLE_ATTEMPTS, [JSON.stringify(outcomes), LAST_SUCCESS_GRAIN_MS]);
   return rows[0]?.unblocked ?? false;
 }
 
