@@ -143,6 +143,8 @@ describe("incremental relearning", () => {
       { ...eveMeeting(300), meetingId: "mtg_eve_new" },
     ]);
     expect(await db("relearn_moments").where({ email: eve.email }).count({ n: "*" })).toEqual([{ n: 5 }]);
+    // The attendance row moved with its meeting: relearning finds a day's meetings by it.
+    expect(new Date((await db("attendance").where({ email: eve.email, meeting_id: "mtg_eve_30" }).first()).start_at).getTime()).toBe(NOW - 40 * DAY + 15 * HOUR);
     await db("learned_days").where({ email: eve.email, mode: "test", day: untouchedDay }).update({ tally: JSON.stringify({ marker: true }) });
     await relearnQueued(db, NOW + DAY);
     // The untouched day was not read again (its marked row stayed), yet what is learned is the whole history's.

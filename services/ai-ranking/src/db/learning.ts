@@ -49,14 +49,15 @@ export async function keptDaysOf(trx: Knex.Transaction, person: Queued, before: 
   return new Map(rows.map((r) => [r.day, asJson(r.tally)]));
 }
 
-/** A person's confirmed meetings starting at or after `since` within any of the ranges. */
+/** A person's confirmed meetings starting at or after `since` within any of the ranges (which do not overlap), read by the attendance start index. */
 export async function meetingsStartingIn(trx: Knex.Transaction, person: Queued, since: number, ranges: readonly StartRange[]): Promise<HistoryMeeting[]> {
   const { rows } = (await trx.raw(
-    `select m.start_at, m.end_at, m.scheduled_at from attendance a join meetings m on m.meeting_id = a.meeting_id
-     where a.email = ? and a.mode = ? and m.confirmed and m.start_at >= ?
-       and exists (select 1 from jsonb_to_recordset(?::jsonb) as r("from" double precision, "to" double precision)
-                   where m.start_at >= to_timestamp(r."from" / 1000) and m.start_at < to_timestamp(r."to" / 1000))`,
-    [person.email, person.mode, new Date(since), JSON.stringify(ranges)],
+    `select m.start_at, m.end_at, m.scheduled_at
+     from jsonb_to_recordset(?::jsonb) as r("from" double precision, "to" double precision)
+     join attendance a on a.email = ? and a.mode = ? and a.start_at >= greatest(?::timestamptz, to_timestamp(r."from" / 1000)) and a.start_at < to_timestamp(r."to" / 1000)
+     join meetings m on m.meeting_id = a.meeting_id
+     where m.confirmed`,
+    [JSON.stringify(ranges), person.email, person.mode, new Date(since)],
   )) as { rows: Array<{ start_at: Date | string; end_at: Date | string; scheduled_at: Date | string }> };
   return rows.map((r) => ({
     start: asMs(r.start_at),

@@ -88,7 +88,7 @@ export interface StoredMeeting {
  * runs only for the meetings `stored` returned, i.e. whose version was newer.
  * Only the newest version of a meeting goes in (one statement cannot write a
  * row twice). Attendees who stay keep their rows (removing and re-adding one
- * key in one statement would collide). The tables are written in the order
+ * key in one statement would collide), their start moved with the meeting's. The tables are written in the order
  * startNewGeneration locks them.
  */
 export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[]): Promise<string[]> {
@@ -122,13 +122,14 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
        returning meeting_id
      ),
      kept as (
-       select g.meeting_id, g.mode, g.attendees from given g join stored s on s.meeting_id = g.meeting_id
+       select g.meeting_id, g.mode, g.attendees, g.start_at from given g join stored s on s.meeting_id = g.meeting_id
      ),
      gone as (
        delete from attendance a using kept k where a.meeting_id = k.meeting_id and a.email <> all(k.attendees) returning a.email, a.mode, a.meeting_id
      ),
      came as (
-       insert into attendance (email, mode, meeting_id) select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e on conflict do nothing
+       insert into attendance (email, mode, meeting_id, start_at) select e, k.mode, k.meeting_id, k.start_at from kept k, unnest(k.attendees) as e
+       on conflict (email, mode, meeting_id) do update set start_at = excluded.start_at where attendance.start_at <> excluded.start_at
      ),
      touching as (
        select email, mode, meeting_id from gone union select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e
