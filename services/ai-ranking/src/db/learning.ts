@@ -121,7 +121,10 @@ export async function keepLearning(trx: Knex.Transaction, person: Queued, relear
  */
 export async function forgetLearning(trx: Knex.Transaction, people: readonly Queued[]): Promise<void> {
   if (people.length === 0) return;
-  for (const table of ["learned_days", "learned_totals"]) {
-    await trx.raw(`delete from ${table} t using jsonb_to_recordset(?::jsonb) as q(email text, mode text) where t.email = q.email and t.mode = q.mode`, [JSON.stringify(people)]);
-  }
+  await trx.raw(
+    `with q as (select * from jsonb_to_recordset(?::jsonb) as q(email text, mode text)),
+     days as (delete from learned_days t using q where t.email = q.email and t.mode = q.mode)
+     delete from learned_totals t using q where t.email = q.email and t.mode = q.mode`,
+    [JSON.stringify(people)],
+  );
 }
