@@ -1,7 +1,8 @@
 import { openSchema, type Knex } from "@sched/db";
 import { createTestDatabase } from "@sched/testing";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { queueRelearningEveryMode, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { historyOf, queueRelearningEveryMode, saveMeetings, savePerson, takeRelearning } from "../src/db/queries.js";
+import { HISTORY_DAYS, learnPatterns } from "../src/domain/patterns.js";
 import { relearnQueued } from "../src/consumers/relearning.js";
 import { aiRankingService } from "../src/index.js";
 import { DAY, HOUR, MONDAY, NOW } from "./people.js";
@@ -112,4 +113,65 @@ it("stores a batch of versions in one go: the newest version of each meeting, it
   await db("relearn_queue").delete();
   expect(await saveMeetings(db, [created, moved])).toEqual([]);
   expect(await queue()).toEqual([]);
+});
+
+describe("incremental relearning", () => {
+  const eve = { userId: "usr_eve", email: "eve@example.com", name: "Eve", timezone: "Europe/Berlin", preferences: null };
+  /** Eve's meetings: one a day between 08:00 and 17:00 UTC over the last 200 days and the next 20, some days two. */
+  const eveMeeting = (n: number, sequence = 1, extra: Partial<{ confirmed: boolean; attendees: string[] }> = {}) => {
+    const start = NOW - (200 - (n % 220)) * DAY + (8 + (n % 9)) * HOUR;
+    return { meetingId: `mtg_eve_${n}`, mode: "test" as const, sequence, confirmed: true, start: new Date(start), end: new Date(start + 45 * 60_000), scheduledAt: new Date(start - (n % 9) * DAY), attendees: [eve.email], seriesId: null, ...extra };
+  };
+  const stored = async () => ((await db("patterns").where({ user_id: eve.userId, mode: "test" }).first()) as { patterns: unknown }).patterns;
+  const wholeHistory = async (now: number) => learnPatterns(await historyOf(db, eve.email, "test", new Date(now - HISTORY_DAYS * DAY)), eve.timezone);
+  const keptDay = async (day: number) => ((await db("learned_days").where({ email: eve.email, mode: "test", day }).first()) as { tally: unknown } | undefined)?.tally;
+
+  it("counts again only the days a change touched, and learns what the whole history says", async () => {
+    await savePerson(db, { ...eve, updatedAt: new Date(NOW) });
+    await saveMeetings(db, Array.from({ length: 260 }, (_, n) => eveMeeting(n)));
+    await relearnQueued(db, NOW);
+    expect(await stored()).toEqual(await wholeHistory(NOW));
+    const untouchedDay = Math.floor((NOW - 100 * DAY) / DAY);
+    const untouchedBefore = await keptDay(untouchedDay);
+    expect(untouchedBefore).toBeDefined();
+
+    // A move to another day, a cancellation, one attendee leaving and a new meeting, relearned a day later.
+    await saveMeetings(db, [
+      { ...eveMeeting(30, 2), start: new Date(NOW - 40 * DAY + 15 * HOUR), end: new Date(NOW - 40 * DAY + 16 * HOUR) },
+      eveMeeting(50, 2, { confirmed: false }),
+      eveMeeting(60, 2, { attendees: ["someone@example.com"] }),
+      { ...eveMeeting(300), meetingId: "mtg_eve_new" },
+    ]);
+    expect(await db("relearn_moments").where({ email: eve.email }).count({ n: "*" })).toEqual([{ n: 5 }]);
+    // The attendance row moved with its meeting: relearning finds a day's meetings by it.
+    expect(new Date((await db("attendance").where({ email: eve.email, meeting_id: "mtg_eve_30" }).first()).start_at).getTime()).toBe(NOW - 40 * DAY + 15 * HOUR);
+    await db("learned_days").where({ email: eve.email, mode: "test", day: untouchedDay }).update({ tally: JSON.stringify({ marker: true }) });
+    await relearnQueued(db, NOW + DAY);
+    // The untouched day was not read again (its marked row stayed), yet what is learned is the whole history's.
+    expect(await keptDay(untouchedDay)).toEqual({ marker: true });
+    await db("learned_days").where({ email: eve.email, mode: "test", day: untouchedDay }).update({ tally: JSON.stringify(untouchedBefore) });
+    expect(await stored()).toEqual(await wholeHistory(NOW + DAY));
+    expect(await db("relearn_moments").where({ email: eve.email }).count({ n: "*" })).toEqual([{ n: 0 }]);
+
+    // Weeks later the window has moved: days that left it come off.
+    await saveMeetings(db, [eveMeeting(70, 2, { confirmed: false })]);
+    await relearnQueued(db, NOW + 30 * DAY);
+    expect(await stored()).toEqual(await wholeHistory(NOW + 30 * DAY));
+    const firstKept = (await db("learned_days").where({ email: eve.email, mode: "test" }).min({ day: "day" })) as Array<{ day: number }>;
+    expect(firstKept[0]!.day).toBeGreaterThanOrEqual(Math.floor((NOW + 30 * DAY - HISTORY_DAYS * DAY) / DAY));
+  });
+
+  it("learns the whole history again on a new zone, and forgets what it kept for an e-mail no account holds", async () => {
+    await savePerson(db, { ...eve, timezone: "Asia/Tokyo", updatedAt: new Date(NOW + 60_000) });
+    await queueRelearningEveryMode(db, eve.email);
+    await relearnQueued(db, NOW + 31 * DAY);
+    expect(await stored()).toEqual(learnPatterns(await historyOf(db, eve.email, "test", new Date(NOW + 31 * DAY - HISTORY_DAYS * DAY)), "Asia/Tokyo"));
+    expect((await db("learned_totals").where({ email: eve.email }).first()).zone).toBe("Asia/Tokyo");
+
+    await savePerson(db, { ...eve, timezone: "Asia/Tokyo", email: "eve.new@example.com", updatedAt: new Date(NOW + 120_000) });
+    await saveMeetings(db, [eveMeeting(80, 2, { confirmed: false })]);
+    await relearnQueued(db, NOW + 31 * DAY);
+    expect(await db("learned_totals").where({ email: eve.email }).count({ n: "*" })).toEqual([{ n: 0 }]);
+    expect(await db("learned_days").where({ email: eve.email }).count({ n: "*" })).toEqual([{ n: 0 }]);
+  });
 });

@@ -80,14 +80,15 @@ export interface StoredMeeting {
 /**
  * Stores meeting versions, each unless a later one (by sequence) is already
  * kept, and queues everyone whose history changed for relearning: who
- * attends now and who no longer does. A repeated or older version changes
- * nothing. Returns the people queued.
+ * attends now and who no longer does, each with the meeting's old and new
+ * start (relearning counts again the days holding them). A repeated or older
+ * version changes nothing. Returns the people queued.
  *
  * One statement for the whole batch, so one round trip: every later step
  * runs only for the meetings `stored` returned, i.e. whose version was newer.
  * Only the newest version of a meeting goes in (one statement cannot write a
  * row twice). Attendees who stay keep their rows (removing and re-adding one
- * key in one statement would collide). The tables are written in the order
+ * key in one statement would collide), their start moved with the meeting's. The tables are written in the order
  * startNewGeneration locks them.
  */
 export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[]): Promise<string[]> {
@@ -109,6 +110,9 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
        select * from jsonb_to_recordset(?::jsonb) as g(meeting_id text, mode text, sequence integer, confirmed boolean,
          start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[], series_id text)
      ),
+     before as (
+       select m.meeting_id, m.start_at from meetings m join given g on g.meeting_id = m.meeting_id
+     ),
      stored as (
        insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id)
        select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id from given
@@ -118,19 +122,29 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
        returning meeting_id
      ),
      kept as (
-       select g.meeting_id, g.mode, g.attendees from given g join stored s on s.meeting_id = g.meeting_id
+       select g.meeting_id, g.mode, g.attendees, g.start_at from given g join stored s on s.meeting_id = g.meeting_id
      ),
      gone as (
-       delete from attendance a using kept k where a.meeting_id = k.meeting_id and a.email <> all(k.attendees) returning a.email, a.mode
+       delete from attendance a using kept k where a.meeting_id = k.meeting_id and a.email <> all(k.attendees) returning a.email, a.mode, a.meeting_id
      ),
      came as (
-       insert into attendance (email, mode, meeting_id) select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e on conflict do nothing
+       insert into attendance (email, mode, meeting_id, start_at) select e, k.mode, k.meeting_id, k.start_at from kept k, unnest(k.attendees) as e
+       on conflict (email, mode, meeting_id) do update set start_at = excluded.start_at where attendance.start_at <> excluded.start_at
+     ),
+     touching as (
+       select email, mode, meeting_id from gone union select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e
      ),
      touched as (
-       select email, mode from gone union select e, k.mode from kept k, unnest(k.attendees) as e
+       select distinct email, mode from touching
      ),
      queued as (
        insert into relearn_queue (email, mode) select email, mode from touched on conflict do nothing
+     ),
+     moments as (
+       insert into relearn_moments (email, mode, start_at)
+       select t.email, t.mode, s.start_at from touching t
+       join (select meeting_id, start_at from given union select meeting_id, start_at from before) s on s.meeting_id = t.meeting_id
+       on conflict do nothing
      )
      select email from touched`;
   const { rows } = (await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("save_meetings", sql) })) as { rows: Array<{ email: string }> };
@@ -146,7 +160,12 @@ export async function occurrenceIdsOf(db: Knex, seriesIds: readonly string[]): P
   return out;
 }
 
-/** Marks a person's patterns stale in every mode they have meetings in, in one statement; one already queued stays queued once. */
+/**
+ * Marks a person's patterns stale in every mode they have meetings in, in one
+ * statement; one already queued stays queued once. No start is touched: a new
+ * zone makes relearning start over, and a new account or e-mail learns what
+ * is kept for the e-mail.
+ */
 export async function queueRelearningEveryMode(db: Knex, email: string): Promise<void> {
   await db.raw("insert into relearn_queue (email, mode) select distinct email, mode from attendance where email = ? on conflict do nothing", [email]);
 }
@@ -232,12 +251,13 @@ export async function historyGeneration(db: Knex): Promise<number> {
 export async function startNewGeneration(db: Knex): Promise<number> {
   // Running replicas keep writing while this empties the tables; taking every
   // lock first makes their writes wait. The tables are locked in the order
-  // replicas write them (saveMeetings: meetings, attendance, relearn_queue;
-  // relearning: relearn_queue, patterns), so a replica midway through a
+  // replicas write them (saveMeetings: meetings, attendance, relearn_queue,
+  // relearn_moments; relearning: relearn_queue, relearn_moments, learned_days,
+  // learned_totals, patterns), so a replica midway through a
   // change finishes it instead of deadlocking with this.
   return db.transaction(async (trx) => {
-    await trx.raw("lock table history_state, meetings, attendance, relearn_queue, patterns, people in exclusive mode");
-    for (const table of ["patterns", "relearn_queue", "attendance", "meetings", "people"]) await trx(table).delete();
+    await trx.raw("lock table history_state, meetings, attendance, relearn_queue, relearn_moments, learned_days, learned_totals, patterns, people in exclusive mode");
+    for (const table of ["patterns", "learned_totals", "learned_days", "relearn_moments", "relearn_queue", "attendance", "meetings", "people"]) await trx(table).delete();
     const [row] = (await trx("history_state").where({ id: 1 }).increment("generation", 1).returning("generation")) as Array<{ generation: number }>;
     return row!.generation;
   });

@@ -1,4 +1,5 @@
 import { ZoneReader } from "./localTime.js";
+import { bump, countOf, emptyTally, quantileOf, sumTallies, totalOf, type Tally } from "./tally.js";
 
 /** One meeting of a person's history, as ai-ranking keeps it. */
 export interface HistoryMeeting {
@@ -52,75 +53,98 @@ export const HOURS_A_WEEK = 7 * 24;
 /** Meetings further back than this say little about today's habits. */
 export const HISTORY_DAYS = 180;
 
+/** The first and last local day (day numbers) holding a meeting; null with none. */
+export interface DaySpan {
+  first: number;
+  last: number;
+}
+
 /**
  * Learns a person's patterns from their confirmed meetings, read on their
  * clock. Order of `meetings` does not matter; an empty history gives empty
  * patterns (zero meetings), which ranking treats as knowing nothing.
  */
 export function learnPatterns(meetings: readonly HistoryMeeting[], zone: string): Patterns {
-  const clock = ZoneReader.of(zone);
-  const hourly = new Array<number>(HOURS_A_WEEK).fill(0);
-  const perDay = new Map<number, HistoryMeeting[]>();
-  const durations = new Map<number, number>();
-  const leads: number[] = [];
-  for (const m of meetings) {
-    const local = clock.read(m.start);
-    hourly[local.weekday * 24 + Math.floor(local.minuteOfDay / 60)]! += 1;
-    const day = perDay.get(local.dayNumber);
-    if (day) day.push(m);
-    else perDay.set(local.dayNumber, [m]);
-    durations.set(m.durationMinutes, (durations.get(m.durationMinutes) ?? 0) + 1);
-    if (m.start > m.scheduledAt) leads.push((m.start - m.scheduledAt) / 86_400_000);
-  }
+  const days = tallyDays(meetings, zone);
+  return patternsOf(sumTallies(days.values()), spanOf(days.keys()));
+}
 
-  const loads: number[] = [];
-  const gaps: number[] = [];
+export function spanOf(days: Iterable<number>): DaySpan | null {
+  let span: DaySpan | null = null;
+  for (const d of days) span = span ? { first: Math.min(span.first, d), last: Math.max(span.last, d) } : { first: d, last: d };
+  return span;
+}
+
+/** Each local day's tally of these meetings, by day number on the zone's clock. */
+export function tallyDays(meetings: readonly HistoryMeeting[], zone: string): Map<number, Tally> {
+  const clock = ZoneReader.of(zone);
+  const perDay = new Map<number, HistoryMeeting[]>();
+  for (const m of meetings) {
+    const day = clock.read(m.start).dayNumber;
+    const held = perDay.get(day);
+    if (held) held.push(m);
+    else perDay.set(day, [m]);
+  }
+  return new Map([...perDay].map(([day, held]) => [day, tallyDay(held, clock)]));
+}
+
+/** What one local day's meetings add to a person's tally. */
+function tallyDay(meetings: HistoryMeeting[], clock: ZoneReader): Tally {
+  const tally = emptyTally();
+  // Meetings starting together are taken shorter first, so the gap after them never hangs on the order rows came in.
+  const day = [...meetings].sort((a, b) => a.start - b.start || a.durationMinutes - b.durationMinutes);
+  for (let i = 0; i < day.length; i++) {
+    const m = day[i]!;
+    const local = clock.read(m.start);
+    bump(tally.hourly, local.weekday * 24 + Math.floor(local.minuteOfDay / 60));
+    bump(tally.durations, m.durationMinutes);
+    if (m.start > m.scheduledAt) bump(tally.leadDays, Math.round((m.start - m.scheduledAt) / 86_400_000));
+    if (i === 0) continue;
+    const previousEnd = day[i - 1]!.start + day[i - 1]!.durationMinutes * 60_000;
+    const gap = Math.max(0, (m.start - previousEnd) / 60_000);
+    bump(tally.gaps, Math.round(gap));
+    if (gap <= BACK_TO_BACK_MINUTES) tally.backToBack++;
+  }
+  tally.meetings = day.length;
+  if (day.length > 0) bump(tally.loads, day.length);
+  return tally;
+}
+
+/** The patterns a tally says, given the span of days it covers. */
+export function patternsOf(tally: Tally, span: DaySpan | null): Patterns {
+  const hourly = new Array<number>(HOURS_A_WEEK).fill(0);
+  for (let i = 0; i < HOURS_A_WEEK; i++) hourly[i] = countOf(tally.hourly, i);
   const byWeekday = new Array<number>(7).fill(0);
   for (let i = 0; i < HOURS_A_WEEK; i++) byWeekday[Math.floor(i / 24)]! += hourly[i]!;
-  for (const day of perDay.values()) {
-    loads.push(day.length);
-    day.sort((a, b) => a.start - b.start);
-    for (let i = 1; i < day.length; i++) {
-      const previousEnd = day[i - 1]!.start + day[i - 1]!.durationMinutes * 60_000;
-      gaps.push(Math.max(0, (day[i]!.start - previousEnd) / 60_000));
-    }
-  }
 
   let usualDurationMinutes = 30;
   let most = 0;
-  for (const [minutes, count] of durations) {
+  for (const [key, count] of Object.entries(tally.durations)) {
+    const minutes = Number(key);
     if (count > most || (count === most && minutes < usualDurationMinutes)) {
       usualDurationMinutes = minutes;
       most = count;
     }
   }
 
-  const known = meetings.length >= MEETINGS_TO_JUDGE_HABITS;
-  const backToBack = gaps.filter((g) => g <= BACK_TO_BACK_MINUTES).length;
-  const clustering = !known ? null : gaps.length < PAIRS_TO_JUDGE_CLUSTERING ? 0 : backToBack / gaps.length;
+  const known = tally.meetings >= MEETINGS_TO_JUDGE_HABITS;
+  const gapCount = totalOf(tally.gaps);
+  const clustering = !known ? null : gapCount < PAIRS_TO_JUDGE_CLUSTERING ? 0 : tally.backToBack / gapCount;
   const workingDaysMet = byWeekday.slice(0, 5).filter((n) => n > 0).length;
-  const days = [...perDay.keys()];
-  const weeksSpanned = days.length ? (Math.max(...days) - Math.min(...days)) / 7 : 0;
+  const weeksSpanned = span ? (span.last - span.first) / 7 : 0;
   // An empty weekday over many weeks of meeting on the others is a habit; over a few weeks, or among several empty ones, chance.
   const avoidedWeekdays = known && workingDaysMet >= 3 && weeksSpanned >= AVOIDANCE_WEEKS ? [0, 1, 2, 3, 4].filter((d) => byWeekday[d] === 0) : [];
 
   return {
-    meetings: meetings.length,
+    meetings: tally.meetings,
     hourly,
-    dailyLoad: { usual: quantile(loads, 0.5) ?? 0, busy: quantile(loads, 0.9) ?? 0 },
+    dailyLoad: { usual: quantileOf(tally.loads, 0.5) ?? 0, busy: quantileOf(tally.loads, 0.9) ?? 0 },
     usualDurationMinutes,
-    usualGapMinutes: quantile(gaps, 0.2),
-    usualLeadDays: quantile(leads, 0.5),
+    usualGapMinutes: quantileOf(tally.gaps, 0.2),
+    usualLeadDays: quantileOf(tally.leadDays, 0.5),
     clustering,
     avoidedWeekdays,
   };
-}
-
-/** The nearest-rank quantile, rounded to a whole number for counts and minutes alike; null for no values. */
-function quantile(values: number[], q: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
 }
 
 export const NO_PATTERNS: Patterns = learnPatterns([], "UTC");
