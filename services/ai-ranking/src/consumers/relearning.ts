@@ -3,7 +3,7 @@ import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { learnChanges, learnWhole, patternsAfter, planRelearning, type Learned } from "../domain/learning.js";
 import { runEvery } from "./periodic.js";
-import { forgetLearning, keepLearning, keptDaysOf, learnedOf, meetingsStartingIn, takeTouchedStarts, type Queued } from "../db/learning.js";
+import { forgetLearning, keepLearning, keptDaysOf, learnedOf, meetingsStartingIn, takeTouchedStarts, type Queued } from "../db/queries.js";
 import { historyOf, peopleByEmails, savePatterns, takeRelearning, type KnownPerson } from "../db/queries.js";
 
 /** People relearned per transaction. */
