@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { summarize, type Summary } from "./stats.js";
 
@@ -45,17 +47,28 @@ export interface LoadReport extends Summary {
   mainThreadBusy: number;
 }
 
+/** The load worker as JavaScript: its TypeScript (type annotations only) transpiled once, in this thread. */
+let workerSource: Promise<string> | undefined;
+function loadWorkerSource(): Promise<string> {
+  workerSource ??= (async () => {
+    const { default: ts } = await import("typescript");
+    const source = await readFile(fileURLToPath(new URL("./loadWorker.ts", import.meta.url)), "utf8");
+    return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true } }).outputText;
+  })();
+  return workerSource;
+}
+
 /**
  * Runs a bounded load (every request of the plan, then it stops) from a
- * worker thread and summarizes it. The worker is TypeScript: it registers tsx
- * itself, since Node 20 does not pass `--import` hooks on to worker threads.
+ * worker thread and summarizes it. The worker runs plain JavaScript, its
+ * TypeScript transpiled here: a worker that loaded it through tsx started an
+ * esbuild process of its own, and stalled for good when that process died.
  */
-export function runLoad(plan: LoadPlan): Promise<LoadReport> {
+export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   const url = new URL(plan.baseUrl);
   if (url.hostname !== "127.0.0.1") throw new Error(`benchmarks only call loopback, not ${url.hostname}`);
-  const entry = new URL("./loadWorker.ts", import.meta.url).href;
-  const boot = `import { register } from ${JSON.stringify(import.meta.resolve("tsx/esm/api"))}; register(); await import(${JSON.stringify(entry)});`;
-  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: plan });
+  const code = await loadWorkerSource();
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: plan });
   // Measured from the worker's first request, so its start-up is not counted.
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();

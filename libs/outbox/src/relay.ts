@@ -35,6 +35,9 @@ interface OutboxRow {
   age_seconds: number;
 }
 
+/** A row of the lock-and-claim statement: the lock's outcome, and a claimed row when there is one. */
+type LockedClaim = { locked: boolean; schema: string } & ({ [K in keyof OutboxRow]: OutboxRow[K] } | { [K in keyof OutboxRow]: null });
+
 interface BatchResult {
   /** Whether more rows may be waiting right now. */
   more: boolean;
@@ -95,18 +98,35 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   const relayBatch = (): Promise<BatchResult> =>
     db.transaction(async (trx) => {
-      const lock = await trx.raw("select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema");
-      const held = lock.rows[0] as { locked: boolean; schema: string };
+      // Rows committed before this point are seen by the claim below (its snapshot is taken after);
+      // only a wake from now on asks for another batch. Cleared when the loop went round instead, a
+      // wake of a row committed while this batch waited for its connection (on the embedded database,
+      // for its turn) asked for a batch after this one, which found nothing.
+      woken = false;
+      // The lock and the claim in one statement (a round trip fewer per batch; on the embedded
+      // database a statement is most of a batch's cost). The lock's CTE is evaluated once, before
+      // the claim, which claims nothing unless the lock is held.
+      const claimed = await trx.raw<{ rows: Array<LockedClaim> }>(
+        `with held_lock as materialized (
+           select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema
+         )
+         select held_lock.locked, held_lock.schema, claim.*
+           from held_lock
+           left join lateral (
+             select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
+               from outbox
+              where held_lock.locked and published_at is null and subject = any(?::text[])
+              order by id
+              limit ?
+                for update skip locked
+           ) claim on true
+          order by claim.id`,
+        [subjects, batchSize],
+      );
+      const held = claimed.rows[0]!;
       schema = held.schema;
       if (!held.locked) return { more: false, locked: false };
-      const rows: OutboxRow[] = await trx("outbox")
-        .select("id", "subject", "payload", "msg_id", "trace_context", trx.raw("extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds"))
-        .whereNull("published_at")
-        .whereIn("subject", subjects)
-        .orderBy("id")
-        .limit(batchSize)
-        .forUpdate()
-        .skipLocked();
+      const rows: OutboxRow[] = claimed.rows.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
       // The batch goes out at once (one round trip, not one per row), each row
       // stored only right after the row before it, so none overtakes one that failed.
       const outcomes = await Promise.allSettled(
@@ -143,7 +163,6 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const run = async () => {
     let failures = 0;
     while (!stopped) {
-      woken = false;
       let result: BatchResult;
       try {
         result = await relayBatch();
