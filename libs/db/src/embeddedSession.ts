@@ -23,8 +23,7 @@ export const FOREGROUND_TURNS_PER_BACKGROUND = 4;
 interface Waiter<T> {
   resolve: (session: T) => void;
   reject: (err: Error) => void;
-  /** A request's wait is bounded; background work waits for its turn however long it takes. */
-  timer: NodeJS.Timeout | undefined;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -35,15 +34,6 @@ interface Waiter<T> {
  * them, so a reply is not queued behind work nobody waits for; yet background
  * work gets every FOREGROUND_TURNS_PER_BACKGROUND + 1-th turn while requests
  * keep coming, so its backlog does not grow without end.
- *
- * PGlite never yields to the event loop while it runs a statement, and turns
- * hand on through promises, so a line of background turns would run to its
- * end before a request that arrived meanwhile is even read: the session is
- * handed to background work only after the event loop has polled for I/O
- * (setImmediate), and requests read then go first. Background work has no
- * acquire time-out (it is nobody's reply, and under overload a time-out only
- * made relays and consumers fail and back off, lagging further); requests
- * keep theirs.
  */
 export class SessionTurns<T> {
   private readonly foreground: Array<Waiter<T>> = [];
@@ -52,8 +42,6 @@ export class SessionTurns<T> {
   private destroyed = false;
   /** Requests served in a row while background work waited. */
   private foregroundRun = 0;
-  /** The session is being held on through a poll for I/O before it goes to background work. */
-  private handingOn = false;
   /** Told when the session is free again (destroy waits for it). */
   private idle: (() => void) | undefined;
 
@@ -77,50 +65,34 @@ export class SessionTurns<T> {
       this.held = true;
       return { promise: Promise.resolve(this.session) };
     }
-    const background = isBackground();
-    const line = background ? this.backgroundLine : this.foreground;
+    const line = isBackground() ? this.backgroundLine : this.foreground;
     const promise = new Promise<T>((resolve, reject) => {
-      const waiter: Waiter<T> = { resolve, reject, timer: undefined };
-      if (!background) {
-        waiter.timer = setTimeout(() => {
+      const waiter: Waiter<T> = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
           const at = line.indexOf(waiter);
           if (at !== -1) line.splice(at, 1);
           reject(new TimeoutError("Timeout acquiring the embedded database's session"));
-        }, this.acquireTimeoutMillis);
-      }
+        }, this.acquireTimeoutMillis),
+      };
       line.push(waiter);
     });
     return { promise };
   }
 
   release(session: T): boolean {
-    if (session !== this.session || !this.held || this.handingOn) return false;
-    if (this.foreground.length === 0 && this.backgroundLine.length > 0) {
-      // Held on through one poll for I/O: requests that arrived meanwhile are read, and served first.
-      if (!this.handingOn) {
-        this.handingOn = true;
-        setImmediate(() => {
-          this.handingOn = false;
-          this.handOn();
-        });
-      }
-      return true;
-    }
-    this.handOn();
-    return true;
-  }
-
-  /** Gives the held session to the next in line, or frees it. */
-  private handOn(): void {
+    if (session !== this.session || !this.held) return false;
     const next = this.next();
     if (!next) {
       this.held = false;
       this.idle?.();
       this.idle = undefined;
-      return;
+      return true;
     }
     clearTimeout(next.timer);
     next.resolve(this.session);
+    return true;
   }
 
   private next(): Waiter<T> | undefined {

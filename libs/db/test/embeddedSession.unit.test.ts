@@ -36,29 +36,3 @@ it("lets a turn wait no longer than its timeout, and gives the session to the ne
   await turns.destroy();
   await expect(turns.acquire().promise).rejects.toThrow("closed");
 });
-
-it("lets background work wait for its turn past the time-out a request would fail at", async () => {
-  const turns = new SessionTurns(session, 50);
-  const release = await take(turns, "holder", []);
-  const order: string[] = [];
-  const background = inBackground(() => take(turns, "background", order));
-  await new Promise((r) => setTimeout(r, 120));
-  expect(order).toEqual([]);
-  release();
-  (await background)();
-  expect(order).toEqual(["background"]);
-  expect(turns.numFree()).toBe(1);
-});
-
-it("hands the session to background work only after a poll for I/O, so a request that arrives meanwhile goes first", async () => {
-  const turns = new SessionTurns(session, 10_000);
-  const order: string[] = [];
-  const release = await inBackground(() => take(turns, "background 1", order));
-  const background = inBackground(() => take(turns, "background 2", order));
-  release();
-  // Asks after the first background turn ended, before the event loop's next check phase (as a request read in its poll phase does).
-  const request = take(turns, "request", order);
-  (await request)();
-  (await background)();
-  expect(order).toEqual(["background 1", "request", "background 2"]);
-});

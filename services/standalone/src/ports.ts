@@ -12,6 +12,25 @@ function claim(port: number): Promise<number | undefined> {
   });
 }
 
+/** A port held open until `release`, so that nothing else takes it between its choice and its use. */
+export interface ReservedPort {
+  port: number;
+  release(): Promise<void>;
+}
+
+/** Holds a port the system picks (or `port` itself, when given) until released. */
+export function reservePort(port = 0): Promise<ReservedPort> {
+  const server = createServer();
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => {
+      const { port: got } = server.address() as { port: number };
+      let released: Promise<void> | undefined;
+      resolve({ port: got, release: () => (released ??= new Promise<void>((done) => server.close(() => done()))) });
+    });
+  });
+}
+
 /** Whether something listens on the port already. */
 export async function portTaken(port: number): Promise<boolean> {
   return (await claim(port)) === undefined;

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { freePorts } from "./ports.js";
+import { reservePort, type ReservedPort } from "./ports.js";
 import { serviceModules } from "./services.js";
 
 /** The folder of DATA_DIR the embedded Postgres keeps every schema in. */
@@ -57,6 +57,8 @@ export class System {
   private stopGatewayBackground: Stoppable | undefined;
   /** The API's port and the dashboard's (its own in a cluster wiring), chosen before anything starts so links can name them. */
   private ports!: { api: number; dashboard: number };
+  /** The dashboard's own port in a cluster wiring, held until the services start. */
+  private dashboardPort: ReservedPort | undefined;
 
   constructor(private readonly options: SystemOptions) {}
 
@@ -72,8 +74,12 @@ export class System {
 
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
-    const api = this.options.port || (await freePorts(1))[0]!;
-    this.ports = { api, dashboard: wiring.kind === "cluster" ? (await freePorts(1))[0]! : api };
+    // Ports the system picks are held from their choice to their use: another system starting
+    // beside this one (a second test worker) could otherwise be given the same port meanwhile.
+    const apiPort = this.options.port ? undefined : await reservePort();
+    this.dashboardPort = wiring.kind === "cluster" ? await reservePort() : undefined;
+    const api = this.options.port || apiPort!.port;
+    this.ports = { api, dashboard: this.dashboardPort?.port ?? api };
     const stage = this.stageClock();
     if (wiring.kind === "standalone") {
       this.embedded = await EmbeddedDatabase.open(wiring.dataDir ? join(wiring.dataDir, EMBEDDED_DATABASE_FOLDER) : undefined, wiring.startFrom ? { startFrom: wiring.startFrom } : {});
@@ -85,6 +91,8 @@ export class System {
     const migrated = () => {
       if (--migrating === 0) stage(`${serviceModules.length + (this.eventLogDb ? 1 : 0)} schemas migrated`);
     };
+    // Its service listens on it as soon as it has migrated: given back just before they start.
+    await this.dashboardPort?.release();
     await Promise.all(serviceModules.map((m) => this.startService(m.name, migrated)));
     stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
@@ -102,7 +110,11 @@ export class System {
     });
     this.server = gateway.server;
     this.stopGatewayBackground = gateway.background;
-    await new Promise<void>((resolve) => this.server.listen(this.ports.api, "0.0.0.0", () => resolve()));
+    await apiPort?.release();
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.ports.api, "0.0.0.0", () => resolve());
+    });
     stage("gateway listening");
     return this;
   }
