@@ -70,6 +70,8 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
     BUS_NAMESPACE: `bench${uniqueSuffix()}`,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: "error",
+    // The dashboard's pages on a port of their own choosing: two runs at once would both want 8081.
+    DASHBOARD_PORT: "0",
   };
   const processOptions = (name: string) => ({
     nodeArgs: options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : [],

@@ -118,7 +118,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   cleanup.push(() => projectDb.drop());
   const projectDbName = new URL(projectDb.url).pathname.slice(1);
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
-  const env = { NATS_URL: nats.url, DATABASE_URL: projectDb.url, REDIS_URL: redisUrl, BUS_NAMESPACE: `bench${uniqueSuffix()}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error" };
+  const env = { NATS_URL: nats.url, DATABASE_URL: projectDb.url, REDIS_URL: redisUrl, BUS_NAMESPACE: `bench${uniqueSuffix()}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error", DASHBOARD_PORT: "0" };
   const processes = new Map<string, ServiceProcess>();
   const starts = await Promise.allSettled([
     ...serviceModules.map(async (m) => processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: PROFILED_SERVICES.includes(m.name) ? profiled(m.name) : [] }))),
