@@ -12,6 +12,8 @@ export interface StoredEvent {
 export interface NewEvent extends Omit<StoredEvent, "streamSequence"> {
   stream: string;
   msgId: string;
+  /** The msgId the stream's last event must have for this one to be stored (PublishOptions.after). */
+  after?: string;
 }
 
 /** What became of an append: stored, and where, or not, and then why. */
@@ -38,13 +40,15 @@ export type StoringOutcome = "kept" | "undone" | "unknown";
 
 /**
  * Where the in-process bus keeps its events and each durable consumer's
- * acknowledged position. The bus stores one publish at a time (within
+ * acknowledged position. The bus appends one batch at a time (within
  * `storing`), so an implementation needs no locking of its own.
  */
 export interface EventLog {
   /**
    * Runs one publish's writes of the log (`append`, on the log `work` is
-   * given) as one unit that no other publish interleaves with, and resolves
+   * given; the bus appends the publishes given the same log and waiting at
+   * once, those of one transaction it joined, together) as one unit that no
+   * other publish interleaves with, and resolves
    * once what it wrote is kept, or is to be kept with the caller's
    * transaction it joined. `ended` is told what became of the writes once
    * that is known: when this resolves or rejects, or when the caller's
@@ -52,11 +56,14 @@ export interface EventLog {
    */
   storing<T>(work: (log: EventLog) => Promise<T>, ended: (outcome: StoringOutcome) => void): Promise<T>;
   /**
-   * Stores the event after every other one, unless an event with its msgId
-   * is stored already, or `after` is given and is not the msgId of the
-   * stream's last event: one step, so a publish costs one write.
+   * Stores each event after every other one, in the order given, unless an
+   * event with its msgId is stored already (or earlier in `events`), or its
+   * `after` is given and is not the msgId of its stream's last event (as the
+   * events before it left the stream): each as if appended alone, one after
+   * the other, yet in one write when all of them are stored, so the events
+   * of a relay's batch cost one write, not one each.
    */
-  append(event: NewEvent, after?: string): Promise<AppendOutcome>;
+  append(events: readonly NewEvent[]): Promise<AppendOutcome[]>;
   /** Up to `limit` events past `position` with one of these subjects, in log order. */
   read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]>;
   /** The position a durable consumer acknowledged last; 0 before its first. */
@@ -87,15 +94,17 @@ export class MemoryEventLog implements EventLog {
     }
   }
 
-  async append({ stream, msgId, ...event }: NewEvent, after?: string): Promise<AppendOutcome> {
-    const lastMsgId = this.lastMsgIds.get(stream);
-    const duplicate = this.msgIds.has(msgId);
-    if (duplicate || (after !== undefined && after !== lastMsgId)) return { stored: false, duplicate, lastMsgId };
-    this.msgIds.add(msgId);
-    this.lastMsgIds.set(stream, msgId);
-    const streamSequence = this.events.length + 1;
-    this.events.push({ ...event, stream, storedAt: Date.now(), streamSequence });
-    return { stored: true, streamSequence };
+  async append(events: readonly NewEvent[]): Promise<AppendOutcome[]> {
+    return events.map(({ stream, msgId, after, ...event }) => {
+      const lastMsgId = this.lastMsgIds.get(stream);
+      const duplicate = this.msgIds.has(msgId);
+      if (duplicate || (after !== undefined && after !== lastMsgId)) return { stored: false, duplicate, lastMsgId };
+      this.msgIds.add(msgId);
+      this.lastMsgIds.set(stream, msgId);
+      const streamSequence = this.events.length + 1;
+      this.events.push({ ...event, stream, storedAt: Date.now(), streamSequence });
+      return { stored: true, streamSequence };
+    });
   }
 
   async read(position: number, subjects: ReadonlySet<string>, limit: number): Promise<StoredEvent[]> {

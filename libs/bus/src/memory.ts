@@ -5,7 +5,7 @@ import type { Logger } from "@sched/logging";
 import type { BusOutcome } from "@sched/telemetry";
 import { decodeCaller, encodeCaller, parsedBy, receivedReply, requestDeadline, type Served } from "./codec.js";
 import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
-import { MemoryEventLog, type AppendOutcome, type EventLog, type StoredEvent } from "./eventLog.js";
+import { MemoryEventLog, type AppendOutcome, type EventLog, type NewEvent, type StoredEvent } from "./eventLog.js";
 import { RecentEvents } from "./recentEvents.js";
 import { receivedEvent } from "./receivedEvent.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
@@ -25,6 +25,14 @@ import {
   type ServedEndpoints,
   type Stoppable,
 } from "./types.js";
+
+/** A publish's event waiting for its turn to be appended to `log`, and its publish waiting for the outcome. */
+interface WaitingEvent {
+  log: EventLog;
+  event: NewEvent;
+  resolve: (outcome: AppendOutcome) => void;
+  reject: (err: Error) => void;
+}
 
 interface Responder {
   binding: EndpointBinding;
@@ -72,8 +80,10 @@ export class MemoryBus implements Bus {
   /** The streams published to that keep their events for a time (`maxAgeMs`), by name. */
   private readonly agedStreams = new Map<string, number>();
   private pruning: NodeJS.Timeout | undefined;
-  /** The publish being stored: each waits for the one before, so each sees the log as that one left it. */
+  /** The append under way: each waits for the one before, so each sees the log as that one left it. */
   private appending: Promise<unknown> = Promise.resolve();
+  /** Events waiting for their turn to be appended, in the order they were published. */
+  private readonly waiting: WaitingEvent[] = [];
   private closed = false;
 
   constructor(
@@ -158,11 +168,7 @@ export class MemoryBus implements Bus {
     // line for the log must not hold up one that already has it (an outbox
     // relay's transaction on the shared embedded database).
     await this.log.storing(
-      (log) => {
-        const appending = this.appending.then(() => this.append(log, event, checked, options, (e) => (stored = e)));
-        this.appending = appending.catch(() => undefined);
-        return appending;
-      },
+      (log) => this.append(log, event, checked, options, (e) => (stored = e)),
       // Its consumers are woken once the event is kept: they read it from memory then.
       (outcome) => {
         if (!stored) return;
@@ -205,7 +211,8 @@ export class MemoryBus implements Bus {
   private async append(log: EventLog, event: EventDef, checked: unknown, options: PublishOptions, stored: (event: StoredEvent) => void): Promise<void> {
     await publishEvent("memory", event.subject, checked, async (headers) => {
       const payload = wire(checked);
-      const outcome: AppendOutcome = await log.append({ stream: event.stream.name, subject: event.subject, payload, headers, msgId: options.msgId }, options.after);
+      const { msgId, after } = options;
+      const outcome = await this.appendInTurn(log, { stream: event.stream.name, subject: event.subject, payload, headers, msgId, ...(after !== undefined ? { after } : {}) });
       if (!outcome.stored) {
         if (!outcome.duplicate) throw new PublishOrderError(options.msgId, options.after!);
         return;
@@ -213,6 +220,35 @@ export class MemoryBus implements Bus {
       this.recent.appended(outcome.streamSequence);
       stored({ streamSequence: outcome.streamSequence, subject: event.subject, payload, headers });
     });
+  }
+
+  /**
+   * Appends the event once the appends before it are done, together with
+   * every event published meanwhile to the same log (an outbox relay's batch,
+   * published at once in its transaction): one append, so on the embedded
+   * database one insert for the batch instead of one per event.
+   */
+  private appendInTurn(log: EventLog, event: NewEvent): Promise<AppendOutcome> {
+    return new Promise<AppendOutcome>((resolve, reject) => {
+      this.waiting.push({ log, event, resolve, reject });
+      // Each event's turn appends whatever waits by then, so the first of an append runs in its own publish's context.
+      this.appending = this.appending.then(() => this.appendWaiting()).catch(() => undefined);
+    });
+  }
+
+  /** Appends the events waiting at the front of the line for the same log, in one append. */
+  private async appendWaiting(): Promise<void> {
+    const log = this.waiting[0]?.log;
+    if (!log) return;
+    let count = 1;
+    while (this.waiting[count]?.log === log) count++;
+    const batch = this.waiting.splice(0, count);
+    try {
+      const outcomes = await log.append(batch.map((w) => w.event));
+      batch.forEach((w, i) => w.resolve(outcomes[i]!));
+    } catch (err) {
+      for (const w of batch) w.reject(err as Error);
+    }
   }
 
   async consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {

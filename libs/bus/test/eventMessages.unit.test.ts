@@ -41,7 +41,7 @@ it("hands a consumer each event typed by its declaration, told apart by isEvent"
 it("handles a stored event that fails its declaration's schema as a failing handler: never handed over, given up after the last delivery", async () => {
   const log = new MemoryEventLog();
   const bus = new MemoryBus(logger, log);
-  await log.append({ stream: ORDERS.name, subject: shipped.subject, payload: { n: 1 }, headers: {}, msgId: "o-1" });
+  await log.append([{ stream: ORDERS.name, subject: shipped.subject, payload: { n: 1 }, headers: {}, msgId: "o-1" }]);
   await bus.publish(shipped, { n: 2, carrier: "post" }, { msgId: "o-2" });
   const handed: number[] = [];
   const consumer = await bus.consume({ durable: "strict", events: [shipped], backoffMs: [1], maxDeliver: 2 }, async (m) => void handed.push(m.payload.n));

@@ -3,7 +3,7 @@ import { eventDef } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryBus, MemoryEventLog, type StoredEvent } from "../src/index.js";
+import { MemoryBus, MemoryEventLog, type AppendOutcome, type NewEvent, type StoredEvent } from "../src/index.js";
 
 const logger = createLogger({ name: "memory-bus-test", level: "silent" });
 const placed = eventDef({ name: "ORDERS", subjectPrefix: "orders.v1.events" }, "placed", z.object({ n: z.number() }));
@@ -64,4 +64,37 @@ it("a consumer that is up to date gets the events published next from the bus's 
   await consumer.stop();
   expect(seen).toEqual([1, 2, 3, 4, 5]);
   expect(log.reads).toBe(readsWhenUpToDate);
+});
+
+/** A log that records how many events each append was given. */
+class BatchRecordingLog extends MemoryEventLog {
+  readonly appends: number[] = [];
+
+  override async append(events: readonly NewEvent[]): Promise<AppendOutcome[]> {
+    this.appends.push(events.length);
+    return super.append(events);
+  }
+}
+
+it("appends the events published at once in one append, in order, each stored once, and a batch that breaks its order from that event on", async () => {
+  const log = new BatchRecordingLog();
+  const bus = new MemoryBus(logger, log);
+  const seen: number[] = [];
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => void seen.push(m.payload.n));
+  // As an outbox relay publishes its batch: all at once, each after the one before.
+  const publishAll = (batch: Array<[n: number, msgId: string, after?: string]>) =>
+    Promise.allSettled(batch.map(([n, msgId, after]) => bus.publish(placed, { n }, { msgId, ...(after ? { after } : {}) })));
+  const statuses = (outcomes: PromiseSettledResult<void>[]) => outcomes.map((o) => (o.status === "fulfilled" ? "ok" : (o.reason as Error).name));
+
+  expect(statuses(await publishAll([[1, "order-1"], [2, "order-2", "order-1"], [2, "order-2"], [3, "order-3", "order-2"]]))).toEqual(["ok", "ok", "ok", "ok"]);
+  // A republished batch: its first two events are stored already (the last of them last in the stream), the third is new.
+  expect(statuses(await publishAll([[2, "order-2"], [3, "order-3", "order-2"], [4, "order-4", "order-3"]]))).toEqual(["ok", "ok", "ok"]);
+  // The stream's last event is order-4, not order-9: that event and the one after it are not stored.
+  expect(statuses(await publishAll([[5, "order-5", "order-9"], [6, "order-6", "order-5"]]))).toEqual(["PublishOrderError", "PublishOrderError"]);
+  expect(log.appends).toEqual([4, 3, 2]);
+  expect((await log.read(0, new Set([placed.subject]), 10)).map((e) => (e.payload as { n: number }).n)).toEqual([1, 2, 3, 4]);
+  await eventually(() => seen.length === 4 || undefined);
+  await consumer.stop();
+  expect(seen).toEqual([1, 2, 3, 4]);
+  await bus.close();
 });

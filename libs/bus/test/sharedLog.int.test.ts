@@ -77,3 +77,39 @@ it("stores an event published inside a transaction holding the session with that
     await consumer.stop();
   }
 }, 120_000);
+
+const shipments: StreamDef = { name: "SHIPMENTS", subjectPrefix: "shipments.v1.events" };
+const shipped = eventDef(shipments, "shipped", z.object({ n: z.number() }));
+
+it("appends a relay's batch in one insert, in order, each event once whether repeated inside the batch or stored by an earlier one", async () => {
+  const log = new KnexEventLog(logDb);
+  const event = (msgId: string, after?: string) => ({ stream: shipments.name, subject: shipped.subject, payload: { msgId }, headers: {}, msgId, ...(after ? { after } : {}) });
+  const inserts: string[] = [];
+  const count = (query: { sql: string }) => void (query.sql.includes("insert into bus.events") && inserts.push(query.sql));
+  logDb.on("query", count);
+  try {
+    // As a relay's transaction publishes its batch: at once, each after the one before.
+    await orders.transaction(async () => {
+      const outcomes = await Promise.allSettled(["s-1", "s-2", "s-3"].map((msgId, i, all) => bus.publish(shipped, { n: i + 1 }, { msgId, ...(i > 0 ? { after: all[i - 1]! } : {}) })));
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+    });
+    expect(inserts).toHaveLength(1);
+
+    const outcomes = await log.append([event("s-3"), event("s-4", "s-3"), event("s-4"), event("s-5", "s-4")]);
+    expect(outcomes.map((o) => o.stored)).toEqual([false, true, false, true]);
+    expect(outcomes[2]).toEqual({ stored: false, duplicate: true, lastMsgId: "s-4" });
+    // Not after the stream's last event: neither it nor the event after it is stored.
+    expect(await log.append([event("s-6", "s-1"), event("s-7", "s-6")])).toEqual([
+      { stored: false, duplicate: false, lastMsgId: "s-5" },
+      { stored: false, duplicate: false, lastMsgId: "s-5" },
+    ]);
+    const whole = await log.append([event("s-6", "s-5"), event("s-7", "s-6"), event("s-8", "s-7")]);
+    expect(whole.every((o) => o.stored)).toBe(true);
+    const positions = whole.map((o) => (o.stored ? o.streamSequence : 0));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  } finally {
+    logDb.off("query", count);
+  }
+  const stored = await logDb.withSchema(EVENT_LOG_SCHEMA).table("events").where({ stream: shipments.name }).orderBy("stream_sequence").pluck("msg_id");
+  expect(stored).toEqual(["s-1", "s-2", "s-3", "s-4", "s-5", "s-6", "s-7", "s-8"]);
+}, 120_000);

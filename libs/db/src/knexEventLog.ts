@@ -46,6 +46,38 @@ interface EventRow {
   headers: Record<string, string>;
 }
 
+/** The msgId of the last event of the stream named by the SQL expression `stream`. */
+const lastOfStream = (stream: string) => `select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ${stream} order by stream_sequence desc limit 1`;
+
+/**
+ * Whether `events`, were none of them stored already, would all be stored
+ * one after the other: no msgId twice, and each `after` of an event that
+ * follows another of its stream among them names that one.
+ */
+function inBatchChain(events: readonly NewEvent[]): boolean {
+  const msgIds = new Set<string>();
+  const lastOfStreams = new Map<string, string>();
+  for (const { stream, msgId, after } of events) {
+    if (msgIds.has(msgId)) return false;
+    const last = lastOfStreams.get(stream);
+    if (after !== undefined && last !== undefined && after !== last) return false;
+    msgIds.add(msgId);
+    lastOfStreams.set(stream, msgId);
+  }
+  return true;
+}
+
+/** The `after` of each stream's first event among `events` that has one: what the stored stream must end with. */
+function firstFollows(events: readonly NewEvent[]): Array<{ stream: string; after: string }> {
+  const seen = new Set<string>();
+  const follows: Array<{ stream: string; after: string }> = [];
+  for (const { stream, after } of events) {
+    if (!seen.has(stream) && after !== undefined) follows.push({ stream, after });
+    seen.add(stream);
+  }
+  return follows;
+}
+
 /**
  * The event log in a database, so that what the in-process bus accepted and
  * where each durable consumer stands outlive the process: an event is
@@ -83,23 +115,59 @@ export class KnexEventLog implements EventLog {
   }
 
   /**
+   * One statement when every event is stored (the common case: an outbox
+   * relay's batch of new events, each after the one before); otherwise the
+   * events are appended one at a time, as appendOne says.
+   */
+  async append(events: readonly NewEvent[]): Promise<AppendOutcome[]> {
+    const whole = events.length > 1 && inBatchChain(events) ? await this.appendAll(events) : undefined;
+    if (whole) return whole;
+    const outcomes: AppendOutcome[] = [];
+    for (const event of events) outcomes.push(await this.appendOne(event));
+    return outcomes;
+  }
+
+  /**
+   * Stores all of `events` in their order in one statement, or none of them
+   * (undefined) when one of their msgIds is stored already or the `after`
+   * of a stream's first event among them is not that stream's last event.
+   */
+  private async appendAll(events: readonly NewEvent[]): Promise<AppendOutcome[] | undefined> {
+    const rows = events.map(({ stream, subject, payload, headers, msgId }) => ({ stream, subject, payload, headers, msg_id: msgId }));
+    const { rows: stored } = await this.db.raw<{ rows: Array<{ stream_sequence: number; msg_id: string }> }>(
+      `with batch as (select e, n from jsonb_array_elements(?::jsonb) with ordinality as b(e, n)),
+            follows as (select f->>'stream' as stream, f->>'after' as after from jsonb_array_elements(?::jsonb) as c(f))
+       insert into ${EVENT_LOG_SCHEMA}.events (stream, subject, payload, headers, msg_id)
+       select e->>'stream', e->>'subject', e->'payload', e->'headers', e->>'msg_id' from batch
+        where not exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id in (select e->>'msg_id' from batch))
+          and not exists (select 1 from follows where after is distinct from (${lastOfStream("follows.stream")}))
+        order by n
+       returning stream_sequence, msg_id`,
+      [JSON.stringify(rows), JSON.stringify(firstFollows(events))],
+    );
+    if (stored.length !== events.length) return undefined;
+    const positions = new Map(stored.map((row) => [row.msg_id, Number(row.stream_sequence)]));
+    return events.map((event) => ({ stored: true, streamSequence: positions.get(event.msgId)! }));
+  }
+
+  /**
    * One statement when the event is stored (a duplicate's msgId and a stream
    * whose last event is not `after` store nothing); a second one, only then,
    * tells which of the two it was.
    */
-  async append(event: NewEvent, after?: string): Promise<AppendOutcome> {
-    const lastOfStream = `select msg_id from ${EVENT_LOG_SCHEMA}.events where stream = ? order by stream_sequence desc limit 1`;
+  private async appendOne(event: NewEvent): Promise<AppendOutcome> {
+    const after = event.after ?? null;
     const { rows } = await this.db.raw<{ rows: Array<{ stream_sequence: number }> }>(
       `insert into ${EVENT_LOG_SCHEMA}.events (stream, subject, payload, headers, msg_id)
        select ?, ?, ?::jsonb, ?::jsonb, ?
-        where ?::text is null or ?::text is not distinct from (${lastOfStream})
+        where ?::text is null or ?::text is not distinct from (${lastOfStream("?")})
        on conflict (msg_id) do nothing
        returning stream_sequence`,
-      [event.stream, event.subject, JSON.stringify(event.payload), JSON.stringify(event.headers), event.msgId, after ?? null, after ?? null, event.stream],
+      [event.stream, event.subject, JSON.stringify(event.payload), JSON.stringify(event.headers), event.msgId, after, after, event.stream],
     );
     if (rows[0]) return { stored: true, streamSequence: Number(rows[0].stream_sequence) };
     const { rows: why } = await this.db.raw<{ rows: Array<{ duplicate: boolean; last_msg_id: string | null }> }>(
-      `select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate, (${lastOfStream}) as last_msg_id`,
+      `select exists (select 1 from ${EVENT_LOG_SCHEMA}.events where msg_id = ?) as duplicate, (${lastOfStream("?")}) as last_msg_id`,
       [event.msgId, event.stream],
     );
     return { stored: false, duplicate: why[0]!.duplicate, lastMsgId: why[0]!.last_msg_id ?? undefined };
