@@ -94,6 +94,8 @@ class NatsBus implements Bus {
   private connected = true;
   private closing = false;
   private readonly replies: NatsReplies;
+  /** Acknowledgements to be confirmed, sent at once: in the same write as the batch's other acknowledgements. */
+  private readonly ackConfirmations: NatsReplies;
   /** Requests sent and replies to served requests, written together once per turn of the event loop. */
   private readonly outgoing = new OncePerTurn((err) => this.options.logger.warn({ err }, "a message could not be sent"));
 
@@ -104,6 +106,7 @@ class NatsBus implements Bus {
     private readonly options: NatsBusOptions,
   ) {
     this.replies = new NatsReplies(nc, this.outgoing);
+    this.ackConfirmations = new NatsReplies(nc);
     void this.watchConnection();
   }
 
@@ -343,7 +346,7 @@ class NatsBus implements Bus {
       confirmAck: async (m) => {
         // The client's message keeps the subject its acknowledgement goes to as `reply`, outside its type: without one, its own ackAck.
         const { reply } = m as Partial<{ reply: unknown }>;
-        if (typeof reply === "string" && reply !== "") await this.replies.request(reply, ACK, undefined, JETSTREAM_ANSWER_TIMEOUT_MS);
+        if (typeof reply === "string" && reply !== "") await this.ackConfirmations.request(reply, ACK, undefined, JETSTREAM_ANSWER_TIMEOUT_MS);
         else await m.ackAck();
       },
       isOpen: () => !this.nc.isClosed() && !this.closing,
