@@ -3,7 +3,7 @@ import type { EventDef } from "@sched/proto";
 import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } from "./natsConsumer.js";
 import { headerValues } from "./headerText.js";
 import { consumeEvents } from "./observed.js";
-import { receivedEvent } from "./receivedEvent.js";
+import { receivedEventReadingHeaders } from "./receivedEvent.js";
 import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable } from "./types.js";
 
 /**
@@ -76,7 +76,7 @@ export async function runBatchConsumer<E extends EventDef>(
     const messages = ours.map((m) => {
       const def = setup.events.get(m.subject)!;
       const follows = setup.streamWide ? m.seq - 1 : undefined;
-      return receivedEvent(def, m.json(), { deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows, headers: headerValues(m.headers) });
+      return receivedEventReadingHeaders(def, m.json(), { deliveryCount: m.info.deliveryCount + attempt - 1, streamSequence: m.seq, follows }, () => headerValues(m.headers));
     });
     await consumeEvents("nats", options.durable, messages, handler);
   };
@@ -101,12 +101,14 @@ export async function runBatchConsumer<E extends EventDef>(
         continue;
       }
       // One write carries every acknowledgement; the last is confirmed, and with it those before.
+      const last = batch.at(-1)!;
       for (const m of batch.slice(0, -1)) m.ack();
-      await batch.at(-1)!.ackAck().catch((err: unknown) => {
-        logger.warn({ err, durable: options.durable }, "event acknowledgement not confirmed; the batch may be delivered again");
-      });
+      // Handed over before the confirmation: neither the keep-alive nor stop() touches an acknowledged event.
       batch = [];
       attempt = 0;
+      await setup.confirmAck(last).catch((err: unknown) => {
+        logger.warn({ err, durable: options.durable }, "event acknowledgement not confirmed; the batch may be delivered again");
+      });
     }
     // Stopped: whatever is held and not handled goes straight back, for whoever consumes next.
     for (const m of [...batch, ...queue.splice(0)]) m.nak();

@@ -20,6 +20,7 @@ import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import { encodeHeaders, headerText, headerValues } from "./headerText.js";
 import { replyHeadHeaders } from "./replyHeads.js";
+import { ACK, checkPublishAck, JETSTREAM_ANSWER_TIMEOUT_MS, withPublishHeaders } from "./jetStreamPublish.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
 import { OncePerTurn } from "./oncePerTurn.js";
 import { NatsReplies, RequestNotAnswered } from "./natsReplies.js";
@@ -93,6 +94,8 @@ class NatsBus implements Bus {
   private connected = true;
   private closing = false;
   private readonly replies: NatsReplies;
+  /** Acknowledgements to be confirmed, sent at once: in the same write as the batch's other acknowledgements. */
+  private readonly ackConfirmations: NatsReplies;
   /** Requests sent and replies to served requests, written together once per turn of the event loop. */
   private readonly outgoing = new OncePerTurn((err) => this.options.logger.warn({ err }, "a message could not be sent"));
 
@@ -103,6 +106,7 @@ class NatsBus implements Bus {
     private readonly options: NatsBusOptions,
   ) {
     this.replies = new NatsReplies(nc, this.outgoing);
+    this.ackConfirmations = new NatsReplies(nc);
     void this.watchConnection();
   }
 
@@ -299,11 +303,9 @@ class NatsBus implements Bus {
       await this.ensureStream(event.stream);
       // `headers` hold the trace context of the PRODUCER span, when there is one.
       await publishEvent("nats", event.subject, checked, async (headers) => {
-        await this.js.publish(this.subject(event.subject), encode(checked), {
-          msgID: options.msgId,
-          ...(options.after !== undefined ? { expect: { lastMsgID: options.after } } : {}),
-          ...(Object.keys(headers).length > 0 ? { headers: toNatsHeaders(headers) } : {}),
-        });
+        // A JetStream publish is a request whose answer says the event is stored: sent as our own requests are.
+        const h = withPublishHeaders(toNatsHeaders(headers), options.msgId, options.after);
+        checkPublishAck(await this.replies.request(this.subject(event.subject), encode(checked), h, JETSTREAM_ANSWER_TIMEOUT_MS));
       });
     } catch (err) {
       if (options.after !== undefined && err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID) throw new PublishOrderError(options.msgId, options.after);
@@ -341,6 +343,12 @@ class NatsBus implements Bus {
       events: new Map(options.events.map((e) => [this.subject(e.subject), e])),
       consumer: options,
       ackWaitMs: this.options.ackWaitMs ?? 30_000,
+      confirmAck: async (m) => {
+        // The client's message keeps the subject its acknowledgement goes to as `reply`, outside its type: without one, its own ackAck.
+        const { reply } = m as Partial<{ reply: unknown }>;
+        if (typeof reply === "string" && reply !== "") await this.ackConfirmations.request(reply, ACK, undefined, JETSTREAM_ANSWER_TIMEOUT_MS);
+        else await m.ackAck();
+      },
       isOpen: () => !this.nc.isClosed() && !this.closing,
     };
   }

@@ -4,7 +4,7 @@ import { nanos } from "@nats-io/nats-core";
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { headerValues } from "./headerText.js";
 import { consumeEvent } from "./observed.js";
-import { receivedEvent } from "./receivedEvent.js";
+import { receivedEventReadingHeaders } from "./receivedEvent.js";
 import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessageOf, type Stoppable } from "./types.js";
 
 export interface PullConsumerSetup<E extends EventDef = EventDef> {
@@ -20,6 +20,12 @@ export interface PullConsumerSetup<E extends EventDef = EventDef> {
   events: ReadonlyMap<string, E>;
   consumer: ConsumerOptions<E>;
   ackWaitMs: number;
+  /**
+   * Acknowledges a delivered event and resolves once JetStream confirms it:
+   * JsMsg.ackAck, sent as our own requests are, without the client's
+   * per-request time-out, answer object and "cancelled" error.
+   */
+  confirmAck(m: JsMsg): Promise<void>;
   isOpen(): boolean;
 }
 
@@ -84,7 +90,7 @@ export async function runPullConsumer<E extends EventDef>(setup: PullConsumerSet
     // A slow handler is not a lost one: keep JetStream from redelivering meanwhile.
     const keepAlive = setInterval(() => m.working(), Math.max(1_000, setup.ackWaitMs / 3));
     try {
-      const message = receivedEvent(def, m.json(), { deliveryCount: attempts, streamSequence: m.seq, headers: headerValues(m.headers) });
+      const message = receivedEventReadingHeaders(def, m.json(), { deliveryCount: attempts, streamSequence: m.seq }, () => headerValues(m.headers));
       await consumeEvent("nats", options.durable, message, maxDeliver > 0 && attempts >= maxDeliver, handler);
     } catch (err) {
       if (maxDeliver > 0 && attempts >= maxDeliver) {
@@ -99,7 +105,7 @@ export async function runPullConsumer<E extends EventDef>(setup: PullConsumerSet
       clearInterval(keepAlive);
     }
     // Confirmed, so a consumer restarted right after stop() never sees a handled event again.
-    await m.ackAck().catch((err: unknown) => {
+    await setup.confirmAck(m).catch((err: unknown) => {
       logger.warn({ err, subject: def.subject, durable: options.durable }, "event acknowledgement not confirmed; it may be redelivered");
     });
   };

@@ -47,7 +47,7 @@ export class NatsReplies {
     void nc.closed().then(() => this.failAll(new RequestNotAnswered("unavailable")));
   }
 
-  request(subject: string, data: string | Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
+  request(subject: string, data: string | Uint8Array, headers: MsgHdrs | undefined, timeoutMs: number): Promise<Msg> {
     const token = (this.nextToken++).toString(36);
     return new Promise<Msg>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -57,7 +57,7 @@ export class NatsReplies {
       this.awaited.set(token, { resolve, reject, timer });
       const publish = () => {
         try {
-          this.nc.publish(subject, data, { reply: this.prefix + token, headers });
+          this.nc.publish(subject, data, headers ? { reply: this.prefix + token, headers } : { reply: this.prefix + token });
         } catch (err) {
           clearTimeout(timer);
           this.awaited.delete(token);

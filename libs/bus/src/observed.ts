@@ -16,6 +16,7 @@ import {
   type Attributes,
   type BusOutcome,
   type Span,
+  type SpanOptions,
 } from "@sched/telemetry";
 import { dispatch, type Served } from "./codec.js";
 import type { EndpointBinding, EventMessage, RequestContext, RequestOptions } from "./types.js";
@@ -125,9 +126,10 @@ export async function publishEvent(
   payload: unknown,
   send: (headers: Record<string, string>) => Promise<void>,
 ): Promise<void> {
-  const attributes = { ...messagingAttributes(system, subject, "send"), ...idAttributes(payload) };
+  // Attributes are made only for a span that is recorded: with tracing off, an event pays for none.
+  const attributes = tracingEnabled() ? { ...messagingAttributes(system, subject, "send"), ...idAttributes(payload) } : undefined;
   try {
-    await inSpan(`${subject} send`, { kind: SpanKind.PRODUCER, attributes }, () => send(injectTraceContext({})));
+    await inSpan(`${subject} send`, { kind: SpanKind.PRODUCER, ...(attributes ? { attributes } : {}) }, () => send(injectTraceContext({})));
     recordEventPublished(subject, true);
   } catch (err) {
     recordEventPublished(subject, false);
@@ -150,19 +152,30 @@ export async function consumeEvent<M extends EventMessage>(
   handler: (message: M) => Promise<void>,
 ): Promise<void> {
   const startedAt = now();
-  const attributes: Attributes = {
-    ...messagingAttributes(system, message.subject, "process"),
-    "messaging.consumer.group.name": durable,
-    "messaging.message.delivery_count": message.deliveryCount,
-    ...idAttributes(message.payload),
-  };
   try {
-    await inSpan(message.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(message.headers), attributes }, () => handler(message));
+    await inSpan(message.subject, consumerSpan(system, durable, message, () => ({ ...idAttributes(message.payload) })), () => handler(message));
     recordEventConsumed(message.subject, "ack", startedAt);
   } catch (err) {
     recordEventConsumed(message.subject, lastAttempt ? "given_up" : "retry", startedAt);
     throw err;
   }
+}
+
+/**
+ * The CONSUMER span of handling `message` (the first of a batch): a child of
+ * the span that published it, with `more` attributes. With tracing off the
+ * span is not recorded, and neither its parent nor its attributes are made:
+ * reading the parent decodes the event's headers.
+ */
+function consumerSpan(system: "nats" | "memory", durable: string, message: EventMessage, more: () => Attributes): SpanOptions {
+  if (!tracingEnabled()) return { kind: SpanKind.CONSUMER };
+  const attributes: Attributes = {
+    ...messagingAttributes(system, message.subject, "process"),
+    "messaging.consumer.group.name": durable,
+    "messaging.message.delivery_count": message.deliveryCount,
+    ...more(),
+  };
+  return { kind: SpanKind.CONSUMER, parent: extractTraceContext(message.headers), attributes };
 }
 
 /**
@@ -179,15 +192,11 @@ export async function consumeEvents<M extends EventMessage>(
 ): Promise<void> {
   const startedAt = now();
   const first = messages[0]!;
-  const attributes: Attributes = {
-    ...messagingAttributes(system, first.subject, "process"),
-    "messaging.consumer.group.name": durable,
-    "messaging.batch.message_count": messages.length,
-    "messaging.message.delivery_count": first.deliveryCount,
-  };
-  const links = messages.slice(1).flatMap((m) => linkTo(m.headers) ?? []);
+  const batch = consumerSpan(system, durable, first, () => ({ "messaging.batch.message_count": messages.length }));
+  // The producers of the others, linked only on a span that is recorded: each link reads an event's headers.
+  if (tracingEnabled()) batch.links = messages.slice(1).flatMap((m) => linkTo(m.headers) ?? []);
   try {
-    await inSpan(first.subject, { kind: SpanKind.CONSUMER, parent: extractTraceContext(first.headers), attributes, links }, () => handler(messages));
+    await inSpan(first.subject, batch, () => handler(messages));
     for (const m of messages) recordEventConsumed(m.subject, "ack", startedAt);
   } catch (err) {
     for (const m of messages) recordEventConsumed(m.subject, "retry", startedAt);

@@ -18,6 +18,33 @@ export function receivedEvent<E extends EventDef>(event: E, payload: unknown, de
   return message as EventMessageOf<E>;
 }
 
+/**
+ * As receivedEvent, but the headers are read (`readHeaders`, once) only when
+ * someone asks for them: a JetStream event's headers are decoded from the
+ * wire, and most consumers with tracing off never look at them.
+ */
+export function receivedEventReadingHeaders<E extends EventDef>(
+  event: E,
+  payload: unknown,
+  delivery: Omit<Delivery, "headers">,
+  readHeaders: () => Readonly<Record<string, string>>,
+): EventMessageOf<E> {
+  const { deliveryCount, streamSequence, follows } = delivery;
+  let headers: Readonly<Record<string, string>> | undefined;
+  const message: EventMessage<E> = {
+    subject: event.subject,
+    payload: parsed<E["payload"]>(event.payload, payload),
+    deliveryCount,
+    streamSequence,
+    follows,
+    // An own, enumerable property as receivedEvent's: a copy of the message (a spread) holds the headers too.
+    get headers() {
+      return (headers ??= readHeaders());
+    },
+  };
+  return message as EventMessageOf<E>;
+}
+
 /** `schema.parse`, typed by the schema's own type: on a generic declaration's member zod's method gives only `unknown` (as parsedBy). */
 function parsed<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return schema.parse(value);
