@@ -13,9 +13,6 @@ interface CompiledRoute {
   params: Array<readonly [name: string, at: number]>;
 }
 
-/** How many leading segments pick a route's candidates: `/v1/meetings/…` shares them with no other resource. */
-const KEY_SEGMENTS = 2;
-
 /**
  * Matches a request against the route table. Paths only use literal and
  * `:name` segments; a path known under another method is 405 with Allow.
@@ -30,13 +27,11 @@ const KEY_SEGMENTS = 2;
  * parameters of the one it takes.
  */
 export function compileRoutes(routes: readonly RouteDef[]): (method: string, path: string) => RouteMatch {
-  const compiled = routes.map(compile);
-  const groups = groupByLeadingLiterals(compiled);
+  const candidatesOf = groupByLeadingLiterals(routes.map(compile));
   return (method, rawPath) => {
     const segments = split(rawPath.length > 1 && rawPath.endsWith("/") ? rawPath.slice(0, -1) : rawPath).map(decodeSegment);
-    const candidates = groups.get(groupKey(segments)) ?? groups.get(wildcardKey(segments.length)) ?? [];
     let allow: Set<string> | undefined;
-    for (const c of candidates) {
+    for (const c of candidatesOf(segments)) {
       if (!matches(c, segments)) continue;
       if (c.route.method === method) return { kind: "found", route: c.route, params: paramsOf(c, segments) };
       (allow ??= new Set()).add(c.route.method);
@@ -56,31 +51,26 @@ function compile(route: RouteDef): CompiledRoute {
 }
 
 /**
- * The routes a request of each key could match, in the table's order. A route
- * with a parameter among its leading segments could match any request of its
- * length: it joins every group of that length, and one of its own for the
- * keys no literal route has.
+ * The routes a request could match, in the table's order, found by its first
+ * two segments and its length (maps of maps: a key string built for every
+ * request would cost more than the look-up saves). A route with a parameter
+ * in either of its first two segments (or with fewer than two) could match
+ * any request of its length: it is among the candidates of every group of that length, and of
+ * its own for requests no literal route shares the first two segments of.
  */
-function groupByLeadingLiterals(compiled: readonly CompiledRoute[]): Map<string, CompiledRoute[]> {
-  const keyOf = (c: CompiledRoute) => (c.literals.slice(0, KEY_SEGMENTS).includes(undefined) ? wildcardKey(c.literals.length) : groupKey(c.literals));
-  const groups = new Map<string, CompiledRoute[]>();
-  for (const key of new Set(compiled.map(keyOf))) {
-    groups.set(
-      key,
-      compiled.filter((c) => keyOf(c) === key || (keyOf(c) === wildcardKey(c.literals.length) && key.startsWith(`${c.literals.length} `))),
-    );
+function groupByLeadingLiterals(compiled: readonly CompiledRoute[]): (segments: readonly string[]) => readonly CompiledRoute[] {
+  const leadingParameter = (c: CompiledRoute) => c.literals[0] === undefined || c.literals[1] === undefined;
+  const sameLength = (length: number) => compiled.filter((c) => c.literals.length === length);
+  const byLeading = new Map<string | undefined, Map<string | undefined, CompiledRoute[][]>>();
+  for (const c of compiled.filter((c) => !leadingParameter(c))) {
+    const [first, second] = c.literals;
+    const bySecond = byLeading.get(first) ?? byLeading.set(first, new Map()).get(first)!;
+    const byLength = bySecond.get(second) ?? bySecond.set(second, []).get(second)!;
+    byLength[c.literals.length] = sameLength(c.literals.length).filter((other) => leadingParameter(other) || (other.literals[0] === first && other.literals[1] === second));
   }
-  return groups;
-}
-
-/** A request's or a literal route's group: its length and leading segments. */
-function groupKey(segments: ReadonlyArray<string | undefined>): string {
-  return `${segments.length} ${segments.slice(0, KEY_SEGMENTS).join("/")}`;
-}
-
-/** The group of the routes of this length with a parameter among their leading segments. */
-function wildcardKey(length: number): string {
-  return `${length} :`;
+  const withLeadingParameter: CompiledRoute[][] = [];
+  for (const c of compiled.filter(leadingParameter)) withLeadingParameter[c.literals.length] = sameLength(c.literals.length).filter(leadingParameter);
+  return (segments) => byLeading.get(segments[0])?.get(segments[1])?.[segments.length] ?? withLeadingParameter[segments.length] ?? [];
 }
 
 function split(path: string): string[] {
