@@ -50,5 +50,8 @@ export const ServedRequest = z.object({
 });
 export type ServedRequest = z.infer<typeof ServedRequest>;
 
+/** The most requests one batch of the request log carries. */
+export const MAX_SERVED_PER_BATCH = 500;
+
 /** A batch of requests one gateway replica answered; `batchId` makes a redelivered batch count once. */
-export const requestsServed = eventDef(REQUEST_LOG_STREAM, "requests.served", z.object({ batchId: z.string(), requests: z.array(ServedRequest).min(1).max(500) }));
+export const requestsServed = eventDef(REQUEST_LOG_STREAM, "requests.served", z.object({ batchId: z.string(), requests: z.array(ServedRequest).min(1).max(MAX_SERVED_PER_BATCH) }));

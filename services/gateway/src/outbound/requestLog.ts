@@ -1,7 +1,7 @@
 import type { Bus } from "@sched/bus";
 import { randomBase62 } from "@sched/ids";
 import type { Logger } from "@sched/logging";
-import { requestsServed, type ServedRequest } from "@sched/proto";
+import { MAX_SERVED_PER_BATCH, requestsServed, type ServedRequest } from "@sched/proto";
 import { takeBatch } from "../domain/requestBatches.js";
 
 export interface RequestLogSettings {
@@ -13,7 +13,13 @@ export interface RequestLogSettings {
   maxBuffered: number;
 }
 
-const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: 200, flushEveryMs: 1_000, maxBuffered: 20_000 };
+/**
+ * Batches as large as the event's contract takes (`requestsServed`): a
+ * batch costs a publish and its acknowledgement here, and a delivery, an
+ * acknowledgement and a statement in the dashboard, whatever its size. A
+ * request still waits at most `flushEveryMs` before it goes out.
+ */
+const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: MAX_SERVED_PER_BATCH, flushEveryMs: 1_000, maxBuffered: 20_000 };
 
 /**
  * Collects the metadata of authenticated requests (never a body or a key) and

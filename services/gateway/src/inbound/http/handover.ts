@@ -9,18 +9,19 @@ import type { ServerResponse } from "node:http";
  * never a 408 for something that was done; once timed out, it is never
  * handed on.
  */
-const handedOn = new WeakSet<ServerResponse>();
-const timedOut = new WeakSet<ServerResponse>();
+/** On the response itself, as requestFacts.ts keeps its facts. */
+const HANDOVER = Symbol("sched.handover");
+type WithHandover = ServerResponse & { [HANDOVER]?: "handed_on" | "timed_out" };
 
 /** Marks the request as handed on; a 408 if it already timed out (its client was told so). */
 export function handOn(res: ServerResponse): void {
-  if (timedOut.has(res)) throw new AppError("request_timeout", "The request was not received in time.");
-  handedOn.add(res);
+  if ((res as WithHandover)[HANDOVER] === "timed_out") throw new AppError("request_timeout", "The request was not received in time.");
+  (res as WithHandover)[HANDOVER] = "handed_on";
 }
 
 /** On Node's request time-out: false when the request was already handed on, else true and it never will be. */
 export function timeOut(res: ServerResponse): boolean {
-  if (handedOn.has(res)) return false;
-  timedOut.add(res);
+  if ((res as WithHandover)[HANDOVER] === "handed_on") return false;
+  (res as WithHandover)[HANDOVER] = "timed_out";
   return true;
 }

@@ -1,5 +1,6 @@
 import type { ServedRequest } from "@sched/proto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isoTimestamp } from "../../domain/isoTimestamp.js";
 import { known } from "./requestFacts.js";
 
 /** Where a request's metadata goes once it is answered. */
@@ -22,7 +23,7 @@ export function servedRequestRecorder(sink: RequestLogSink): (req: IncomingMessa
       const { caller, routePath, requestId } = known(res);
       if (!caller || !routePath) return;
       sink.record({
-        at: new Date(arrivedAt).toISOString(),
+        at: isoTimestamp(arrivedAt),
         requestId: String(requestId),
         apiKeyId: caller.apiKeyId,
         userId: caller.userId,
