@@ -127,8 +127,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       schema = held.schema;
       if (!held.locked) return { more: false, locked: false };
       const rows: OutboxRow[] = claimed.rows.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
-      // The batch goes out at once (one round trip, not one per row), each row
-      // stored only right after the row before it, so none overtakes one that failed.
+      // The batch goes out at once (one round trip, not one per row; on the in-process bus one
+      // append), each row stored only right after the row before it, so none overtakes one that failed.
       const outcomes = await Promise.allSettled(
         rows.map((row, i) =>
           // Published in the trace of the request that wrote the row.
