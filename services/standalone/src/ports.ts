@@ -1,17 +1,5 @@
 import { createServer } from "node:net";
 
-/** Listens on `port` as the processes do (every interface) and reports the port it got, or undefined when it is taken. */
-function claim(port: number): Promise<number | undefined> {
-  const server = createServer();
-  return new Promise((resolve, reject) => {
-    server.once("error", (err: NodeJS.ErrnoException) => (err.code === "EADDRINUSE" ? resolve(undefined) : reject(err)));
-    server.listen(port, () => {
-      const { port: got } = server.address() as { port: number };
-      server.close(() => resolve(got));
-    });
-  });
-}
-
 /** A port held open until `release`, so that nothing else takes it between its choice and its use. */
 export interface ReservedPort {
   port: number;
@@ -29,6 +17,18 @@ export function reservePort(port = 0): Promise<ReservedPort> {
       resolve({ port: got, release: () => (released ??= new Promise<void>((done) => server.close(() => done()))) });
     });
   });
+}
+
+/** Listens on `port` as the processes do (every interface) and reports the port it got, or undefined when it is taken. */
+async function claim(port: number): Promise<number | undefined> {
+  try {
+    const reserved = await reservePort(port);
+    await reserved.release();
+    return reserved.port;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") return undefined;
+    throw err;
+  }
 }
 
 /** Whether something listens on the port already. */

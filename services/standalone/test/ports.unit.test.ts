@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { reservePort } from "../src/ports.js";
+import { portTaken, reservePort } from "../src/ports.js";
 
 /** Listens on `port` as the processes do (every interface): the error's code when it cannot. */
 function listenOn(port: number): Promise<string> {
@@ -16,8 +16,10 @@ describe("a reserved port", () => {
     const reserved = await reservePort();
     expect(reserved.port).toBeGreaterThan(0);
     expect(await listenOn(reserved.port)).toBe("EADDRINUSE");
+    expect(await portTaken(reserved.port)).toBe(true);
     await reserved.release();
     await reserved.release();
     expect(await listenOn(reserved.port)).toBe("listened");
+    expect(await portTaken(reserved.port)).toBe(false);
   });
 });
