@@ -259,10 +259,24 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * (the first item always counts); a meeting then follows them too.
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
+  const branches = calendarBranches(q);
+  const sql = calendarPageText(branches);
+  return { name: preparedName("calendar_page", sql), sql, bindings: calendarBindings(q, branches) };
+}
+
+/** One branch of the page: its conditions, its order, and their values. */
+interface CalendarBranch {
+  where: string;
+  order: string;
+  bindings: unknown[];
+}
+
+/** The page's two branches (the organized meetings, the attended ones) under the query's filter, window and cursor. */
+function calendarBranches(q: CalendarQuery): { dir: "asc" | "desc"; organized: CalendarBranch; attended: CalendarBranch } {
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
   const dir = q.plan.direction;
   const cmp = dir === "asc" ? ">" : "<";
-  const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string) => {
+  const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string): CalendarBranch => {
     const where: string[] = [];
     const bindings: unknown[] = [];
     const add = (condition: string, ...values: unknown[]) => {
@@ -280,9 +294,16 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
     if (q.after) add(`(${rows}.start_time, ${rows}.${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
     return { where: where.join(" and "), order: `${rows}.start_time ${dir}, ${rows}.${idColumn} ${dir}`, bindings };
   };
-  const organized = branch("m", "m.organizer_id = ?", q.userId, "id");
-  const attended = branch("p", "p.email = ?", q.email, "meeting_id");
-  const sql = `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where fits), '') || ']' as items,
+  return { dir, organized: branch("m", "m.organizer_id = ?", q.userId, "id"), attended: branch("p", "p.email = ?", q.email, "meeting_id") };
+}
+
+/** The values of the page's statement, in the order of its placeholders (calendarPageText). */
+function calendarBindings(q: CalendarQuery, { organized, attended }: { organized: CalendarBranch; attended: CalendarBranch }): unknown[] {
+  return [q.limit, q.itemBytes ?? null, ...organized.bindings, ...attended.bindings, q.userId, q.limit];
+}
+
+function calendarPageText({ dir, organized, attended }: { dir: "asc" | "desc"; organized: CalendarBranch; attended: CalendarBranch }): string {
+  return `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where fits), '') || ']' as items,
                  coalesce(bool_or(not fits), false) as has_more from (
             select *, n <= ? and (n = 1 or bytes <= coalesce(?::bigint, bytes)) as fits from (
             select *, row_number() over running as n, sum(octet_length(list_item) + 1) over running as bytes from (
@@ -298,8 +319,10 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
             ) merged
             order by start_time ${dir}, id ${dir} limit ?::int + 1
           ) page window running as (order by start_time ${dir}, id ${dir} rows between unbounded preceding and current row)) numbered) judged`;
-  return { name: preparedName("calendar_page", sql), sql, bindings: [q.limit, q.itemBytes ?? null, ...organized.bindings, ...attended.bindings, q.userId, q.limit] };
 }
+
+/** The page's statement with `beside` as a column beside its own two. */
+const besidePage = (besideSql: string, pageSql: string) => `select page.items, page.has_more, ${besideSql} as beside from (${pageSql}) page`;
 
 /**
  * The page's statement with the value of `beside` next to it (a scalar
@@ -307,13 +330,18 @@ export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; 
  * list asks Postgres once whether recurring meetings may be on its page.
  */
 export function calendarPageBesideSql(q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
-  const page = calendarPageSql(q);
-  const sql = `select page.items, page.has_more, ${beside.sql} as beside from (${page.sql}) page`;
-  return { name: preparedName("calendar_page_beside", sql), sql, bindings: [...beside.bindings, ...page.bindings] };
+  const branches = calendarBranches(q);
+  const sql = besidePage(beside.sql, calendarPageText(branches));
+  return { name: preparedName("calendar_page_beside", sql), sql, bindings: [...beside.bindings, ...calendarBindings(q, branches)] };
 }
 
-/** The page's statements by name, each numbered for pg once: a list takes one of a few shapes (its filter, a window, a cursor). */
-const calendarStatements = new Map<string, NamedStatement>();
+/**
+ * The page's statements, by the text of `beside` and then by the page's
+ * shape (its direction and its branches' conditions): a list takes one of a
+ * few shapes (its filter, a window, a cursor), so each statement's text is
+ * written, named and numbered for pg once, not for every list.
+ */
+const calendarStatements = new Map<string, Map<string, NamedStatement>>();
 
 /**
  * One page of the single meetings, and the value of `beside`
@@ -323,10 +351,14 @@ const calendarStatements = new Map<string, NamedStatement>();
  * the service's CPU for a page of 100.
  */
 export async function listCalendar(db: Knex, q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): Promise<CalendarPage & { beside: string | null }> {
-  const { name, sql, bindings } = calendarPageBesideSql(q, beside);
-  let statement = calendarStatements.get(name);
-  if (!statement) calendarStatements.set(name, (statement = namedStatement("calendar_page_beside", sql)));
-  const [row] = await runNamed<{ items: string; has_more: boolean; beside: string | null }>(db, statement, bindings as Knex.Value[]);
+  const branches = calendarBranches(q);
+  let byShape = calendarStatements.get(beside.sql);
+  if (!byShape) calendarStatements.set(beside.sql, (byShape = new Map()));
+  const shape = `${branches.dir} ${branches.organized.where} ${branches.attended.where}`;
+  let statement = byShape.get(shape);
+  if (!statement) byShape.set(shape, (statement = namedStatement("calendar_page_beside", besidePage(beside.sql, calendarPageText(branches)))));
+  const bindings = [...beside.bindings, ...calendarBindings(q, branches)] as Knex.Value[];
+  const [row] = await runNamed<{ items: string; has_more: boolean; beside: string | null }>(db, statement, bindings);
   return { itemsJson: row!.items, hasMore: row!.has_more, beside: row!.beside };
 }
 
@@ -575,8 +607,13 @@ export interface SeriesVersionsQuery {
 export function seriesVersionsSql(q: SeriesVersionsQuery): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
   const to = q.to ? iso(q.to) : "infinity";
-  const confirmed = q.confirmedOnly ? " and status = 'confirmed'" : "";
-  const sql = `(select string_agg(v.id || ':' || v.version, ',')
+  return { sql: q.confirmedOnly ? CONFIRMED_SERIES_VERSIONS : SERIES_VERSIONS, bindings: [q.mode, q.users.map((u) => u.userId), from, to, q.mode, q.users.map((u) => u.email), from, to] };
+}
+
+/** seriesVersionsSql's text, written once: the same text each time, by which the list keeps its statements (listCalendar). */
+function seriesVersionsText(confirmedOnly: boolean): string {
+  const confirmed = confirmedOnly ? " and status = 'confirmed'" : "";
+  return `(select string_agg(v.id || ':' || v.version, ',')
                   from (select id, version from meeting_series
                          where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz and start_time < ?::timestamptz${confirmed}
                         union
@@ -584,8 +621,9 @@ export function seriesVersionsSql(q: SeriesVersionsQuery): { sql: string; bindin
                           from (select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) p
                          cross join lateral (select id, version from meeting_series
                                               where id = p.series_id and start_time < ?::timestamptz${confirmed} limit 1) s) v)`;
-  return { sql, bindings: [q.mode, q.users.map((u) => u.userId), from, to, q.mode, q.users.map((u) => u.email), from, to] };
 }
+const SERIES_VERSIONS = seriesVersionsText(false);
+const CONFIRMED_SERIES_VERSIONS = seriesVersionsText(true);
 
 /** `id:version,…` read back. */
 export function readSeriesVersions(text: string | null): { id: string; version: number }[] {
