@@ -8,18 +8,23 @@
  * - the same statement on a bare pg client (the driver's floor);
  * - Postgres's own CPU for each (its backends of this database, from /proc).
  *
+ * With `--bus=nats` the service serves on the local NATS and the handler is
+ * reached through a second connection, as the gateway reaches it: the node
+ * figure of "handler" is then the service's and the gateway's bus side
+ * together (nats-server's own CPU is not counted: the server is shared).
+ *
  * One organizer with `--meetings` (500) confirmed upcoming meetings of one
  * participant each, the page of 100 (the side-by-side benchmark's data).
  * Node's CPU per request from process.cpuUsage, the median of the rounds.
  *
- *   node --conditions=@sched/source --import tsx bench/listPath.ts [--rounds=7] [--requests=1000] [--meetings=500]
+ *   node --conditions=@sched/source --import tsx bench/listPath.ts [--rounds=7] [--requests=1000] [--meetings=500] [--bus=nats]
  */
-import { MemoryBus } from "@sched/bus";
+import { connectNatsBus, MemoryBus, type Bus } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { startModule } from "@sched/runtime";
 import { meetingsCreate, meetingsList, type Caller, type HttpReply, type JsonText } from "@sched/proto";
-import { createTestDatabase } from "@sched/testing";
+import { createTestDatabase, deleteNamespaceStreams, NATS_URL, uniqueSuffix } from "@sched/testing";
 import { loadavg } from "node:os";
 import pg from "pg";
 import { meetingsService } from "../services/meetings/src/index.js";
@@ -37,8 +42,11 @@ const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
 
 const database = await createTestDatabase();
 const db = await openSchema({ kind: "postgres", url: database.url }, meetingsService.schema, meetingsService.migrations);
-const bus = new MemoryBus(logger);
-const service = await startModule(meetingsService, { database: { migrated: db }, bus, logger, settings: {} });
+const overNats = process.argv.includes("--bus=nats");
+const namespace = `bench_list_${uniqueSuffix()}`;
+const serving: Bus = overNats ? await connectNatsBus({ servers: NATS_URL, namespace, name: "list-path-meetings", logger }) : new MemoryBus(logger);
+const bus: Bus = overNats ? await connectNatsBus({ servers: NATS_URL, namespace, name: "list-path-gateway", logger }) : serving;
+const service = await startModule(meetingsService, { database: { migrated: db }, bus: serving, logger, settings: {} });
 const admin = new pg.Client({ connectionString: database.url });
 await admin.connect();
 const bare = new pg.Client({ connectionString: database.url });
@@ -91,7 +99,7 @@ try {
   if (only) for (const name of Object.keys(cases)) if (name !== only) delete cases[name];
   const results = new Map<string, { node: number[]; pg: number[]; wallMs: number[]; bytes: number }>();
   for (const name of Object.keys(cases)) results.set(name, { node: [], pg: [], wallMs: [], bytes: 0 });
-  console.log(`${MEETINGS} meetings, pages of 100; ${ROUNDS} rounds of ${REQUESTS} one at a time per case, the first dropped; load ${load()}`);
+  console.log(`${overNats ? "over NATS" : "in-process bus"}; ${MEETINGS} meetings, pages of 100; ${ROUNDS} rounds of ${REQUESTS} one at a time per case, the first dropped; load ${load()}`);
   const windowFromUs = Number(process.hrtime.bigint() / 1_000n);
   for (let round = 0; round <= ROUNDS; round++) {
     const names = Object.keys(cases);
@@ -126,6 +134,10 @@ try {
   await bare.end();
   await service.stop();
   await bus.close();
+  if (overNats) {
+    await serving.close();
+    await deleteNamespaceStreams(NATS_URL, namespace);
+  }
   await db.destroy();
   await database.drop();
 }
