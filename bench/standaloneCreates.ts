@@ -5,7 +5,8 @@
  * the in-process bus keeps its events in the embedded Postgres), on its one
  * thread: PGlite statements per create (every statement the gateway, the
  * services, the outbox relay, the bus's event log and the consumers of
- * meeting.created run, counted until the system is idle again), the thread's
+ * meeting.created run, counted until every outbox is empty and every consumer
+ * has read every event), the thread's
  * busy time (wall clock: on a busy machine it counts the time the thread
  * waited for a core) and the process's CPU time per create (the load
  * generator's thread included), both with the quiet system's rate taken
@@ -13,7 +14,7 @@
  * out. `--profile` writes a CPU profile of the fixed-rate run.
  */
 import { createLogger } from "@sched/logging";
-import { System } from "@sched/standalone";
+import { SETTLED_MARK, System } from "@sched/standalone";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -40,13 +41,13 @@ export async function benchStandaloneCreates(options: BenchOptions & { profile: 
     let statements = 0;
     const query = pglite.query.bind(pglite);
     pglite.query = ((sql: string, ...rest: unknown[]) => {
+      if (sql.startsWith(SETTLED_MARK)) return (query as (...args: unknown[]) => unknown)(sql, ...rest);
       statements += 1;
       const kind = kindOf(sql);
       byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
       return (query as (...args: unknown[]) => unknown)(sql, ...rest);
     }) as typeof pglite.query;
-    // Relays and timers poll while nothing happens: their rate when quiet is measured first and taken
-    // off, and the system counts as idle again once a second runs no more statements than that.
+    // Relays and timers poll while nothing happens: their rate when quiet is measured first and taken off.
     const quietSeconds = 3;
     const quietFrom = statements;
     const quietElu = performance.eventLoopUtilization();
@@ -57,11 +58,13 @@ export async function benchStandaloneCreates(options: BenchOptions & { profile: 
     const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1_000;
     const quietCpuPerSecond = cpuMs(process.cpuUsage(quietCpu)) / quietSeconds;
     console.log(`quiet: ${quietStatementsPerSecond.toFixed(1)} statements/s, ${quietBusyPerSecond.toFixed(1)} ms/s of the thread, ${quietCpuPerSecond.toFixed(1)} ms/s of CPU`);
+    // A run is over once every outbox is empty and every consumer has read every event (System.settled), twice
+    // in a row: a slow consumer's tail may run no more statements a second than the quiet system does.
     const idle = async () => {
-      for (;;) {
-        const from = statements;
-        await new Promise((r) => setTimeout(r, 1_000));
-        if (statements - from <= quietStatementsPerSecond + 2) return;
+      let inARow = 0;
+      while (inARow < 2) {
+        await new Promise((r) => setTimeout(r, 100));
+        inARow = (await system.settled()) ? inARow + 1 : 0;
       }
     };
     const user = await createUser(system.url, adminToken, { email: `bench-${randomBytes(4).toString("hex")}@example.com`, name: "Bench", timezone: "UTC" });

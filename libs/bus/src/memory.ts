@@ -62,7 +62,7 @@ export class MemoryBus implements Bus {
   private readonly roundRobin = new Map<string, number>();
   private readonly noticeHandlers = new Map<string, Set<(payload: unknown, headers: Record<string, string>) => void>>();
   /** Running consumers: each is woken by a publish of one of its subjects (every one on close). */
-  private readonly consumers = new Set<{ subjects: ReadonlySet<string>; wake: () => void }>();
+  private readonly consumers = new Set<{ subjects: ReadonlySet<string>; wake: () => void; waitsForPublish: () => boolean }>();
   /**
    * Each durable consumer's acknowledged position as last read or stored:
    * the bus is the log's only writer of positions, so the log is read once
@@ -84,6 +84,8 @@ export class MemoryBus implements Bus {
   private appending: Promise<unknown> = Promise.resolve();
   /** Events waiting for their turn to be appended, in the order they were published. */
   private readonly waiting: WaitingEvent[] = [];
+  /** Publishes not yet returned (see settled). */
+  private publishing = 0;
   private closed = false;
 
   constructor(
@@ -164,18 +166,23 @@ export class MemoryBus implements Bus {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);
     let stored: StoredEvent | undefined;
-    // Taken in turn only once the log is this publish's: a publish waiting in
-    // line for the log must not hold up one that already has it (an outbox
-    // relay's transaction on the shared embedded database).
-    await this.log.storing(
-      (log) => this.append(log, event, checked, options, (e) => (stored = e)),
-      // Its consumers are woken once the event is kept: they read it from memory then.
-      (outcome) => {
-        if (!stored) return;
-        this.recent.ended(stored, outcome);
-        if (outcome !== "undone") for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
-      },
-    );
+    this.publishing += 1;
+    try {
+      // Taken in turn only once the log is this publish's: a publish waiting in
+      // line for the log must not hold up one that already has it (an outbox
+      // relay's transaction on the shared embedded database).
+      await this.log.storing(
+        (log) => this.append(log, event, checked, options, (e) => (stored = e)),
+        // Its consumers are woken once the event is kept: they read it from memory then.
+        (outcome) => {
+          if (!stored) return;
+          this.recent.ended(stored, outcome);
+          if (outcome !== "undone") for (const c of this.consumers) if (c.subjects.has(event.subject)) c.wake();
+        },
+      );
+    } finally {
+      this.publishing -= 1;
+    }
     if (event.stream.maxAgeMs !== undefined && !this.agedStreams.has(event.stream.name)) this.keepFor(event.stream.name, event.stream.maxAgeMs);
   }
 
@@ -371,12 +378,15 @@ export class MemoryBus implements Bus {
     // Set by a publish while the loop was not waiting (reading the log), so that it reads again rather than sleeps.
     let published = false;
     let wake: () => void = () => {};
+    // In nextEvent's wait: it read every event of its subjects published before it started waiting.
+    let waitsForPublish = false;
     const consumer = {
       subjects,
       wake: () => {
         published = true;
         wake();
       },
+      waitsForPublish: () => waitsForPublish,
     };
     this.consumers.add(consumer);
     const halted = () => stopped || this.closed;
@@ -386,11 +396,15 @@ export class MemoryBus implements Bus {
         new Promise<void>((resolve) => {
           const go = () => {
             published = false;
+            waitsForPublish = false;
             wake = () => {};
             resolve();
           };
           if (published || halted()) go();
-          else wake = go;
+          else {
+            waitsForPublish = true;
+            wake = go;
+          }
         }),
       backOff: (ms) =>
         new Promise<void>((resolve) => {
@@ -439,6 +453,18 @@ export class MemoryBus implements Bus {
   /** Messages stay in the process: no size limit. */
   maxMessageBytes(): undefined {
     return undefined;
+  }
+
+  /**
+   * Whether every event published has been read by every running consumer
+   * of its subject: no publish under way, and each consumer waits for a
+   * publish with none since it last found nothing to read (not handling a
+   * batch, not backing off). A publish that joined a transaction still under
+   * way wakes its consumers only when that ends: ask while holding the
+   * session. Benchmarks wait for it before they count a run as over.
+   */
+  settled(): boolean {
+    return this.publishing === 0 && [...this.consumers].every((c) => c.waitsForPublish());
   }
 
   async close(): Promise<void> {

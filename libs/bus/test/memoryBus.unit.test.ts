@@ -98,3 +98,24 @@ it("appends the events published at once in one append, in order, each stored on
   expect(seen).toEqual([1, 2, 3, 4]);
   await bus.close();
 });
+
+it("is settled only once every consumer has handled every event of its subjects", async () => {
+  const bus = new MemoryBus(logger, new MemoryEventLog());
+  let letThrough: () => void = () => {};
+  const handling = new Promise<void>((resolve) => (letThrough = resolve));
+  const seen: number[] = [];
+  const consumer = await bus.consume({ durable: "orders", events: [placed] }, async (m) => {
+    await handling;
+    seen.push(m.payload.n);
+  });
+  await eventually(() => bus.settled() || undefined);
+  await bus.publish(placed, { n: 1 }, { msgId: "order-1" });
+  expect(bus.settled()).toBe(false);
+  // Still false while the handler has not finished.
+  await new Promise((r) => setTimeout(r, 20));
+  expect(bus.settled()).toBe(false);
+  letThrough();
+  await eventually(() => bus.settled() || undefined);
+  expect(seen).toEqual([1]);
+  await consumer.stop();
+});

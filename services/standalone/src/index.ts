@@ -1,2 +1,2 @@
-export { System, type SystemOptions, type Wiring } from "./system.js";
+export { SETTLED_MARK, System, type SystemOptions, type Wiring } from "./system.js";
 export { serviceModules } from "./services.js";

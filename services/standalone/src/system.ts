@@ -16,6 +16,9 @@ import { serviceModules } from "./services.js";
 /** The folder of DATA_DIR the embedded Postgres keeps every schema in. */
 export const EMBEDDED_DATABASE_FOLDER = "postgres";
 
+/** The start of the statements settled() runs. */
+export const SETTLED_MARK = "/* settled */";
+
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
 export type Wiring =
   | {
@@ -55,6 +58,8 @@ export class System {
   /** The in-process bus's event log, when the data is kept on disk. */
   private eventLogDb: Knex | undefined;
   private stopGatewayBackground: Stoppable | undefined;
+  /** The schemas with an outbox (see settled). */
+  private outboxSchemas: string[] | undefined;
   /** The API's port and the dashboard's (its own in a cluster wiring), chosen before anything starts so links can name them. */
   private ports!: { api: number; dashboard: number };
   /** The dashboard's own port in a cluster wiring, held until the services start. */
@@ -160,6 +165,29 @@ export class System {
   /** The one embedded Postgres in standalone wiring (benchmarks count its statements). */
   get embeddedDatabase(): EmbeddedDatabase | undefined {
     return this.embedded;
+  }
+
+  /**
+   * Standalone: whether the work every change so far started is done: no
+   * outbox row waits to be relayed and every consumer has read every event of
+   * its subjects. Asked in the session's turn, so no transaction is half way
+   * (benchmarks wait for it before they count a run as over). The statement
+   * starts with SETTLED_MARK, for counters of statements to leave out.
+   */
+  async settled(): Promise<boolean> {
+    const { embedded, memoryBus } = this;
+    if (!embedded || !memoryBus) throw new Error("only the standalone wiring tells when its work is done");
+    const session = await embedded.session.acquire().promise;
+    try {
+      this.outboxSchemas ??= (await session.query<{ schema: string }>(`${SETTLED_MARK} select table_schema as schema from information_schema.tables where table_name = 'outbox'`)).rows.map((r) => r.schema);
+      for (const schema of this.outboxSchemas) {
+        const { rows } = await session.query(`${SETTLED_MARK} select 1 from "${schema}".outbox where published_at is null limit 1`);
+        if (rows.length > 0) return false;
+      }
+      return memoryBus.settled();
+    } finally {
+      embedded.session.release(session);
+    }
   }
 
   /** The bus as the gateway sees it. */
