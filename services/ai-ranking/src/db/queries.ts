@@ -246,7 +246,7 @@ export async function startNewGeneration(db: Knex): Promise<number> {
 // once per connection. Arrays go in as JSON, which Postgres and PGlite read alike;
 // instants come back as milliseconds (float8), not as dates to parse.
 
-export interface Queued {
+interface Queued {
   email: string;
   mode: Mode;
 }

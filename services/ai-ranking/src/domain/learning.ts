@@ -31,7 +31,7 @@ export function windowAt(now: number, zone: string): { since: number; firstFullD
 }
 
 /** Instants [from, to) that hold every meeting of these local days, whatever the zone. */
-export interface StartRange {
+interface StartRange {
   from: number;
   to: number;
 }
