@@ -6,6 +6,7 @@
  * npm run bench -- creates [--quick] [--profile]   # CPU and statements per create of every process, processes wiring
  * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
  * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
+ * npm run bench -- relearning [--quick]   # ai-ranking's relearning alone: CPU and statements per run
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -19,6 +20,7 @@ import { benchCreates } from "./creates.js";
 import { benchDeliveryFloor } from "./deliveryFloor.js";
 import { benchMeetings, type BenchOptions } from "./meetings.js";
 import { benchRecurring } from "./recurring.js";
+import { benchRelearning } from "./relearning.js";
 import { benchSideBySide } from "./sideBySide.js";
 import { benchStandaloneCreates } from "./standaloneCreates.js";
 import { benchStartup } from "./startup.js";
@@ -29,6 +31,7 @@ import type { WiringKind } from "./lib/system.js";
 const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) => Promise<void>> = {
   meetings: benchMeetings,
   recurring: benchRecurring,
+  relearning: benchRelearning,
   "side-by-side": benchSideBySide,
   creates: benchCreates,
   "standalone-creates": benchStandaloneCreates,
@@ -64,7 +67,7 @@ for (const arg of args.filter((a) => a.startsWith("--"))) {
 const cpu = cpus();
 console.log(
   `${name} benchmark: node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? "?"} (${arch()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${["side-by-side", "webhooks-drain", "creates", "delivery-floor"].includes(name) ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
+    `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${["side-by-side", "webhooks-drain", "creates", "delivery-floor", "relearning"].includes(name) ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
 await BENCHMARKS[name]!({ wirings, quick, profile });

@@ -1,6 +1,6 @@
 import { seededRandom as random } from "@sched/testing";
 import { describe, expect, it } from "vitest";
-import { learnChanges, learnWhole, patternsAfter, planRelearning, windowAt, type Learned } from "../src/domain/learning.js";
+import { keptSpanAfter, learnChanges, learnWhole, patternsAfter, planRelearning, windowAt, type Learned } from "../src/domain/learning.js";
 import { HISTORY_DAYS, learnPatterns, spanOf, type HistoryMeeting } from "../src/domain/patterns.js";
 import { quantileOf, sumTallies, type Tally } from "../src/domain/tally.js";
 import { learnPatternsByList } from "./listPatterns.js";
@@ -47,18 +47,23 @@ class KeptLearning {
     const plan = planRelearning(this.learned, zone, now, touched);
     const inWindow = [...history.values()].filter((m) => m.start >= plan.since);
     let relearned;
+    // As the database's read gives it: the kept days the plan neither recounts nor takes off, before the writes.
+    let untouched = null;
     if (plan.full || !this.learned) {
       this.days.clear();
       relearned = learnWhole(inWindow, zone, plan.firstFullDay);
     } else {
       const kept = new Map([...this.days].filter(([day]) => day < plan.firstFullDay || plan.daysToRecount.includes(day)));
+      untouched = spanOf([...this.days.keys()].filter((day) => day >= plan.firstFullDay && !plan.daysToRecount.includes(day)));
       const read = inWindow.filter((m) => plan.ranges.some((r) => m.start >= r.from && m.start < r.to));
       relearned = learnChanges(plan, this.learned, kept, read);
     }
     for (const day of relearned.remove) this.days.delete(day);
     for (const [day, tally] of relearned.write) this.days.set(day, tally);
     this.learned = relearned.learned;
-    return { plan, patterns: patternsAfter(relearned, spanOf([...this.days.keys()].filter((d) => d >= plan.firstFullDay))), inWindow };
+    const span = keptSpanAfter(relearned, untouched);
+    expect(span, "the span told from the read and the writes is the kept days' after the writes").toEqual(spanOf([...this.days.keys()].filter((d) => d >= plan.firstFullDay)));
+    return { plan, patterns: patternsAfter(relearned, span), inWindow };
   }
 }
 

@@ -47,7 +47,7 @@ it("keeps a person queued when the relearning transaction fails, and a repeated 
   expect(await saveMeetings(db, [meeting(4, [ana.email])])).toEqual([]);
   await expect(
     db.transaction(async (trx) => {
-      expect(await takeRelearning(trx, 10)).toEqual([{ email: ana.email, mode: "test" }]);
+      expect((await takeRelearning(trx, 10)).map(({ email, mode }) => ({ email, mode }))).toEqual([{ email: ana.email, mode: "test" }]);
       throw new Error("the database went away");
     }),
   ).rejects.toThrow("went away");

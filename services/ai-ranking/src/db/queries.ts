@@ -1,7 +1,7 @@
-import { preparedName, type Knex } from "@sched/db";
+import { namedStatement, preparedName, runNamed, type Knex } from "@sched/db";
 import type { Mode, Preferences } from "@sched/proto";
 import type { Interval } from "../domain/fit.js";
-import type { Learned, Relearned, StartRange } from "../domain/learning.js";
+import type { Learned, Relearned, RelearningPlan } from "../domain/learning.js";
 import type { DaySpan, HistoryMeeting, Patterns } from "../domain/patterns.js";
 import type { Tally } from "../domain/tally.js";
 
@@ -58,11 +58,6 @@ export async function savePerson(db: Knex, person: KnownPerson & { updatedAt: Da
 export async function peopleByIds(db: Knex, ids: readonly string[]): Promise<KnownPerson[]> {
   if (ids.length === 0) return [];
   return ((await db("people").whereIn("user_id", ids).select(PERSON_COLUMNS)) as PersonRow[]).map(toPerson);
-}
-
-export async function peopleByEmails(db: Knex, emails: readonly string[]): Promise<KnownPerson[]> {
-  if (emails.length === 0) return [];
-  return ((await db("people").whereIn("email", emails).select(PERSON_COLUMNS)) as PersonRow[]).map(toPerson);
 }
 
 export interface StoredMeeting {
@@ -172,21 +167,6 @@ export async function queueRelearningEveryMode(db: Knex, email: string): Promise
   await db.raw("insert into relearn_queue (email, mode) select distinct email, mode from attendance where email = ? on conflict do nothing", [email]);
 }
 
-/**
- * Takes up to `limit` queued people, oldest first, for the transaction's
- * lifetime: another replica skips them, and should the transaction fail
- * they are queued again.
- */
-export async function takeRelearning(trx: Knex.Transaction, limit: number): Promise<Array<{ email: string; mode: Mode }>> {
-  const { rows } = (await trx.raw(
-    `delete from relearn_queue where (email, mode) in (
-       select email, mode from relearn_queue order by queued_at limit ? for update skip locked)
-     returning email, mode`,
-    [limit],
-  )) as { rows: Array<{ email: string; mode: Mode }> };
-  return rows;
-}
-
 /** One person's confirmed meetings starting at or after `since`, for learning. */
 export async function historyOf(db: Knex, email: string, mode: Mode, since: Date): Promise<HistoryMeeting[]> {
   const rows = (await db("attendance as a")
@@ -199,13 +179,6 @@ export async function historyOf(db: Knex, email: string, mode: Mode, since: Date
     durationMinutes: Math.round((asMs(r.end_at) - asMs(r.start_at)) / 60_000),
     scheduledAt: asMs(r.scheduled_at),
   }));
-}
-
-export async function savePatterns(db: Knex, userId: string, mode: Mode, patterns: Patterns): Promise<void> {
-  await db("patterns")
-    .insert({ user_id: userId, mode, patterns: JSON.stringify(patterns), learned_at: db.raw("clock_timestamp()") })
-    .onConflict(["user_id", "mode"])
-    .merge();
 }
 
 export async function patternsOf(db: Knex, userIds: readonly string[], mode: Mode): Promise<Map<string, Patterns>> {
@@ -267,125 +240,205 @@ export async function startNewGeneration(db: Knex): Promise<number> {
 
 // ---- what relearning keeps between runs ----------------------------------------------
 
-// What relearning keeps between runs (migration 004, domain/learning.ts). Arrays go in as JSON, which Postgres and PGlite read alike.
+// What relearning keeps between runs (migration 004, domain/learning.ts). A run
+// is three statements whatever the number of people it takes (takeRelearning,
+// readForRelearning, writeRelearning), each sent by name, so parsed and planned
+// once per connection. Arrays go in as JSON, which Postgres and PGlite read alike;
+// instants come back as milliseconds (float8), not as dates to parse.
 
-export interface Queued {
+interface Queued {
   email: string;
   mode: Mode;
 }
 
-const keyOf = (q: Queued): string => `${q.mode} ${q.email}`;
-
-/** Takes the starts touched for these people since their last relearning, by `mode e-mail`. */
-export async function takeTouchedStarts(trx: Knex.Transaction, people: readonly Queued[]): Promise<Map<string, number[]>> {
-  const out = new Map<string, number[]>();
-  if (people.length === 0) return out;
-  const { rows } = (await trx.raw(
-    `delete from relearn_moments r using jsonb_to_recordset(?::jsonb) as q(email text, mode text)
-     where r.email = q.email and r.mode = q.mode returning r.email, r.mode, r.start_at`,
-    [JSON.stringify(people)],
-  )) as { rows: Array<{ email: string; mode: Mode; start_at: Date | string }> };
-  for (const r of rows) out.set(keyOf(r), [...(out.get(keyOf(r)) ?? []), asMs(r.start_at)]);
-  return out;
+/** A queued person as relearning takes them: their account (none: an e-mail no account holds), what is kept and the starts touched since. */
+export interface TakenForRelearning extends Queued {
+  /** The account holding the e-mail; null when none does (what was kept for it is forgotten by the same statement). */
+  person: { userId: string; timezone: string } | null;
+  kept: Learned | null;
+  touched: number[];
 }
 
-/** What is kept of these people's learning, by `mode e-mail`. */
-export async function learnedOf(trx: Knex.Transaction, people: readonly Queued[]): Promise<Map<string, Learned>> {
-  if (people.length === 0) return new Map();
-  const { rows } = (await trx.raw(
-    `select l.email, l.mode, l.zone, l.first_full_day, l.totals from learned_totals l
-     join jsonb_to_recordset(?::jsonb) as q(email text, mode text) on l.email = q.email and l.mode = q.mode`,
-    [JSON.stringify(people)],
-  )) as { rows: Array<{ email: string; mode: Mode; zone: string; first_full_day: number; totals: Tally | string }> };
-  return new Map(rows.map((r) => [keyOf(r), { zone: r.zone, firstFullDay: r.first_full_day, totals: asJson(r.totals) }]));
-}
+/** An instant as milliseconds since the epoch; rounding is exact, as every stored instant came from a JavaScript date. */
+const msOf = (column: string): string => `round(extract(epoch from ${column}) * 1000)::float8`;
 
-/** The kept tallies of these days and of every kept day before `before`. */
-export async function keptDaysOf(trx: Knex.Transaction, person: Queued, before: number, days: readonly number[]): Promise<Map<number, Tally>> {
-  const { rows } = (await trx.raw(
-    `select day, tally from learned_days where email = ? and mode = ?
-     and (day < ? or day in (select value::integer from jsonb_array_elements_text(?::jsonb)))`,
-    [person.email, person.mode, before, JSON.stringify(days)],
-  )) as { rows: Array<{ day: number; tally: Tally | string }> };
-  return new Map(rows.map((r) => [r.day, asJson(r.tally)]));
-}
+const TAKE_RELEARNING = namedStatement(
+  "ai_take_relearning",
+  `with taken as (
+     delete from relearn_queue where (email, mode) in (
+       select email, mode from relearn_queue order by queued_at limit ? for update skip locked)
+     returning email, mode
+   ),
+   touched as (
+     delete from relearn_moments r using taken t where r.email = t.email and r.mode = t.mode returning r.email, r.mode, r.start_at
+   ),
+   owned as (
+     select t.email, t.mode, p.user_id, p.timezone from taken t
+     left join lateral (select user_id, timezone from people where email = t.email order by updated_at desc limit 1) p on true
+   ),
+   forgot_days as (
+     delete from learned_days d using owned o where o.user_id is null and d.email = o.email and d.mode = o.mode
+   ),
+   forgot_totals as (
+     delete from learned_totals l using owned o where o.user_id is null and l.email = o.email and l.mode = o.mode
+   )
+   select o.email, o.mode, o.user_id, o.timezone, l.zone, l.first_full_day, l.totals,
+          (select json_agg(${msOf("t.start_at")}) from touched t where t.email = o.email and t.mode = o.mode) as touched
+     from owned o left join learned_totals l on o.user_id is not null and l.email = o.email and l.mode = o.mode`,
+);
 
-/** A person's confirmed meetings starting at or after `since` within any of the ranges (which do not overlap), read by the attendance start index. */
-export async function meetingsStartingIn(trx: Knex.Transaction, person: Queued, since: number, ranges: readonly StartRange[]): Promise<HistoryMeeting[]> {
-  const { rows } = (await trx.raw(
-    `select m.start_at, m.end_at, m.scheduled_at
-     from jsonb_to_recordset(?::jsonb) as r("from" double precision, "to" double precision)
-     join attendance a on a.email = ? and a.mode = ? and a.start_at >= greatest(?::timestamptz, to_timestamp(r."from" / 1000)) and a.start_at < to_timestamp(r."to" / 1000)
-     join meetings m on m.meeting_id = a.meeting_id
-     where m.confirmed`,
-    [JSON.stringify(ranges), person.email, person.mode, new Date(since)],
-  )) as { rows: Array<{ start_at: Date | string; end_at: Date | string; scheduled_at: Date | string }> };
+/**
+ * Takes up to `limit` queued people, oldest first, for the transaction's
+ * lifetime (another replica skips them, and should the transaction fail
+ * they are queued again), in one statement with the starts touched since
+ * their last relearning (taken too), their account and what is kept for
+ * them; for a queued e-mail no account holds, what was kept is forgotten:
+ * its changes are not followed, so an account that takes the e-mail later
+ * learns it whole.
+ */
+export async function takeRelearning(trx: Knex.Transaction, limit: number): Promise<TakenForRelearning[]> {
+  const rows = await runNamed<{
+    email: string;
+    mode: Mode;
+    user_id: string | null;
+    timezone: string | null;
+    zone: string | null;
+    first_full_day: number | null;
+    totals: Tally | string | null;
+    touched: number[] | string | null;
+  }>(trx, TAKE_RELEARNING, [limit]);
   return rows.map((r) => ({
-    start: asMs(r.start_at),
-    durationMinutes: Math.round((asMs(r.end_at) - asMs(r.start_at)) / 60_000),
-    scheduledAt: asMs(r.scheduled_at),
+    email: r.email,
+    mode: r.mode,
+    person: r.user_id === null ? null : { userId: r.user_id, timezone: r.timezone! },
+    kept: r.zone === null || r.totals === null ? null : { zone: r.zone, firstFullDay: r.first_full_day!, totals: asJson(r.totals) },
+    touched: r.touched === null ? [] : asJson(r.touched),
   }));
 }
 
-/**
- * Writes a relearning's kept days and totals; `replaceAll` (a full
- * relearning) first deletes every kept day. Returns the first and last kept
- * day after the writes, read in the same statement (which sees the rows as
- * they were before it, so the written days are added and the removed ones left out).
- */
-export async function keepLearning(trx: Knex.Transaction, person: Queued, relearned: Relearned, replaceAll: boolean): Promise<DaySpan | null> {
-  if (replaceAll) await trx.raw("delete from learned_days where email = ? and mode = ?", [person.email, person.mode]);
-  const written = [...relearned.write].map(([day, tally]) => ({ day, tally }));
-  const { learned } = relearned;
-  const { rows } = (await trx.raw(
-    `with written as (select * from jsonb_to_recordset(?::jsonb) as w(day integer, tally jsonb)),
-     removed as (select value::integer as day from jsonb_array_elements_text(?::jsonb)),
-     deleted as (delete from learned_days where email = ? and mode = ? and day in (select day from removed)),
-     upserted as (
-       insert into learned_days (email, mode, day, tally) select ?, ?, day, tally from written
-       on conflict (email, mode, day) do update set tally = excluded.tally
-     ),
-     totals as (
-       insert into learned_totals (email, mode, zone, first_full_day, totals) values (?, ?, ?, ?, ?::jsonb)
-       on conflict (email, mode) do update set zone = excluded.zone, first_full_day = excluded.first_full_day, totals = excluded.totals
-     ),
-     days as (
-       select day from learned_days where email = ? and mode = ? and day >= ? and day not in (select day from removed)
-       union all select day from written
-     )
-     select min(day) as first, max(day) as last from days`,
-    [
-      JSON.stringify(written),
-      JSON.stringify(relearned.remove),
-      person.email,
-      person.mode,
-      person.email,
-      person.mode,
-      person.email,
-      person.mode,
-      learned.zone,
-      learned.firstFullDay,
-      JSON.stringify(learned.totals),
-      person.email,
-      person.mode,
-      learned.firstFullDay,
-    ],
-  )) as { rows: Array<{ first: number | null; last: number | null }> };
-  const span = rows[0]!;
-  return span.first === null || span.last === null ? null : { first: span.first, last: span.last };
+/** What relearning reads of one person: all meetings in the window (`full`), or the kept days and meetings its plan names. */
+export interface RelearningRead extends Queued {
+  plan: RelearningPlan;
 }
 
+/** What was read for one person, as the plan asked. */
+export interface ReadForRelearning {
+  /** The kept tallies of the days to recount and of every kept day before the window's first full day (none for a full relearning). */
+  keptDays: Map<number, Tally>;
+  /** The first and last kept day from the window's first full day on that the plan neither recounts nor removes (null for a full relearning). */
+  untouched: DaySpan | null;
+  meetings: HistoryMeeting[];
+}
+
+const READ_FOR_RELEARNING = namedStatement(
+  "ai_read_relearning",
+  `select q.i,
+     (select json_agg(json_build_array(d.day, d.tally)) from learned_days d
+       where not q."full" and d.email = q.email and d.mode = q.mode
+         and (d.day < q.first_full_day or d.day in (select value::integer from jsonb_array_elements_text(q.days)))) as kept_days,
+     (select json_build_array(min(d.day), max(d.day)) from learned_days d
+       where not q."full" and d.email = q.email and d.mode = q.mode
+         and d.day >= q.first_full_day and d.day not in (select value::integer from jsonb_array_elements_text(q.days))) as untouched,
+     (select json_agg(json_build_array(${msOf("m.start_at")}, ${msOf("m.end_at")}, ${msOf("m.scheduled_at")}))
+        from jsonb_to_recordset(q.ranges) as r("from" double precision, "to" double precision)
+        join attendance a on a.email = q.email and a.mode = q.mode
+          and a.start_at >= to_timestamp(greatest(q.since, r."from") / 1000) and (r."to" is null or a.start_at < to_timestamp(r."to" / 1000))
+        join meetings m on m.meeting_id = a.meeting_id
+       where m.confirmed) as meetings
+   from jsonb_to_recordset(?::jsonb) as q(i integer, email text, mode text, "full" boolean, since double precision, first_full_day integer, days jsonb, ranges jsonb)`,
+);
+
 /**
- * Forgets what is kept for these people (e-mails of no known account): their
- * changes are not followed, so an account that takes the e-mail later learns
- * it whole.
+ * Reads, in one statement for everyone, what each plan needs: for a full
+ * relearning every confirmed meeting starting in the window; otherwise the
+ * kept tallies it takes off or recounts, the span of the kept days it
+ * leaves, and the meetings starting in its ranges (by the attendance start
+ * index, so the person's history is not read).
  */
-export async function forgetLearning(trx: Knex.Transaction, people: readonly Queued[]): Promise<void> {
-  if (people.length === 0) return;
-  await trx.raw(
-    `with q as (select * from jsonb_to_recordset(?::jsonb) as q(email text, mode text)),
-     days as (delete from learned_days t using q where t.email = q.email and t.mode = q.mode)
-     delete from learned_totals t using q where t.email = q.email and t.mode = q.mode`,
-    [JSON.stringify(people)],
-  );
+export async function readForRelearning(trx: Knex.Transaction, reads: readonly RelearningRead[]): Promise<ReadForRelearning[]> {
+  if (reads.length === 0) return [];
+  const given = reads.map(({ email, mode, plan }, i) => ({
+    i,
+    email,
+    mode,
+    full: plan.full,
+    since: plan.since,
+    first_full_day: plan.firstFullDay,
+    days: plan.full ? [] : plan.daysToRecount,
+    ranges: plan.full ? [{ from: plan.since, to: null }] : plan.ranges,
+  }));
+  const rows = await runNamed<{
+    i: number;
+    kept_days: Array<[number, Tally]> | string | null;
+    untouched: [number | null, number | null] | string | null;
+    meetings: Array<[number, number, number]> | string | null;
+  }>(trx, READ_FOR_RELEARNING, [JSON.stringify(given)]);
+  const out: ReadForRelearning[] = reads.map(() => ({ keptDays: new Map(), untouched: null, meetings: [] }));
+  for (const r of rows) {
+    const read = out[r.i]!;
+    read.keptDays = new Map(r.kept_days === null ? [] : asJson(r.kept_days));
+    const [first, last] = r.untouched === null ? [null, null] : asJson(r.untouched);
+    read.untouched = first === null || last === null ? null : { first, last };
+    read.meetings = (r.meetings === null ? [] : asJson(r.meetings)).map(([start, end, scheduledAt]) => ({
+      start,
+      durationMinutes: Math.round((end - start) / 60_000),
+      scheduledAt,
+    }));
+  }
+  return out;
+}
+
+/** One person's relearning to write: what is kept, and the patterns learned. */
+export interface RelearningWrite extends Queued {
+  userId: string;
+  relearned: Relearned;
+  /** A full relearning: every kept day not written is deleted. */
+  full: boolean;
+  patterns: Patterns;
+}
+
+const WRITE_RELEARNING = namedStatement(
+  "ai_write_relearning",
+  `with p as (
+     select * from jsonb_to_recordset(?::jsonb) as p(email text, mode text, user_id text, "full" boolean, zone text, first_full_day integer, totals jsonb, patterns jsonb)
+   ),
+   w as (select * from jsonb_to_recordset(?::jsonb) as w(email text, mode text, day integer, tally jsonb)),
+   r as (select * from jsonb_to_recordset(?::jsonb) as r(email text, mode text, day integer)),
+   deleted as (
+     delete from learned_days d using p where d.email = p.email and d.mode = p.mode
+       and (exists (select 1 from r where r.email = d.email and r.mode = d.mode and r.day = d.day)
+         or (p."full" and not exists (select 1 from w where w.email = d.email and w.mode = d.mode and w.day = d.day)))
+   ),
+   upserted as (
+     insert into learned_days (email, mode, day, tally) select email, mode, day, tally from w
+     on conflict (email, mode, day) do update set tally = excluded.tally
+   ),
+   totals as (
+     insert into learned_totals (email, mode, zone, first_full_day, totals) select email, mode, zone, first_full_day, totals from p
+     on conflict (email, mode) do update set zone = excluded.zone, first_full_day = excluded.first_full_day, totals = excluded.totals
+   )
+   insert into patterns (user_id, mode, patterns, learned_at) select user_id, mode, patterns, clock_timestamp() from p
+   on conflict (user_id, mode) do update set patterns = excluded.patterns, learned_at = excluded.learned_at`,
+);
+
+/**
+ * Writes everyone's relearning in one statement: the kept days (a day is
+ * either written or deleted, never both, so the statement's parts touch
+ * different rows), the totals and the patterns.
+ */
+export async function writeRelearning(trx: Knex.Transaction, writes: readonly RelearningWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const people = writes.map(({ email, mode, userId, full, relearned, patterns }) => ({
+    email,
+    mode,
+    user_id: userId,
+    full,
+    zone: relearned.learned.zone,
+    first_full_day: relearned.learned.firstFullDay,
+    totals: relearned.learned.totals,
+    patterns,
+  }));
+  const written = writes.flatMap(({ email, mode, relearned }) => [...relearned.write].map(([day, tally]) => ({ email, mode, day, tally })));
+  const removed = writes.flatMap(({ email, mode, relearned }) => relearned.remove.map((day) => ({ email, mode, day })));
+  await runNamed(trx, WRITE_RELEARNING, [JSON.stringify(people), JSON.stringify(written), JSON.stringify(removed)]);
 }

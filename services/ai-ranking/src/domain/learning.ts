@@ -31,7 +31,7 @@ export function windowAt(now: number, zone: string): { since: number; firstFullD
 }
 
 /** Instants [from, to) that hold every meeting of these local days, whatever the zone. */
-export interface StartRange {
+interface StartRange {
   from: number;
   to: number;
 }
@@ -131,4 +131,15 @@ export function patternsAfter(relearned: Relearned, keptSpan: DaySpan | null): P
   const edgeSpan = spanOf(relearned.edge.keys());
   const span = spanOf([...(edgeSpan ? [edgeSpan.first, edgeSpan.last] : []), ...(keptSpan ? [keptSpan.first, keptSpan.last] : [])]);
   return patternsOf(tally, span);
+}
+
+/**
+ * The first and last kept day after a relearning's writes: its written days
+ * and `untouched`, the first and last kept day from the window's first full
+ * day on that it neither recounted nor removed (null for a full relearning,
+ * which replaces every kept day). Days it removed are before the window's
+ * first full day or recounted without meetings, so none of them counts.
+ */
+export function keptSpanAfter(relearned: Relearned, untouched: DaySpan | null): DaySpan | null {
+  return spanOf([...relearned.write.keys(), ...(untouched ? [untouched.first, untouched.last] : [])]);
 }

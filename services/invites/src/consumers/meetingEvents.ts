@@ -2,7 +2,7 @@ import type { Bus, Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { meetingEvents } from "@sched/proto";
-import { recordInviteDelivery, traceContextIn } from "@sched/telemetry";
+import { recordInviteDelivery, traceContextIn, tracingEnabled } from "@sched/telemetry";
 import { type OwedChange, recordAnswerResets, recordChanges } from "../db/queries.js";
 import { answerResetOf } from "../domain/answeredVersion.js";
 import { changeOf, plannedDeliveries } from "../domain/plan.js";
@@ -28,8 +28,10 @@ export function consumeMeetingEvents(bus: Bus, db: Knex, logger: Logger, recorde
   const options = { durable: MEETING_EVENTS_CONSUMER, events: meetingEvents, maxBatch: EVENTS_PER_BATCH, backoffMs: [200, 1_000, 5_000, 15_000, 30_000] };
   return bus.consumeBatches(options, async (messages) => {
     // Every change, even one owing nothing: the next change of its meeting waits to see it recorded.
+    // With tracing off there is no context to keep, and reading `headers` would decode every event's headers from the wire.
+    const tracing = tracingEnabled();
     const owed: OwedChange[] = messages.map((message) => {
-      return { change: changeOf(message.payload), planned: plannedDeliveries(message.payload), traceContext: traceContextIn(message.headers) ?? null };
+      return { change: changeOf(message.payload), planned: plannedDeliveries(message.payload), traceContext: tracing ? (traceContextIn(message.headers) ?? null) : null };
     });
     // Before the changes: the new invitations, which the worker sends once these are recorded, find the replies to the old ones refused.
     await recordAnswerResets(db, messages.map((m) => answerResetOf(m.payload)).filter((r) => r !== undefined));

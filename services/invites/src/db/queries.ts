@@ -292,19 +292,23 @@ const replaceEarlierDeliveries = (newer: string) =>
  */
 export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Promise<RecordedChange[]> {
   if (owed.length === 0) return [];
-  const given = owed.map(({ change, planned, traceContext }, position) => ({
-    position,
-    meeting_id: change.meetingId,
-    sequence: change.sequence,
-    mode: change.mode,
-    organizer_user_id: change.organizer.userId,
-    organizer_email: change.organizer.email.toLowerCase(),
-    meeting: change.meeting,
-    series_id: orderingIdOf(change),
-    series: change.series,
-    trace_context: traceContext,
-    planned,
-  }));
+  const given = owed.map(({ change, planned, traceContext }, position) => {
+    // What only the worker reads travels only for a change it will deliver (the statement's `owed`): the rest are stored without it.
+    const delivered = change.mode === "live" && planned.length > 0;
+    return {
+      position,
+      meeting_id: change.meetingId,
+      sequence: change.sequence,
+      mode: change.mode,
+      organizer_user_id: change.organizer.userId,
+      organizer_email: change.organizer.email.toLowerCase(),
+      meeting: delivered ? change.meeting : null,
+      series_id: orderingIdOf(change),
+      series: delivered ? change.series : null,
+      trace_context: delivered ? traceContext : null,
+      planned,
+    };
+  });
   const sql = `with given as (
        select distinct on (meeting_id, sequence) *
          from jsonb_to_recordset(?::jsonb) as g(position integer, meeting_id text, sequence integer, mode text, organizer_user_id text,
