@@ -128,7 +128,8 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
     }
     const holders = caller ? [`address:${address}`, `key:${caller.apiKeyId}`] : [`address:${address}`];
     const body = route.hasBody ? await whileHolding(res, receiving.take(holders), () => readJsonBody(req, res)) : undefined;
-    res.once("close", inProgress.take(holders));
+    // A response closes once, and a place is given back once however often asked: no `once` wrapper needed.
+    res.on("close", inProgress.take(holders));
     const idempotencyKey = route.idempotent && caller ? readIdempotencyKey(req) : undefined;
     const headers: Record<string, string> = {};
     for (const [name, lowerCase] of FORWARDED) {
@@ -199,7 +200,7 @@ function unconditional(req: Request): void {
 
 /** Runs `work` holding a place, given back when it ends or the client goes, whichever comes first. */
 async function whileHolding<T>(res: Response, giveBack: () => void, work: () => Promise<T>): Promise<T> {
-  res.once("close", giveBack);
+  res.on("close", giveBack);
   try {
     return await work();
   } finally {
