@@ -297,14 +297,14 @@ class NatsBus implements Bus {
     return name;
   }
 
-  publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
+  async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     const checked = event.payload.parse(payload);
-    return this.store(event, checked, encode(checked), options);
+    await this.store(event, checked, encode(checked), options);
   }
 
-  publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void> {
+  async publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void> {
     // Checked by its schema when it was stored: its text goes out as it is. Read back only for a recorded span's ids.
-    return this.store(event, tracingEnabled() ? JSON.parse(json) : undefined, json, options);
+    await this.store(event, tracingEnabled() ? JSON.parse(json) : undefined, json, options);
   }
 
   /** Stores one event's JSON text `data` in its stream; `payload` is the event, for its span's attributes. */
