@@ -73,9 +73,8 @@ try {
   // Not the admin connection: it is on another database.
   const sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
-  // The relay's backends: not the one that inserts the rows and counts what is left.
-  const own = (await sql.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
-  const backends = async () => (await backendsOf(admin, new URL(database.url).pathname.slice(1))).filter((pid) => pid !== own);
+  // The relay's backends (their application name is the schema): not the one that inserts the rows and counts what is left, nor autovacuum.
+  const backends = async () => backendsOf(admin, new URL(database.url).pathname.slice(1), schema);
   const waitForRelay = async () => {
     while ((await sql.query(`select count(*)::int as c from ${schema}.outbox where published_at is null`)).rows[0].c > 0) await new Promise((r) => setTimeout(r, 100));
   };

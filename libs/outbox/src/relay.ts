@@ -1,4 +1,4 @@
-import { PublishOrderError, type Bus } from "@sched/bus";
+import { PublishOrderError, type Bus, type PublishOptions } from "@sched/bus";
 import { holdConnection, isEmbedded, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
@@ -29,13 +29,17 @@ interface OutboxRow {
   /** A bigserial: its digits as text (pg), or a number (embedded). */
   id: string | number | bigint;
   subject: string;
-  /** The payload's JSON text, as outboxInsert checked it: published as it is. */
-  payload: string;
+  /** The payload: on Postgres its JSON text as stored (published as it is), embedded the value. */
+  payload: unknown;
   msg_id: string;
   trace_context: TraceCarrier | null;
   /** Seconds since the row was written, by the database's clock. */
   age_seconds: number;
 }
+
+/** Postgres's type id of jsonb. */
+const JSONB_OID = 3802;
+const jsonText = (text: string): string => text;
 
 /** A string as an SQL literal. */
 const sqlText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
@@ -119,7 +123,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
      select held_lock.locked, held_lock.schema, claim.*
        from held_lock
        left join lateral (
-         select id, subject, payload::text as payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
+         select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
            from outbox
           where held_lock.locked and published_at is null and subject in (${subjects.map(sqlText).join(", ")})
           order by id
@@ -129,7 +133,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       order by claim.id`;
 
   /** Publishes the claimed rows and says which to mark published: those before the first that failed. */
-  const publishClaimed = async (claimed: LockedClaim[], mark: (ids: OutboxRow["id"][]) => Promise<void>): Promise<BatchResult> => {
+  const publishClaimed = async (
+    claimed: LockedClaim[],
+    publish: (row: OutboxRow, options: PublishOptions) => Promise<void>,
+    mark: (ids: OutboxRow["id"][]) => Promise<void>,
+  ): Promise<BatchResult> => {
     const held = claimed[0]!;
     schema = held.schema;
     if (!held.locked) return { more: false, locked: false };
@@ -140,7 +148,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       rows.map((row, i) =>
         // Published in the trace of the request that wrote the row.
         withTraceContext(row.trace_context, () =>
-          bus.publishStored(bySubject.get(row.subject)!, row.payload, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
+          publish(row, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
         ),
       ),
     );
@@ -165,7 +173,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       // for its turn) asked for a batch after this one, which found nothing.
       woken = false;
       const claimed = await trx.raw<{ rows: LockedClaim[] }>(claimSql);
-      return publishClaimed(claimed.rows, async (ids) => {
+      const publish = (row: OutboxRow, options: PublishOptions) => bus.publish(bySubject.get(row.subject)!, row.payload, options);
+      return publishClaimed(claimed.rows, publish, async (ids) => {
         if (ids.length > 0) await trx("outbox").whereIn("id", ids.map(String)).update({ published_at: trx.fn.now() });
       });
     });
@@ -177,8 +186,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const { connection, release } = await holdConnection(db);
     try {
       woken = false;
-      const [, claimed] = (await connection.query(`begin; ${claimSql}`)) as unknown as [unknown, { rows: LockedClaim[] }];
-      const result = await publishClaimed(claimed.rows, async (ids) => {
+      // jsonb as the text Postgres sends: a payload is published as it is, neither parsed nor encoded again.
+      const types = { getTypeParser: (oid: number, format?: "text" | "binary") => (oid === JSONB_OID ? jsonText : connection.getTypeParser(oid, format)) };
+      const [, claimed] = (await connection.query({ text: `begin; ${claimSql}`, types } as never)) as unknown as [unknown, { rows: LockedClaim[] }];
+      const publish = (row: OutboxRow, options: PublishOptions) => bus.publishStored(bySubject.get(row.subject)!, row.payload as string, options);
+      const rows = claimed.rows.map((row): LockedClaim => {
+        const trace: unknown = row.trace_context;
+        return typeof trace === "string" ? ({ ...row, trace_context: JSON.parse(trace) as TraceCarrier } as LockedClaim) : row;
+      });
+      const result = await publishClaimed(rows, publish, async (ids) => {
         await connection.query(ids.length > 0 ? `update outbox set published_at = now() where id in (${ids.map(digits).join(", ")}); commit` : "commit");
       });
       return result;
