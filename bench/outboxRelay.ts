@@ -14,13 +14,14 @@ import { connectNatsBus } from "@sched/bus";
 import { openSchema } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { outboxMigration, startOutboxRelay } from "@sched/outbox";
-import { meetingCreated, meetingStreamEvents, type PayloadOf } from "@sched/proto";
+import { meetingCreated, meetingStreamEvents } from "@sched/proto";
 import { createTestDatabase, POSTGRES_ADMIN_URL, uniqueSuffix } from "@sched/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { processCpuUs } from "./lib/cpuTime.js";
+import { createdEvent } from "./lib/meetingEvent.js";
 import { backendsOf, startNats } from "./lib/servers.js";
 
 const ROWS = 3_000;
@@ -34,31 +35,7 @@ const ownCpu = () => {
   return user + system;
 };
 
-/** A create's event as the meetings service writes it: three participants, a description, no series. */
-const created: PayloadOf<typeof meetingCreated> = {
-  eventId: "evt_bench0000000000000000000",
-  meetingId: "mtg_bench0000000000000000000",
-  mode: "live",
-  organizer: { userId: "usr_bench00000000000000000", email: "org@example.com" },
-  meeting: {
-    id: "mtg_bench0000000000000000000",
-    title: "Planning",
-    description: "Quarterly planning: the roadmap, the budget and who does what.",
-    startTime: "2031-01-01T10:00:00Z",
-    duration: "30 mins",
-    participants: ["ana@example.com", "bo@example.com", "cy@example.com"],
-    status: "confirmed",
-    organizer: "org@example.com",
-    createdAt: "2031-01-01T09:00:00Z",
-    attendees: [],
-    recurrence: null,
-    seriesId: null,
-    originalStartTime: null,
-  },
-  sequence: 1,
-  sendInvites: true,
-  occurredAt: "2031-01-01T09:00:00Z",
-};
+const created = createdEvent(0);
 
 const work = mkdtempSync(join(tmpdir(), "outbox-relay-bench-"));
 const nats = await startNats(join(work, "jetstream"));
