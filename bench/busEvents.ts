@@ -13,8 +13,9 @@
  */
 import { connectNatsBus } from "@sched/bus";
 import { createLogger } from "@sched/logging";
-import { meetingCreated, type PayloadOf } from "@sched/proto";
+import { meetingCreated } from "@sched/proto";
 import { deleteNamespaceStreams, NATS_URL, uniqueSuffix } from "@sched/testing";
+import { createdEvent } from "./lib/meetingEvent.js";
 
 const EVENTS = 3_000;
 const PUBLISHED_AT_ONCE = 50;
@@ -31,43 +32,13 @@ function cpuMicros(): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** A create's event as the meetings service writes it: three participants, a description, no series. */
-function created(n: number): PayloadOf<typeof meetingCreated> {
-  const id = `mtg_bench${String(n).padStart(19, "0")}`;
-  const participants = ["ana@example.com", "bo@example.com", "cy@example.com"];
-  return {
-    eventId: `evt_${id}`,
-    meetingId: id,
-    mode: "live",
-    organizer: { userId: "usr_bench00000000000000000", email: "org@example.com" },
-    meeting: {
-      id,
-      title: `Planning ${n}`,
-      description: "Quarterly planning: the roadmap, the budget and who does what.",
-      startTime: "2031-01-01T10:00:00Z",
-      duration: "30 mins",
-      participants,
-      status: "confirmed",
-      organizer: "org@example.com",
-      createdAt: "2031-01-01T09:00:00Z",
-      attendees: [],
-      recurrence: null,
-      seriesId: null,
-      originalStartTime: null,
-    },
-    sequence: 1,
-    sendInvites: true,
-    occurredAt: "2031-01-01T09:00:00Z",
-  };
-}
-
 async function round(): Promise<{ publish: number; consume: number }> {
   const namespace = `bench_events_${uniqueSuffix()}`;
   const bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bus-events-bench", logger });
   try {
-    const payloads = Array.from({ length: EVENTS }, (_, n) => created(n));
+    const payloads = Array.from({ length: EVENTS }, (_, n) => createdEvent(n));
     // The stream exists before the clock starts, as it does for a running relay.
-    await bus.publish(meetingCreated, created(-1), { msgId: "warm" });
+    await bus.publish(meetingCreated, createdEvent(-1), { msgId: "warm" });
     let last = "warm";
     const publishStart = cpuMicros();
     for (let i = 0; i < EVENTS; i += PUBLISHED_AT_ONCE) {

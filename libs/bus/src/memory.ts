@@ -162,6 +162,11 @@ export class MemoryBus implements Bus {
     };
   }
 
+  /** The log keeps events as values: the stored text is read and published as any other payload. */
+  async publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void> {
+    await this.publish(event, JSON.parse(json) as PayloadOf<E>, options);
+  }
+
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     if (this.closed) throw unavailable();
     const checked = event.payload.parse(payload);

@@ -13,7 +13,7 @@ import {
 } from "@nats-io/jetstream";
 import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
-import type { BusOutcome } from "@sched/telemetry";
+import { tracingEnabled, type BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, parsedBy, receivedReply, requestDeadline } from "./codec.js";
 import { endpointMetadata } from "./endpointMetadata.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply.js";
@@ -299,13 +299,23 @@ class NatsBus implements Bus {
 
   async publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void> {
     const checked = event.payload.parse(payload);
+    await this.store(event, checked, encode(checked), options);
+  }
+
+  async publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void> {
+    // Checked by its schema when it was stored: its text goes out as it is. Read back only for a recorded span's ids.
+    await this.store(event, tracingEnabled() ? JSON.parse(json) : undefined, json, options);
+  }
+
+  /** Stores one event's JSON text `data` in its stream; `payload` is the event, for its span's attributes. */
+  private async store(event: EventDef, payload: unknown, data: string, options: PublishOptions): Promise<void> {
     try {
       await this.ensureStream(event.stream);
       // `headers` hold the trace context of the PRODUCER span, when there is one.
-      await publishEvent("nats", event.subject, checked, async (headers) => {
+      await publishEvent("nats", event.subject, payload, async (headers) => {
         // A JetStream publish is a request whose answer says the event is stored: sent as our own requests are.
         const h = withPublishHeaders(toNatsHeaders(headers), options.msgId, options.after);
-        checkPublishAck(await this.replies.request(this.subject(event.subject), encode(checked), h, JETSTREAM_ANSWER_TIMEOUT_MS));
+        checkPublishAck(await this.replies.request(this.subject(event.subject), data, h, JETSTREAM_ANSWER_TIMEOUT_MS));
       });
     } catch (err) {
       if (options.after !== undefined && err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID) throw new PublishOrderError(options.msgId, options.after);

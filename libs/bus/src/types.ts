@@ -170,6 +170,13 @@ export interface Bus {
    */
   publish<E extends EventDef>(event: E, payload: PayloadOf<E>, options: PublishOptions): Promise<void>;
   /**
+   * Stores an event as publish() does, its payload given as JSON text that
+   * was checked against the event's schema when it was written (an outbox
+   * row's): a bus that carries text sends it as it is, neither checked nor
+   * encoded again.
+   */
+  publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void>;
+  /**
    * Consumes events durably, at least once, in stream order per consumer.
    * Each payload is parsed on arrival by its declaration's schema; one that
    * fails it fails as a throwing handler does.

@@ -452,6 +452,21 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       expect(seen).toEqual([1, 2]);
     });
 
+    it.runIf(available)("stores an event's stored JSON text as publish stores its payload, de-duplicated by msgId alike", async () => {
+      const { tag, placed } = freshStream();
+      const bus = await open();
+      await bus.publishStored(placed, '{"n": 1}', { msgId: `${tag}-1` });
+      await bus.publishStored(placed, '{"n": 1}', { msgId: `${tag}-1` });
+      await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2`, after: `${tag}-1` });
+      await expect(bus.publishStored(placed, '{"n": 3}', { msgId: `${tag}-3`, after: `${tag}-1` })).rejects.toBeInstanceOf(PublishOrderError);
+      const seen: number[] = [];
+      const consumer = await (await open()).consume({ durable: durable(`stored-${tag}`), events: [placed] }, async (m) => void seen.push(numberOf(m)));
+      await eventually(() => seen.includes(2) || undefined);
+      await pause(100);
+      await consumer.stop();
+      expect(seen).toEqual([1, 2]);
+    });
+
     it.runIf(available)("gives a consumer only the events it asked for, in stream order", async () => {
       const { tag, placed, shipped } = freshStream();
       const bus = await open();

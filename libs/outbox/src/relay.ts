@@ -1,5 +1,5 @@
-import { PublishOrderError, type Bus } from "@sched/bus";
-import type { Knex } from "@sched/db";
+import { PublishOrderError, type Bus, type PublishOptions } from "@sched/bus";
+import { holdConnection, isEmbedded, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import type { EventDef } from "@sched/proto";
 import { observeOutboxLag, withTraceContext, type TraceCarrier } from "@sched/telemetry";
@@ -26,13 +26,29 @@ export interface OutboxRelay {
 }
 
 interface OutboxRow {
-  id: number;
+  /** A bigserial: its digits as text (pg), or a number (embedded). */
+  id: string | number | bigint;
   subject: string;
+  /** The payload: on Postgres its JSON text as stored (published as it is), embedded the value. */
   payload: unknown;
   msg_id: string;
   trace_context: TraceCarrier | null;
   /** Seconds since the row was written, by the database's clock. */
   age_seconds: number;
+}
+
+/** Postgres's type id of jsonb. */
+const JSONB_OID = 3802;
+const jsonText = (text: string): string => text;
+
+/** A string as an SQL literal. */
+const sqlText = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** A row id as written in a statement: digits only, or the row is not one of the outbox's. */
+function digits(id: string | number | bigint): string {
+  const text = String(id);
+  if (!/^\d+$/.test(text)) throw new Error(`not an outbox row id: ${text}`);
+  return text;
 }
 
 /** A row of the lock-and-claim statement: the lock's outcome, and a claimed row when there is one. */
@@ -96,59 +112,102 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       };
     });
 
-  const relayBatch = (): Promise<BatchResult> =>
+  // The lock and the claim in one statement (a round trip fewer per batch; on the embedded
+  // database a statement is most of a batch's cost). The lock's CTE is evaluated once, before
+  // the claim, which claims nothing unless the lock is held. Its subjects and size are the
+  // relay's own constants, written in: the statement has no parameters, so on Postgres it
+  // goes in one message with the BEGIN before it.
+  const claimSql = `with held_lock as materialized (
+       select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema
+     )
+     select held_lock.locked, held_lock.schema, claim.*
+       from held_lock
+       left join lateral (
+         select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
+           from outbox
+          where held_lock.locked and published_at is null and subject in (${subjects.map(sqlText).join(", ")})
+          order by id
+          limit ${Number(batchSize)}
+            for update skip locked
+       ) claim on true
+      order by claim.id`;
+
+  /** Publishes the claimed rows and says which to mark published: those before the first that failed. */
+  const publishClaimed = async (
+    claimed: LockedClaim[],
+    publish: (row: OutboxRow, options: PublishOptions) => Promise<void>,
+    mark: (ids: OutboxRow["id"][]) => Promise<void>,
+  ): Promise<BatchResult> => {
+    const held = claimed[0]!;
+    schema = held.schema;
+    if (!held.locked) return { more: false, locked: false };
+    const rows: OutboxRow[] = claimed.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
+    // The batch goes out at once (one round trip, not one per row; on the in-process bus one
+    // append), each row stored only right after the row before it, so none overtakes one that failed.
+    const outcomes = await Promise.allSettled(
+      rows.map((row, i) =>
+        // Published in the trace of the request that wrote the row.
+        withTraceContext(row.trace_context, () =>
+          publish(row, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
+        ),
+      ),
+    );
+    const firstFailed = outcomes.findIndex((o) => o.status === "rejected");
+    await mark((firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id));
+    const left = firstFailed === -1 ? undefined : rows[firstFailed];
+    const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
+    if (firstFailed === -1) return { ...known, more: rows.length === batchSize };
+    const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
+    // The stream's last event was not the row before: that row was already stored earlier (a
+    // republish after a crash). Not a failure: the next batch starts at this row.
+    if (failure instanceof PublishOrderError) return { ...known, more: true };
+    return { ...known, more: false, failure };
+  };
+
+  // Embedded: through knex, whose transaction the in-process bus's log joins (its append is the relay's).
+  const relayEmbeddedBatch = (): Promise<BatchResult> =>
     db.transaction(async (trx) => {
       // Rows committed before this point are seen by the claim below (its snapshot is taken after);
       // only a wake from now on asks for another batch. Cleared when the loop went round instead, a
       // wake of a row committed while this batch waited for its connection (on the embedded database,
       // for its turn) asked for a batch after this one, which found nothing.
       woken = false;
-      // The lock and the claim in one statement (a round trip fewer per batch; on the embedded
-      // database a statement is most of a batch's cost). The lock's CTE is evaluated once, before
-      // the claim, which claims nothing unless the lock is held.
-      const claimed = await trx.raw<{ rows: Array<LockedClaim> }>(
-        `with held_lock as materialized (
-           select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema
-         )
-         select held_lock.locked, held_lock.schema, claim.*
-           from held_lock
-           left join lateral (
-             select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
-               from outbox
-              where held_lock.locked and published_at is null and subject = any(?::text[])
-              order by id
-              limit ?
-                for update skip locked
-           ) claim on true
-          order by claim.id`,
-        [subjects, batchSize],
-      );
-      const held = claimed.rows[0]!;
-      schema = held.schema;
-      if (!held.locked) return { more: false, locked: false };
-      const rows: OutboxRow[] = claimed.rows.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
-      // The batch goes out at once (one round trip, not one per row; on the in-process bus one
-      // append), each row stored only right after the row before it, so none overtakes one that failed.
-      const outcomes = await Promise.allSettled(
-        rows.map((row, i) =>
-          // Published in the trace of the request that wrote the row.
-          withTraceContext(row.trace_context, () =>
-            bus.publish(bySubject.get(row.subject)!, row.payload, { msgId: row.msg_id, ...(i > 0 ? { after: rows[i - 1]!.msg_id } : {}) }),
-          ),
-        ),
-      );
-      const firstFailed = outcomes.findIndex((o) => o.status === "rejected");
-      const published = (firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id);
-      if (published.length > 0) await trx("outbox").whereIn("id", published).update({ published_at: trx.fn.now() });
-      const left = rows[published.length];
-      const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
-      if (firstFailed === -1) return { ...known, more: rows.length === batchSize };
-      const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
-      // The stream's last event was not the row before: that row was already stored earlier (a
-      // republish after a crash). Not a failure: the next batch starts at this row.
-      if (failure instanceof PublishOrderError) return { ...known, more: true };
-      return { ...known, more: false, failure };
+      const claimed = await trx.raw<{ rows: LockedClaim[] }>(claimSql);
+      const publish = (row: OutboxRow, options: PublishOptions) => bus.publish(bySubject.get(row.subject)!, row.payload, options);
+      return publishClaimed(claimed.rows, publish, async (ids) => {
+        if (ids.length > 0) await trx("outbox").whereIn("id", ids.map(String)).update({ published_at: trx.fn.now() });
+      });
     });
+
+  // Postgres: on a connection of the pool, without knex (its transaction and query builder cost
+  // the relay more than its statements did), in two round trips: BEGIN with the claim, the mark
+  // with COMMIT. The same statements, locks and order as through knex.
+  const relayPostgresBatch = async (): Promise<BatchResult> => {
+    const { connection, release } = await holdConnection(db);
+    try {
+      woken = false;
+      // jsonb as the text Postgres sends: a payload is published as it is, neither parsed nor encoded again.
+      const types = { getTypeParser: (oid: number, format?: "text" | "binary") => (oid === JSONB_OID ? jsonText : connection.getTypeParser(oid, format)) };
+      const [, claimed] = (await connection.query({ text: `begin; ${claimSql}`, types } as never)) as unknown as [unknown, { rows: LockedClaim[] }];
+      const publish = (row: OutboxRow, options: PublishOptions) => bus.publishStored(bySubject.get(row.subject)!, row.payload as string, options);
+      const rows = claimed.rows.map((row): LockedClaim => {
+        const trace: unknown = row.trace_context;
+        return typeof trace === "string" ? ({ ...row, trace_context: JSON.parse(trace) as TraceCarrier } as LockedClaim) : row;
+      });
+      const result = await publishClaimed(rows, publish, async (ids) => {
+        await connection.query(ids.length > 0 ? `update outbox set published_at = now() where id in (${ids.map(digits).join(", ")}); commit` : "commit");
+      });
+      return result;
+    } catch (err) {
+      // Whatever was begun is rolled back (outside a transaction, ROLLBACK only warns); a lost connection is the pool's to drop.
+      await connection.query("rollback").catch(() => undefined);
+      throw err;
+    } finally {
+      await release();
+    }
+  };
+
+  const relayBatch = isEmbedded(db) ? relayEmbeddedBatch : relayPostgresBatch;
 
   const cleanup = async () => {
     if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;

@@ -43,6 +43,9 @@ function flakyBus(inner: Bus, state: { down: boolean }): Bus {
       if (prop === "publish") {
         return (...args: Parameters<Bus["publish"]>) => (state.down ? Promise.reject(unavailable()) : target.publish(...args));
       }
+      if (prop === "publishStored") {
+        return (...args: Parameters<Bus["publishStored"]>) => (state.down ? Promise.reject(unavailable()) : target.publishStored(...args));
+      }
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -52,6 +52,10 @@ export class TrackedBus implements Bus {
     return this.inner.publish(event, payload, options);
   }
 
+  publishStored<E extends EventDef>(event: E, json: string, options: PublishOptions): Promise<void> {
+    return this.inner.publishStored(event, json, options);
+  }
+
   async consume<E extends EventDef>(options: ConsumerOptions<E>, handler: (message: EventMessageOf<E>) => Promise<void>): Promise<Stoppable> {
     const handle = once(await this.inner.consume(options, handler));
     this.consumers.push(handle);

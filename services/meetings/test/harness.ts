@@ -72,8 +72,9 @@ export async function startMeetings(options: { target?: "postgres" | "pglite"; b
 }
 
 /** A bus that behaves like `bus` except for how it publishes. */
+/** The bus with `publish` in place of its own, for events published as values and (the outbox relay's) as stored text alike. */
 export function withPublish(bus: Bus, publish: Bus["publish"]): Bus {
-  return overriding<Bus>(bus, { publish });
+  return overriding<Bus>(bus, { publish, publishStored: (event, json, options) => publish(event, JSON.parse(json) as never, options) });
 }
 
 export function newCaller(overrides: Partial<Caller> = {}): Caller {
