@@ -194,9 +194,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         const trace: unknown = row.trace_context;
         return typeof trace === "string" ? ({ ...row, trace_context: JSON.parse(trace) as TraceCarrier } as LockedClaim) : row;
       });
+      let ended = false;
       const result = await publishClaimed(rows, publish, async (ids) => {
         await connection.query(ids.length > 0 ? `update outbox set published_at = now() where id in (${ids.map(digits).join(", ")}); commit` : "commit");
+        ended = true;
       });
+      // Another replica held the lock: nothing was marked, but the transaction begun with the claim must end before the
+      // connection goes back to the pool, or the pool's next user would run inside it (and hold what it writes uncommitted).
+      if (!ended) await connection.query("commit");
       return result;
     } catch (err) {
       // Whatever was begun is rolled back (outside a transaction, ROLLBACK only warns); a lost connection is the pool's to drop.

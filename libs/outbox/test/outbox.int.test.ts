@@ -215,6 +215,39 @@ describe("startOutboxRelay", () => {
     }
   });
 
+  it("when another replica holds the lock, then its connection goes back to the pool with no transaction left open", async () => {
+    // One connection: the relay's, whose activity the holder of the lock reads.
+    const single = await openSchema({ kind: "postgres", url: database.url, poolMax: 1 }, "outbox_test", [outboxMigration("001_outbox")]);
+    try {
+      const [{ pid }] = (await single.raw<{ rows: { pid: number }[] }>("select pg_backend_pid() as pid")).rows as [{ pid: number }];
+      await db.transaction(async (holder) => {
+        await holder.raw("select pg_advisory_xact_lock(hashtext('outbox_test.outbox'))");
+        // Read afresh each time (within a transaction Postgres otherwise answers from its first look), in ms since the
+        // transaction the relay's claim runs in began: 0 when the claim began it, more when an earlier poll's was left open.
+        const seen = async () => {
+          await holder.raw("select pg_stat_clear_snapshot()");
+          const { rows } = await holder.raw<{ rows: { query: string; opened_ms: number | null }[] }>(
+            "select query, extract(epoch from query_start - xact_start) * 1000 as opened_ms from pg_stat_activity where pid = ?",
+            [pid],
+          );
+          return rows[0]!;
+        };
+        relays.push(startOutboxRelay({ db: single, bus, logger, events: [thingHappened], pollMs: 10 }));
+        await eventually(async () => /held_lock|^commit$/.test((await seen()).query), 10_000);
+        const claims: number[] = [];
+        for (let i = 0; i < 20; i++) {
+          const now = await seen();
+          if (now.query.includes("held_lock") && now.opened_ms !== null) claims.push(Number(now.opened_ms));
+          await new Promise((r) => setTimeout(r, 15));
+        }
+        expect(claims.filter((ms) => ms > 5)).toEqual([]);
+      });
+    } finally {
+      await Promise.all(relays.splice(0).map((r) => r.stop()));
+      await single.destroy();
+    }
+  });
+
   it("deletes published rows once they are older than the retention, and never a pending one", async () => {
     const received = await consumeAll();
     await db.transaction((trx) => enqueueEvent(trx, unknownToRelay, { n: 0 }, "pending-forever"));
