@@ -7,6 +7,7 @@
  * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
  * npm run bench -- recurring [--wiring=cluster|processes[,…]] [--quick] [--profile]
  * npm run bench -- relearning [--quick]   # ai-ranking's relearning alone: CPU and statements per run
+ * npm run bench -- standalone-upcoming [--quick]   # the upcoming list's parts on PGlite, 200 weekly series
  *
  * Each benchmark starts the whole system in this process on an ephemeral
  * loopback port (cluster wiring against the local NATS, Postgres and Redis
@@ -23,6 +24,7 @@ import { benchRecurring } from "./recurring.js";
 import { benchRelearning } from "./relearning.js";
 import { benchSideBySide } from "./sideBySide.js";
 import { benchStandaloneCreates } from "./standaloneCreates.js";
+import { benchStandaloneUpcoming } from "./standaloneUpcoming.js";
 import { benchStartup } from "./startup.js";
 import { benchWebhooks } from "./webhooks.js";
 import { benchWebhooksDrain } from "./webhooksDrain.js";
@@ -35,6 +37,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean }) 
   "side-by-side": benchSideBySide,
   creates: benchCreates,
   "standalone-creates": benchStandaloneCreates,
+  "standalone-upcoming": benchStandaloneUpcoming,
   availability: benchAvailability,
   startup: benchStartup,
   webhooks: benchWebhooks,

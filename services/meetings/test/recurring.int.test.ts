@@ -215,6 +215,22 @@ describe("recurring meetings (meetings service)", () => {
     expect(all.filter((i) => i.status === "cancelled")).toHaveLength(1);
   });
 
+  it("a series its organizer also attends is listed once, and so is one two users of a busy query share", async () => {
+    const eva = newCaller({ timezone: "UTC" });
+    const ned = newCaller({ timezone: "UTC" });
+    const api = client(h.bus);
+    const series = await created(h.bus, eva, { startTime: "2032-01-05T10:00", recurrence: "FREQ=WEEKLY;COUNT=3", participants: [eva.email, ned.email] });
+    const starts = ["2032-01-05T10:00:00Z", "2032-01-12T10:00:00Z", "2032-01-19T10:00:00Z"];
+    for (const who of [eva, ned]) {
+      const page = (await api.list(who, { filter: "all", from: "2032-01-01", to: "2032-02-01" })).body as { data: MeetingListItem[] };
+      // filter=all lists the latest first.
+      expect(page.data.map((i) => [i.seriesId, i.startTime])).toEqual([...starts].reverse().map((t) => [series.id, t]));
+    }
+    const busy = await h.bus.request(meetingsBusy, { mode: "test", users: [eva, ned].map((u) => ({ userId: u.userId, email: u.email })), from: "2032-01-01T00:00:00Z", to: "2032-02-01T00:00:00Z" });
+    const intervals = starts.map((t) => [Date.parse(t) / 1_000, Date.parse(t) / 1_000 + 1_800]);
+    expect(busy.busy).toEqual([eva, ned].map((u) => ({ userId: u.userId, intervals })));
+  });
+
   it("an id that is neither a meeting nor an occurrence answers 404", async () => {
     const ann = newCaller();
     for (const id of ["mtg_x_20310101T000000Z", "nonsense", "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_20311301T000000Z", "mtg_aaaaaaaaaaaaaaaaaaaaaaaa_00000101T000000Z"]) {

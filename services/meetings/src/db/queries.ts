@@ -603,6 +603,11 @@ export interface SeriesVersionsQuery {
  * key (a lateral join: its `limit 1` keeps Postgres from a hash join that
  * read the whole table). Looking the organized ones up again by primary key
  * cost three buffer reads a series: with 200 series, most of the statement.
+ * The branches are joined by `union all`: a series may come twice (its
+ * organizer on its participants, several users of a busy query), and
+ * readSeriesVersions drops the repeats, which costs less than the sort
+ * Postgres ran for `union` (on PGlite, 1.2 vs 1.3–1.7 ms of CPU with 200
+ * series, docs/benchmarks.md).
  */
 export function seriesVersionsSql(q: SeriesVersionsQuery): { sql: string; bindings: unknown[] } {
   const from = q.from ? iso(q.from) : "-infinity";
@@ -616,7 +621,7 @@ function seriesVersionsText(confirmedOnly: boolean): string {
   return `(select string_agg(v.id || ':' || v.version, ',')
                   from (select id, version from meeting_series
                          where mode = ? and organizer_id = any(?::text[]) and last_end > ?::timestamptz and start_time < ?::timestamptz${confirmed}
-                        union
+                        union all
                         select s.id, s.version
                           from (select series_id from series_participants where mode = ? and email = any(?::text[]) and last_end > ?::timestamptz) p
                          cross join lateral (select id, version from meeting_series
@@ -625,13 +630,15 @@ function seriesVersionsText(confirmedOnly: boolean): string {
 const SERIES_VERSIONS = seriesVersionsText(false);
 const CONFIRMED_SERIES_VERSIONS = seriesVersionsText(true);
 
-/** `id:version,…` read back. */
+/** `id:version,…` read back, each series once (seriesVersionsSql may name one twice, always at the version its row has). */
 export function readSeriesVersions(text: string | null): { id: string; version: number }[] {
   if (!text) return [];
-  return text.split(",").map((pair) => {
+  const out = new Map<string, number>();
+  for (const pair of text.split(",")) {
     const at = pair.lastIndexOf(":");
-    return { id: pair.slice(0, at), version: Number(pair.slice(at + 1)) };
-  });
+    out.set(pair.slice(0, at), Number(pair.slice(at + 1)));
+  }
+  return Array.from(out, ([id, version]) => ({ id, version }));
 }
 
 interface ExceptionJson extends Omit<ExceptionRow, "original_start" | "start_time"> {
