@@ -132,15 +132,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
        ) claim on true
       order by claim.id`;
 
-  /** Publishes the claimed rows and says which to mark published: those before the first that failed. */
+  /** Publishes the claimed rows; `published` are the rows to mark: those before the first that failed. */
   const publishClaimed = async (
     claimed: LockedClaim[],
     publish: (row: OutboxRow, options: PublishOptions) => Promise<void>,
-    mark: (ids: OutboxRow["id"][]) => Promise<void>,
-  ): Promise<BatchResult> => {
+  ): Promise<{ result: BatchResult; published: OutboxRow["id"][] }> => {
     const held = claimed[0]!;
     schema = held.schema;
-    if (!held.locked) return { more: false, locked: false };
+    if (!held.locked) return { result: { more: false, locked: false }, published: [] };
     const rows: OutboxRow[] = claimed.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
     // The batch goes out at once (one round trip, not one per row; on the in-process bus one
     // append), each row stored only right after the row before it, so none overtakes one that failed.
@@ -153,15 +152,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       ),
     );
     const firstFailed = outcomes.findIndex((o) => o.status === "rejected");
-    await mark((firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id));
+    const published = (firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id);
     const left = firstFailed === -1 ? undefined : rows[firstFailed];
     const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
-    if (firstFailed === -1) return { ...known, more: rows.length === batchSize };
+    if (firstFailed === -1) return { result: { ...known, more: rows.length === batchSize }, published };
     const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
     // The stream's last event was not the row before: that row was already stored earlier (a
     // republish after a crash). Not a failure: the next batch starts at this row.
-    if (failure instanceof PublishOrderError) return { ...known, more: true };
-    return { ...known, more: false, failure };
+    if (failure instanceof PublishOrderError) return { result: { ...known, more: true }, published };
+    return { result: { ...known, more: false, failure }, published };
   };
 
   // Embedded: through knex, whose transaction the in-process bus's log joins (its append is the relay's).
@@ -174,9 +173,9 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       woken = false;
       const claimed = await trx.raw<{ rows: LockedClaim[] }>(claimSql);
       const publish = (row: OutboxRow, options: PublishOptions) => bus.publish(bySubject.get(row.subject)!, row.payload, options);
-      return publishClaimed(claimed.rows, publish, async (ids) => {
-        if (ids.length > 0) await trx("outbox").whereIn("id", ids.map(String)).update({ published_at: trx.fn.now() });
-      });
+      const { result, published } = await publishClaimed(claimed.rows, publish);
+      if (published.length > 0) await trx("outbox").whereIn("id", published.map(String)).update({ published_at: trx.fn.now() });
+      return result;
     });
 
   // Postgres: on a connection of the pool, without knex (its transaction and query builder cost
@@ -194,14 +193,11 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         const trace: unknown = row.trace_context;
         return typeof trace === "string" ? ({ ...row, trace_context: JSON.parse(trace) as TraceCarrier } as LockedClaim) : row;
       });
-      let ended = false;
-      const result = await publishClaimed(rows, publish, async (ids) => {
-        await connection.query(ids.length > 0 ? `update outbox set published_at = now() where id in (${ids.map(digits).join(", ")}); commit` : "commit");
-        ended = true;
-      });
-      // Another replica held the lock: nothing was marked, but the transaction begun with the claim must end before the
-      // connection goes back to the pool, or the pool's next user would run inside it (and hold what it writes uncommitted).
-      if (!ended) await connection.query("commit");
+      const { result, published } = await publishClaimed(rows, publish);
+      // The transaction the claim began ends here whatever the batch found (another replica's lock included): a
+      // connection back in the pool inside it would run its next user's statements uncommitted.
+      const commit = published.length > 0 ? `update outbox set published_at = now() where id in (${published.map(digits).join(", ")}); commit` : "commit";
+      await connection.query(commit);
       return result;
     } catch (err) {
       // Whatever was begun is rolled back (outside a transaction, ROLLBACK only warns); a lost connection is the pool's to drop.
