@@ -341,7 +341,7 @@ export function calendarPageBesideSql(q: CalendarQuery, beside: { sql: string; b
  * few shapes (its filter, a window, a cursor), so each statement's text is
  * written, named and numbered for pg once, not for every list.
  */
-const calendarStatements = new Map<string, Map<string, NamedStatement>>();
+const calendarStatements = new Map<string, NamedStatement>();
 
 /**
  * One page of the single meetings, and the value of `beside`
@@ -352,11 +352,9 @@ const calendarStatements = new Map<string, Map<string, NamedStatement>>();
  */
 export async function listCalendar(db: Knex, q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): Promise<CalendarPage & { beside: string | null }> {
   const branches = calendarBranches(q);
-  let byShape = calendarStatements.get(beside.sql);
-  if (!byShape) calendarStatements.set(beside.sql, (byShape = new Map()));
-  const shape = `${branches.dir} ${branches.organized.where} ${branches.attended.where}`;
-  let statement = byShape.get(shape);
-  if (!statement) byShape.set(shape, (statement = namedStatement("calendar_page_beside", besidePage(beside.sql, calendarPageText(branches)))));
+  const shape = `${beside.sql}\n${branches.dir} ${branches.organized.where} ${branches.attended.where}`;
+  let statement = calendarStatements.get(shape);
+  if (!statement) calendarStatements.set(shape, (statement = namedStatement("calendar_page_beside", besidePage(beside.sql, calendarPageText(branches)))));
   const bindings = [...beside.bindings, ...calendarBindings(q, branches)] as Knex.Value[];
   const [row] = await runNamed<{ items: string; has_more: boolean; beside: string | null }>(db, statement, bindings);
   return { itemsJson: row!.items, hasMore: row!.has_more, beside: row!.beside };
