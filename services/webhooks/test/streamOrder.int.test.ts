@@ -3,6 +3,7 @@ import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, uniqueSuffix } from "@sched/testing";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumeMeetingEvents } from "../src/consumers/meetingEvents.js";
 import type { RecordingClaims } from "../src/consumers/recording.js";
@@ -199,6 +200,29 @@ describe("a consumer's recorded position (Postgres)", () => {
     const patient = new StreamRecorder(db, "position-test", logger, undefined, 100);
     expect(await patient.record([createdAt(1009, 9)], recordsOf)).toBe(1);
     expect(await positionOf(db, "position-test")).toBe(9);
+  });
+
+  it("keeps the position it read through a batch wholly redelivered: the next batch reads it no more", async () => {
+    // Sequences past the other tests' (the events' ids are made from them); the position starts at 200.
+    await db.raw("insert into consumer_positions (consumer, recorded_through) values ('redelivered-test', 200)");
+    const recorder = new StreamRecorder(db, "redelivered-test", logger, undefined, 60_000);
+    expect(await recorder.record([createdAt(4001, 201), createdAt(4002, 202)], recordsOf)).toBe(2);
+    const reads: string[] = [];
+    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    pg.Client.prototype.query = function watched(this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string } | undefined;
+      const text = typeof first === "string" ? first : (first?.text ?? "");
+      if (text.includes("select recorded_through from consumer_positions")) reads.push(text);
+      return query.apply(this, args);
+    } as typeof pg.Client.prototype.query;
+    try {
+      expect(await recorder.record([createdAt(4001, 201), createdAt(4002, 202)], recordsOf)).toBe(0);
+      expect(await recorder.record([createdAt(4003, 203)], recordsOf)).toBe(1);
+    } finally {
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+    }
+    expect(reads).toEqual([]);
+    expect(await positionOf(db, "redelivered-test")).toBe(203);
   });
 
   it("records nothing on a position another replica moved since, and goes on from where that one stopped", async () => {

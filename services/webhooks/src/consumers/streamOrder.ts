@@ -92,7 +92,11 @@ export class StreamRecorder {
     const fresh = messages.filter((m) => m.streamSequence > through);
     const run = this.runAfter(through, fresh);
     const waiting = fresh.length - run.length;
-    if (run.length === 0) return { added: 0, waiting, overtaken: false };
+    if (run.length === 0) {
+      // A batch wholly recorded before (a redelivery) leaves the position where it was read.
+      if (waiting === 0) this.through = through;
+      return { added: 0, waiting, overtaken: false };
+    }
     const to = run.at(-1)!.streamSequence;
     let recorded: { added: number; advanced: boolean; adopt(committed: boolean): void } | undefined;
     try {
