@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { eventually, isListening } from "./index.js";
@@ -79,16 +80,53 @@ export async function startServiceProcess(name: string, env: Record<string, stri
   });
   const service = track(child, port, `http://127.0.0.1:${healthPort}`);
   try {
-    await eventually(async () => {
+    const started = Date.now();
+    let worked = { at: started, ticks: cpuTicks(service.pid) };
+    for (;;) {
       if (child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
       const res = await fetch(`${service.healthUrl}/readyz`).catch(() => undefined);
-      return res?.status === 200;
-    }, 90_000, 200);
+      if (res?.status === 200) break;
+      const now = Date.now();
+      const ticks = cpuTicks(service.pid);
+      if (ticks !== worked.ticks) worked = { at: now, ticks };
+      if (startGivenUp(now - started, now - worked.at)) throw new Error(`${name} not ready after ${Math.round((now - started) / 1000)} s: ${service.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   } catch (err) {
     await service.kill();
     throw err;
   }
   return service;
+}
+
+/** How long a process may take to become ready on any machine; after it, only while it keeps working (see startGivenUp). */
+const READY_WITHIN_MS = 90_000;
+/** A process that used no CPU for this long past READY_WITHIN_MS waits for something that does not come. */
+const STALLED_AFTER_MS = 15_000;
+/** The longest a process that keeps working is waited for. */
+const READY_AT_MOST_MS = 600_000;
+
+/**
+ * Whether to stop waiting for a starting process to become ready, `elapsedMs`
+ * after its start and `idleMs` since it last used CPU. On a loaded machine a
+ * start (TypeScript compiled by tsx, migrations) takes as long as the CPU it
+ * is given allows: past READY_WITHIN_MS the wait goes on while the process
+ * keeps working, not while it waits for nothing.
+ */
+export function startGivenUp(elapsedMs: number, idleMs: number): boolean {
+  return elapsedMs > READY_AT_MOST_MS || (elapsedMs > READY_WITHIN_MS && idleMs > STALLED_AFTER_MS);
+}
+
+/** CPU time a process has used so far (user and system, in clock ticks), or undefined where /proc does not tell. */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command's name: state is the first, utime the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The seal key every gateway a test starts shares, as a deployment's replicas do; unless `env` gives another. */
