@@ -66,12 +66,19 @@ export class KeptStatements {
   private async execute<T>(searchPath: string, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<Results<T>> {
     const name = this.cache.find(searchPath, sql);
     const statement = (name !== undefined ? this.statements.get(name) : undefined) ?? (await this.prepare(searchPath, sql, options));
-    const values = params.map((param, i) => {
-      if (param === null || param === undefined) return null;
-      const oid = statement.parameterTypes[i] ?? 0;
-      const serialize = options?.serializers?.[oid] ?? this.pglite.serializers[oid];
-      return serialize ? serialize(param) : String(param);
-    });
+    let values: Array<string | null>;
+    try {
+      values = params.map((param, i) => {
+        if (param === null || param === undefined) return null;
+        const oid = statement.parameterTypes[i] ?? 0;
+        const serialize = options?.serializers?.[oid] ?? this.pglite.serializers[oid];
+        return serialize ? (serialize(param) as string) : String(param);
+      });
+    } catch (err) {
+      // A value that cannot be written (its toJSON throws, say): end what a Parse just began, as PGlite does.
+      await this.call(protocol.serialize.sync());
+      throw err;
+    }
     const messages = await this.call(
       protocol.serialize.bind({ statement: statement.name, values }),
       protocol.serialize.execute({}),

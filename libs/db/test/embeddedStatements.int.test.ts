@@ -131,6 +131,32 @@ describe("statements kept prepared in the embedded database's session", () => {
     await expect(insert(alpha, "dup-1")).rejects.toMatchObject({ code: "23505", query: expect.stringContaining("insert") });
   });
 
+  it("refuses a value it cannot write without leaving the session inside the statement it began", async () => {
+    const unwritable = {
+      toJSON: () => {
+        throw new TypeError("cannot be written");
+      },
+    };
+    const write = () => alpha.raw("select ?::jsonb as doc", [unwritable as never]);
+    await expect(write()).rejects.toThrow(TypeError);
+    const refused = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A transaction the refused statement left open would still be at its start.
+    const { rows } = await database.pglite.query<{ at: Date }>("select now() as at");
+    expect(rows[0]!.at.getTime()).toBeGreaterThan(refused);
+    await expect(write()).rejects.toThrow(TypeError);
+    // Nothing was left open: a transaction rolled back undoes only its own rows.
+    await expect(
+      alpha.transaction(async (trx) => {
+        await trx("notes").insert({ id: "after-refusal", body: "b" });
+        throw new Error("rolled back on purpose");
+      }),
+    ).rejects.toThrow("rolled back on purpose");
+    expect(await alpha("notes").where({ id: "after-refusal" }).first("id")).toBeUndefined();
+    expect((await alpha.raw("select ?::jsonb as doc", [{ n: 1 }])).rows).toEqual([{ doc: { n: 1 } }]);
+    expect(await database.pglite.query("select 1 as one")).toMatchObject({ rows: [{ one: 1 }] });
+  });
+
   it("answers a statement whose table a migration changed after it was kept", async () => {
     await beta("notes").insert({ id: "wide-1", body: 1 });
     const select = () => beta("notes").where({ id: "wide-1" });
