@@ -1,4 +1,4 @@
-import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions, type QueryOptions, type Results } from "@electric-sql/pglite";
 import type { StoringOutcome } from "@sched/bus";
 import type { Knex } from "knex";
 import ClientPgLite from "knex-pglite";
@@ -7,6 +7,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
 import { inBackground, SessionTurns } from "./embeddedSession.js";
+import { KeptStatements } from "./embeddedStatements.js";
+import { isKeptStatement } from "./statementCache.js";
 import { initialisedFolder, keepInitialisedFolder } from "./embeddedTemplate.js";
 
 /**
@@ -54,6 +56,8 @@ const heldSessions = new AsyncLocalStorage<HeldSession>();
 export class EmbeddedDatabase {
   /** The session, handed to one query or transaction at a time, in turn: requests before background work. */
   readonly session: SessionTurns<PGlite>;
+  /** Statements kept parsed and planned in the session, by search path and text. */
+  readonly statements: KeptStatements;
   private searchPath: string | undefined;
 
   private readonly vacuuming: NodeJS.Timeout;
@@ -66,6 +70,7 @@ export class EmbeddedDatabase {
     this.vacuuming = inBackground(() => setInterval(() => void this.vacuum(), vacuumEveryMs).unref());
     // The session outlives every turn; close() ends it.
     this.session = new SessionTurns(pglite, ACQUIRE_TIMEOUT_MS);
+    this.statements = new KeptStatements(pglite);
   }
 
   /**
@@ -97,6 +102,11 @@ export class EmbeddedDatabase {
     if (this.searchPath === schema) return;
     await this.pglite.query(`set search_path to "${schema}"`);
     this.searchPath = schema;
+  }
+
+  /** The session's search path now (empty: Postgres's default, never switched). */
+  get currentSearchPath(): string {
+    return this.searchPath ?? "";
   }
 
   /**
@@ -154,6 +164,12 @@ export interface EmbeddedHandleOptions {
 
 type KnexClientConfig = Knex.Config & { embedded: EmbeddedHandleOptions };
 type Container = (trx: Knex.Transaction) => unknown;
+interface KnexQuery {
+  sql: string;
+  bindings?: unknown[];
+  options?: QueryOptions & { name?: string };
+  response?: Results;
+}
 
 interface PgLiteClient {
   config: KnexClientConfig;
@@ -162,6 +178,7 @@ interface PgLiteClient {
   acquireConnection(): Promise<PGlite>;
   releaseConnection(connection: PGlite): Promise<void>;
   transaction(container: Container, config: unknown, outerTx: unknown): unknown;
+  _query(connection: PGlite, obj: KnexQuery): Promise<KnexQuery>;
   processResponse(obj: unknown, runner: unknown): unknown;
   destroy(callback?: unknown): Promise<void>;
 }
@@ -247,6 +264,19 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
       });
     };
     return super.transaction(marked, config, outerTx);
+  }
+
+  /**
+   * Reads and writes with parameters, or given a name, run on statements the
+   * session keeps prepared (see KeptStatements); the rest as knex-pglite
+   * sends them.
+   */
+  override async _query(connection: PGlite, obj: KnexQuery): Promise<KnexQuery> {
+    const bindings = obj.bindings ?? [];
+    if (!isKeptStatement(obj.sql, bindings.length, obj.options?.name !== undefined)) return super._query(connection, obj);
+    const database = this.embedded.database;
+    obj.response = await database.statements.run(database.currentSearchPath, obj.sql, bindings, obj.options);
+    return obj;
   }
 
   /**

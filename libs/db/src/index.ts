@@ -23,7 +23,9 @@ const statementNames = new Map<string, string>();
  * statements, which otherwise pay parsing and planning on every call. Pass
  * it as `db.raw(sql, bindings).options({ name })`. One name per statement
  * text. Statements kept this way name their columns, so a migration that
- * adds columns leaves them valid. (The embedded database ignores the name.)
+ * adds columns leaves them valid. (The embedded database keeps every
+ * statement with parameters prepared under a name of its own, by its
+ * schema and text: see KeptStatements.)
  */
 export function preparedName(prefix: string, sql: string): string {
   let name = statementNames.get(sql);

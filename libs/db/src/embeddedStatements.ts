@@ -1,0 +1,154 @@
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { StatementCache } from "./statementCache.js";
+
+/** How many statements the session keeps prepared: every shape the services send, with room to spare. */
+const KEPT_STATEMENTS = 512;
+
+/** Postgres refusing a kept plan whose result columns a migration changed. */
+function resultTypeChanged(error: { code?: string; message?: string }): boolean {
+  return error.code === "0A000" && (error.message ?? "").includes("cached plan must not change result type");
+}
+
+type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
+
+interface KeptStatement {
+  name: string;
+  /** The parameters' types, as the statement was prepared: what each value is serialized as. */
+  parameterTypes: number[];
+  /** Its RowDescription (or NoData), as the statement describes it: what the rows of each run are read with. */
+  description: BackendMessage[];
+}
+
+/**
+ * Statements kept parsed and planned in PGlite's session, by name. PGlite's
+ * `query` parses, describes and plans every statement again, each step a
+ * call into the database; a kept statement is bound and executed in one
+ * call, on the plan Postgres keeps for it. The rows are read as `query`
+ * reads them (the same parsers, by the same result types).
+ *
+ * Prepared statements outlive transactions: a statement prepared in a
+ * transaction rolled back afterwards is still there, and one whose Parse
+ * failed (in an aborted transaction, say) never was; so a name is recorded
+ * only once Postgres answered its Parse.
+ */
+export class KeptStatements {
+  private readonly cache: StatementCache;
+  private readonly statements = new Map<string, KeptStatement>();
+  /** Names given up, closed at the start of the next call into the database. */
+  private toClose: string[] = [];
+
+  constructor(
+    private readonly pglite: PGlite,
+    capacity = KEPT_STATEMENTS,
+  ) {
+    this.cache = new StatementCache(capacity);
+  }
+
+  /** Runs `sql` under `searchPath` (the session's search path now) as `pglite.query` would, on a kept statement. */
+  async run<T>(searchPath: string, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.pglite.runExclusive(async () => {
+      try {
+        return await this.execute<T>(searchPath, sql, params, options);
+      } catch (err) {
+        // A migration changed the columns the plan returns: prepared again, outside a transaction the statement runs again at once.
+        if (!resultTypeChanged(err as DatabaseError) || this.pglite.isInTransaction()) throw err;
+        return await this.execute<T>(searchPath, sql, params, options);
+      }
+    });
+  }
+
+  /** How many statements are kept prepared now. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private async execute<T>(searchPath: string, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<Results<T>> {
+    const name = this.cache.find(searchPath, sql);
+    const statement = (name !== undefined ? this.statements.get(name) : undefined) ?? (await this.prepare(searchPath, sql, options));
+    let values: Array<string | null>;
+    try {
+      values = params.map((param, i) => {
+        if (param === null || param === undefined) return null;
+        const oid = statement.parameterTypes[i] ?? 0;
+        const serialize = options?.serializers?.[oid] ?? this.pglite.serializers[oid];
+        return serialize ? (serialize(param) as string) : String(param);
+      });
+    } catch (err) {
+      // A value that cannot be written (its toJSON throws, say): end what a Parse just began, as PGlite does.
+      await this.call(protocol.serialize.sync());
+      throw err;
+    }
+    const messages = await this.call(
+      protocol.serialize.bind({ statement: statement.name, values }),
+      protocol.serialize.execute({}),
+      protocol.serialize.sync(),
+    );
+    await this.pglite.syncToFs();
+    const error = messages.find(isError);
+    if (error) {
+      if (resultTypeChanged(error)) this.forget(searchPath, sql);
+      throw withQuery(error, sql, params, options);
+    }
+    return parse.parseResults([...statement.description, ...messages], this.pglite.parsers, options)[0] as Results<T>;
+  }
+
+  private async prepare(searchPath: string, sql: string, options?: QueryOptions): Promise<KeptStatement> {
+    const name = this.cache.nameFor();
+    const parsed = await this.call(
+      protocol.serialize.parse({ name, text: sql, types: options?.paramTypes ?? [] }),
+      protocol.serialize.describe({ type: "S", name }),
+    );
+    const error = parsed.find(isError);
+    if (parsed.some((message) => message.name === "parseComplete")) {
+      const statement: KeptStatement = {
+        name,
+        parameterTypes: parse.parseDescribeStatementResults(parsed),
+        description: parsed.filter((message) => message.name === "rowDescription" || message.name === "noData"),
+      };
+      this.statements.set(name, statement);
+      for (const evicted of this.cache.kept(searchPath, sql, name)) this.close(evicted);
+      if (!error) return statement;
+    }
+    // After an error Postgres skips every message until a Sync.
+    await this.call(protocol.serialize.sync());
+    throw withQuery(error ?? new Error(`statement not prepared: ${sql}`), sql, undefined, options);
+  }
+
+  private forget(searchPath: string, sql: string): void {
+    const name = this.cache.forget(searchPath, sql);
+    if (name !== undefined) this.close(name);
+  }
+
+  private close(name: string): void {
+    this.statements.delete(name);
+    this.toClose.push(name);
+  }
+
+  /** One call into the database: the closes pending first, then `messages`; every answer returned, errors among them. */
+  private call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+    const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
+    this.toClose = [];
+    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs: false, throwOnError: false });
+  }
+}
+
+function isError(message: BackendMessage): message is DatabaseError {
+  return message.name === "error";
+}
+
+/** What PGlite's `query` adds to an error it throws. */
+function withQuery<E extends Error>(error: E, query: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): E {
+  return Object.assign(error, { query, params, queryOptions: options });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
+}
