@@ -1,6 +1,6 @@
 import { AppError } from "@sched/errors";
 import type { Logger } from "@sched/logging";
-import type { Caller } from "@sched/proto";
+import { JsonText, type Caller } from "@sched/proto";
 import {
   extractTraceContext,
   idAttributes,
@@ -47,11 +47,16 @@ function spanFailure(err: unknown, span: Span): string | undefined {
   return err.status >= 500 ? err.code : undefined;
 }
 
-/** The ids of a request or reply (`params.id`, `userId`, the body's `id`), as span attributes. */
+/**
+ * The ids of a request or reply (`params.id`, `userId`, the body's `id`), as
+ * span attributes. A body sent as JSON text is read back for them: only for a
+ * recorded span, so without tracing it is never parsed.
+ */
 function payloadIds(value: unknown): Attributes {
   if (typeof value !== "object" || value === null) return {};
   const v = value as { params?: unknown; body?: unknown };
-  return { ...idAttributes(value), ...idAttributes(v.params), ...idAttributes(v.body) };
+  const body = v.body instanceof JsonText ? v.body.toJSON() : v.body;
+  return { ...idAttributes(value), ...idAttributes(v.params), ...idAttributes(body) };
 }
 
 /**

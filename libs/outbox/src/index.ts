@@ -1,3 +1,3 @@
 export { outboxMigration, outboxTraceContextMigration } from "./migration.js";
-export { enqueueEvent, outboxInsert, outboxInsertFrom, outboxRowJson, type OutboxInsert } from "./enqueue.js";
+export { encodedOutboxInsert, enqueueEvent, outboxInsert, outboxInsertFrom, outboxRowJson, type OutboxInsert } from "./enqueue.js";
 export { startOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./relay.js";

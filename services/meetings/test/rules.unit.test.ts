@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { thrown } from "@sched/testing";
-import { MEETING_FILTERS, MEETING_STATUSES, type MeetingFilter, type MeetingStatus } from "@sched/proto";
+import { MEETING_FILTERS, MEETING_STATUSES, meetingCreated, type MeetingFilter, type MeetingStatus } from "@sched/proto";
 import { describe, expect, it } from "vitest";
 import { applyPatch, changedFields, invitesOnCreate, invitesOnUpdate, isInviteWorthy, type MeetingState } from "../src/domain/changes.js";
-import { changeEvent, createdEvent, deletedEvent, eventMsgId } from "../src/domain/events.js";
+import { changeEvent, createdEventText, deletedEvent, eventMsgId } from "../src/domain/events.js";
 import { compareForList, matchesPlan, planList, withWindow } from "../src/domain/filters.js";
 import { cancelsOnDelete, checkStatusMove, checkUpdatable, isAllowedMove } from "../src/domain/lifecycle.js";
 import { accessOf, toMeeting, type MeetingRecord } from "../src/domain/meeting.js";
@@ -261,7 +261,7 @@ describe("events", () => {
   });
 
   it("created carries the organizer, the meeting, the sequence and whether to invite", () => {
-    const e = createdEvent(record(), true, "evt_1", NOW);
+    const e = meetingCreated.payload.parse(JSON.parse(createdEventText(record(), JSON.stringify(toMeeting(record())), true, "evt_1", "2026-05-04T12:00:00Z")));
     expect(e).toMatchObject({ eventId: "evt_1", meetingId: record().id, mode: "test", organizer: { userId: "usr_org", email: "org@example.com" }, sequence: 1, sendInvites: true, occurredAt: "2026-05-04T12:00:00Z" });
     expect(e.meeting.id).toBe(record().id);
   });

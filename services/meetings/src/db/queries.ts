@@ -114,7 +114,7 @@ const INSERT_MEETINGS = namedStatement(
 export async function insertMeetings(db: Knex, rows: readonly NewMeetingRow[]): Promise<void> {
   const json = rows.map(({ meeting: m, event }, ord) => {
     const fields = { ord, id: m.id, mode: m.mode, organizer_id: m.organizerId, organizer_email: m.organizerEmail, ...changeableColumns(m), created_at: iso(m.createdAt) };
-    // The event's payload goes in as the JSON text outboxInsert made, not encoded again.
+    // The event's payload goes in as the JSON text outboxInsert (or the service itself) made, not encoded again.
     return `${JSON.stringify(fields).slice(0, -1)},${outboxRowJson(event.row)}}`;
   });
   await runNamed(db, INSERT_MEETINGS, [`[${json.join(",")}]`]);

@@ -2,12 +2,12 @@ import { type Handler, type RequestContext, requireCaller } from "@sched/bus";
 import { writeOnce, type RouteRequest } from "@sched/db/idempotent-writes";
 import { newId } from "@sched/ids";
 import type { Knex } from "@sched/db";
-import { enqueueEvent, outboxInsert } from "@sched/outbox";
-import { meetingCreated, type AnswerOf, type Caller, type MeetingCreateBody, type meetingsCreate } from "@sched/proto";
+import { encodedOutboxInsert, enqueueEvent } from "@sched/outbox";
+import { JsonText, meetingCreated, type AnswerOf, type Caller, type Meeting, type MeetingCreateBody, type meetingsCreate } from "@sched/proto";
 import { invitesOnCreate } from "../domain/changes.js";
 import { newMeeting } from "../domain/create.js";
 import { readDateTime } from "../domain/datetime.js";
-import { createdEvent, eventMsgId, newEventId } from "../domain/events.js";
+import { createdEventText, eventMsgId, newEventId } from "../domain/events.js";
 import { toMeeting } from "../domain/meeting.js";
 import { newSeries, seriesCreatedEvent } from "../domain/seriesChanges.js";
 import { seriesToMeeting } from "../domain/series.js";
@@ -23,9 +23,12 @@ export function createMeeting(deps: MeetingsDeps): Handler<typeof meetingsCreate
     const route: RouteRequest = { method: "POST", path: "/v1/meetings", body };
     if (body.recurrence !== undefined) return createSeries(deps, ctx, route, { caller, body: { ...body, recurrence: body.recurrence }, startTime, now });
     const record = newMeeting({ id: newId("mtg"), caller, body, startTime, now });
-    const event = createdEvent(record, invitesOnCreate(record.status, body.sendInvites ?? true), newEventId(), now);
-    const reply: AnswerOf<typeof meetingsCreate> = { status: 201, body: toMeeting(record) };
-    const outboxRow = outboxInsert(meetingCreated, event, eventMsgId(record.id, record.sequence));
+    const meeting = toMeeting(record);
+    // Encoded once: the reply's body as it is sent, and the event's meeting. The event occurs at the creation's second.
+    const meetingJson = JSON.stringify(meeting);
+    const eventJson = createdEventText(record, meetingJson, invitesOnCreate(record.status, body.sendInvites ?? true), newEventId(), meeting.createdAt);
+    const reply: AnswerOf<typeof meetingsCreate> = { status: 201, body: new JsonText<Meeting>(meetingJson) };
+    const outboxRow = encodedOutboxInsert(meetingCreated, eventJson, eventMsgId(record.id, record.sequence));
     const answer = await writeOnce(deps.db, ctx, route, async (db) => {
       // In the transaction of an Idempotency-Key, on its own; otherwise with the creates of the same moment.
       if (db.isTransaction) await insertMeetings(db, [{ meeting: record, event: outboxRow }]);
