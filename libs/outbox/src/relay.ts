@@ -12,6 +12,14 @@ export interface OutboxRelayOptions {
   events: readonly EventDef[];
   /** Poll interval, for rows committed without a wake() (e.g. by another replica before it died). */
   pollMs?: number;
+  /**
+   * With every write of this service followed by a wake(), the poll only
+   * finds rows of a replica that died before its relay ran: each poll that
+   * held the lock and found nothing doubles the next pause, up to this
+   * (pollMs, the default, keeps it fixed). A wake, a row, a failure or
+   * another replica holding the lock bring it back to pollMs.
+   */
+  idlePollMs?: number;
   /** Rows per transaction: small, so a lock is never held for long. */
   batchSize?: number;
   /** How long published rows are kept before they are deleted. */
@@ -57,6 +65,8 @@ type LockedClaim = { locked: boolean; schema: string } & ({ [K in keyof OutboxRo
 interface BatchResult {
   /** Whether more rows may be waiting right now. */
   more: boolean;
+  /** Rows this batch claimed (none when another replica held the lock). */
+  claimed?: number;
   failure?: unknown;
   /** Whether this relay held the lock, and so knows the lag. */
   locked: boolean;
@@ -65,6 +75,16 @@ interface BatchResult {
 }
 
 const CLEANUP_EVERY_MS = 60_000;
+
+/**
+ * The pause before the next poll after `emptyPolls` polls in a row that
+ * found nothing: pollMs after the first (a wake's batch, or rows, came just
+ * before), then doubled each time up to idlePollMs.
+ */
+export function idlePause(pollMs: number, idlePollMs: number, emptyPolls: number): number {
+  if (emptyPolls <= 1) return pollMs;
+  return Math.min(idlePollMs, pollMs * 2 ** Math.min(emptyPolls - 1, 30));
+}
 const CLEANUP_BATCH = 5_000;
 const MAX_BACKOFF_MS = 30_000;
 
@@ -80,6 +100,7 @@ const MAX_BACKOFF_MS = 30_000;
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
   const pollMs = options.pollMs ?? 1_000;
+  const idlePollMs = Math.max(pollMs, options.idlePollMs ?? pollMs);
   const batchSize = options.batchSize ?? 50;
   const retainMs = options.retainPublishedMs ?? 10 * 60_000;
   const bySubject = new Map(options.events.map((e) => [e.subject, e]));
@@ -89,6 +110,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let woken = false;
   let interrupt: (() => void) | undefined;
   let lastCleanup = 0;
+  // Polls in a row that held the lock and found nothing; a wake starts the count again.
+  let emptyPolls = 0;
   // Lag as of the last batch: undefined while another replica relays (it reports the lag).
   let lag: { seconds: number; at: number } | undefined;
   let schema = "outbox";
@@ -155,7 +178,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     const published = (firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id);
     const left = firstFailed === -1 ? undefined : rows[firstFailed];
     const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
-    if (firstFailed === -1) return { result: { ...known, more: rows.length === batchSize }, published };
+    if (firstFailed === -1) return { result: { ...known, more: rows.length === batchSize, claimed: rows.length }, published };
     const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
     // The stream's last event was not the row before: that row was already stored earlier (a
     // republish after a crash). Not a failure: the next batch starts at this row.
@@ -239,13 +262,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         continue;
       }
       failures = 0;
+      emptyPolls = result.locked && result.claimed === 0 ? emptyPolls + 1 : 0;
       if (result.more) continue;
       try {
         await cleanup();
       } catch (err) {
         logger.warn({ err }, "outbox cleanup failed");
       }
-      await pause(pollMs, true);
+      await pause(idlePause(pollMs, idlePollMs, emptyPolls), true);
     }
   };
 
@@ -253,6 +277,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   return {
     wake: () => {
       woken = true;
+      emptyPolls = 0;
       interrupt?.();
     },
     stop: async () => {

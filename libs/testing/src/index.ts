@@ -76,7 +76,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
   }
 }
 export { thrown, rejection } from "./appErrors.js";
-export { meetingsCaller } from "./callers.js";
+export { meetingsCaller, servedRequest } from "./callers.js";
 export { deleteNamespaceStreams } from "./nats.js";
 export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
 export { seededRandom } from "./random.js";

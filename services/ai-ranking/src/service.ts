@@ -25,7 +25,7 @@ const config = z
     AI_MODEL_TOP_SLOTS: z.coerce.number().int().min(2).max(50).default(10),
     /** How often each replica checks whether a rebuild has started (milliseconds). */
     AI_HISTORY_CHECK_MS: env.positiveInt(5_000),
-    /** How often each replica relearns the patterns of the people changes touched (milliseconds): the most patterns lag behind. */
+    /** The least time between two relearning runs of a replica, which runs when its consumers queue people (milliseconds): about the most patterns lag behind. */
     AI_RELEARN_EVERY_MS: env.positiveInt(500),
   })
   .refine((c) => (c.OPENAI_API_KEY === undefined) === (c.AI_MODEL === undefined), {
@@ -60,8 +60,9 @@ export async function serveAiRanking(deps: ServiceDeps<AiRankingConfig>, now: ()
   const served = await bus.serve({ name: "ai-ranking", version: "1.0.0", description: "Ranks meeting times from history and preferences" }, [
     bind(aiRankingRank, rankHandler({ db, now, refine: (ranked, people) => (model ? refineTraced(model, ranked, people) : Promise.resolve(ranked)) })),
   ]);
-  const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS, now);
+  // Relearning runs when the history consumers queue someone, not on a fast timer: an idle replica stays asleep.
   const relearning = startRelearning(db, logger, now, c.AI_RELEARN_EVERY_MS);
+  const history = await consumeHistory(bus, db, logger, c.AI_HISTORY_CHECK_MS, now, () => relearning.wake());
   return {
     stop: async () => {
       await served.stop();

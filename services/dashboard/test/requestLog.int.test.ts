@@ -1,21 +1,11 @@
 import { openSchema, type Knex } from "@sched/db";
 import type { ServedRequest } from "@sched/proto";
-import { createTestDatabase } from "@sched/testing";
+import { createTestDatabase, servedRequest } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRequests, storeRequestBatch } from "../src/db/queries.js";
 import { migrations } from "../src/db/migrations/index.js";
 
-const served = (n: number): ServedRequest => ({
-  at: new Date(Date.UTC(2026, 10, 26, 7, 0, n)).toISOString(),
-  requestId: `req_${n}`,
-  apiKeyId: "key_log",
-  userId: "usr_log",
-  mode: "test",
-  method: "GET",
-  path: "/v1/meetings/:id",
-  status: n % 2 ? 200 : 404,
-  durationMs: n,
-});
+const served = (n: number): ServedRequest => servedRequest(n, { status: n % 2 ? 200 : 404 });
 
 /** The request log's batches as the gateways publish them, stored on Postgres and on the embedded database. */
 describe.each(["postgres", "pglite"] as const)("a request-log batch, on %s", (target) => {

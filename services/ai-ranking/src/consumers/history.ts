@@ -19,9 +19,9 @@ function consumerNames(generation: number): { meetings: string; people: string }
  * or an older version after a newer one, changes nothing, so at-least-once
  * delivery is safe.
  */
-export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEveryMs: number, now: () => number): Promise<Stoppable> {
+export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEveryMs: number, now: () => number, queued: () => void): Promise<Stoppable> {
   let generation = await historyGeneration(db);
-  let consumers = await consumeGeneration(bus, db, logger, generation, now);
+  let consumers = await consumeGeneration(bus, db, logger, generation, now, queued);
   // A rebuild (startNewGeneration, from the command line) is noticed here, so
   // every replica moves to the new consumers without a restart.
   const checking = runEvery(
@@ -32,7 +32,7 @@ export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEv
       await consumers.stop();
       // Should the new consumers fail to start, the next check tries again.
       consumers = { stop: async () => {} };
-      consumers = await consumeGeneration(bus, db, logger, latest, now);
+      consumers = await consumeGeneration(bus, db, logger, latest, now, queued);
       generation = latest;
       logger.info({ generation }, "history rebuild: reading the streams again from their first event");
     },
@@ -48,7 +48,7 @@ export async function consumeHistory(bus: Bus, db: Knex, logger: Logger, checkEv
 
 const MEETINGS_PER_BATCH = 100;
 
-async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation: number, now: () => number): Promise<Stoppable> {
+async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation: number, now: () => number, queued: () => void): Promise<Stoppable> {
   const names = consumerNames(generation);
   // What is waiting goes in one statement: a backlog (a busy minute, a rebuild) costs few round trips.
   const meetings = await bus.consumeBatches({ durable: names.meetings, events: meetingEvents, maxBatch: MEETINGS_PER_BATCH }, async (messages) => {
@@ -57,6 +57,7 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation:
     const stored = await occurrenceIdsOf(db, events.filter(isWholeSeries).map((e) => e.meetingId));
     const touched = await saveMeetings(db, events.flatMap((e) => storedMeetingsOf(e, now(), stored.get(e.meetingId))));
     logger.debug({ meetings: messages.length, queued: touched.length }, "meeting history updated");
+    if (touched.length > 0) queued();
   });
   const people = await bus.consume({ durable: names.people, events: [userCreated, userUpdated] }, async (message) => {
     const event = message.payload;
@@ -69,7 +70,9 @@ async function consumeGeneration(bus: Bus, db: Knex, logger: Logger, generation:
     };
     const saved = await savePerson(db, { ...person, updatedAt: new Date(event.occurredAt) });
     // A new zone moves every local hour; a new account or e-mail makes meetings seen before theirs.
-    if (saved.relearn) await queueRelearningEveryMode(db, person.email);
+    if (!saved.relearn) return;
+    await queueRelearningEveryMode(db, person.email);
+    queued();
   });
   return {
     stop: async () => {

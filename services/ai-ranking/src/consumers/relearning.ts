@@ -1,8 +1,7 @@
-import type { Stoppable } from "@sched/bus";
 import type { Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { keptSpanAfter, learnChanges, learnWhole, patternsAfter, planRelearning } from "../domain/learning.js";
-import { runEvery } from "./periodic.js";
+import { runWhenWoken, type WokenRuns } from "./periodic.js";
 import { readForRelearning, takeRelearning, writeRelearning, type RelearningWrite } from "../db/queries.js";
 
 /** People relearned per transaction. */
@@ -40,10 +39,21 @@ export async function relearnQueued(db: Knex, now: number): Promise<number> {
   }
 }
 
-/** Runs relearnQueued every `everyMs` on every replica (they share the queue); stop() waits for the run in progress. */
-export function startRelearning(db: Knex, logger: Logger, now: () => number, everyMs: number): Stoppable {
-  return runEvery(
-    everyMs,
+/**
+ * With no wake, how often a replica looks at the queue anyway: for people
+ * queued by a replica that stopped before relearning them.
+ */
+const RELEARN_FALLBACK_MS = 30_000;
+
+/**
+ * Runs relearnQueued when the history consumers queued someone (wake()), at
+ * most once per `minGapMs` on every replica (they share the queue), and every
+ * RELEARN_FALLBACK_MS without a wake; stop() waits for the run in progress.
+ */
+export function startRelearning(db: Knex, logger: Logger, now: () => number, minGapMs: number): WokenRuns {
+  return runWhenWoken(
+    minGapMs,
+    RELEARN_FALLBACK_MS,
     async () => {
       const relearned = await relearnQueued(db, now());
       if (relearned > 0) logger.debug({ relearned }, "patterns relearned");

@@ -24,26 +24,37 @@ const DEFAULT_REQUEST_LOG_SETTINGS: RequestLogSettings = { maxBatch: MAX_SERVED_
 /**
  * Collects the metadata of authenticated requests (never a body or a key) and
  * publishes it in batches to the request-log stream, off the request's path:
- * recording is a push onto an array, and the publishing runs on a timer.
+ * recording is a push onto an array, and the publishing runs on a timer,
+ * armed only while something waits: an idle gateway is not woken every
+ * `flushEveryMs` for nothing.
  */
 export class RequestLogRecorder {
   private buffer: ServedRequest[] = [];
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly bus: Bus,
     private readonly logger: Logger,
     private readonly settings: RequestLogSettings = DEFAULT_REQUEST_LOG_SETTINGS,
-  ) {
-    this.timer = setInterval(() => void this.flush(), settings.flushEveryMs);
-    this.timer.unref();
-  }
+  ) {}
 
   record(request: ServedRequest): void {
     this.buffer.push(request);
     if (this.buffer.length > this.settings.maxBuffered) this.buffer.splice(0, this.buffer.length - this.settings.maxBuffered);
     if (this.buffer.length >= this.settings.maxBatch) void this.flush();
+    else this.arm();
+  }
+
+  /** The next round, `flushEveryMs` from now, unless one is already due. */
+  private arm(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.settings.flushEveryMs);
+    this.timer.unref();
   }
 
   /** Publishes what is buffered, one batch after another; a batch the bus refuses goes back to the front for the next round. */
@@ -58,6 +69,7 @@ export class RequestLogRecorder {
         } catch (err) {
           this.buffer = [...batch, ...this.buffer];
           this.logger.warn({ err, requests: batch.length }, "the request log batch was not published; it is kept for the next round");
+          this.arm();
           return;
         }
       }
@@ -66,7 +78,9 @@ export class RequestLogRecorder {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     await this.flush();
   }
 }
