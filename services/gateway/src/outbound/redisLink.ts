@@ -25,13 +25,47 @@ function watchRedis(redis: Redis, logger: Logger): void {
 }
 
 /**
+ * The commands of one pass of the event loop leave in one write: the socket
+ * is corked at the first and uncorked in the pass's check phase
+ * (`setImmediate`), after every connection found readable in that pass has
+ * been served, so the commands of requests arriving together share the
+ * write. ioredis's auto-pipelining gathers them too, but builds a Pipeline
+ * for every batch (the defined scripts' methods copied onto it, a promise, a
+ * callback a command, each reply handed on in a tick of its own) and sends
+ * the next batch only once the last is answered: 75 against 46 µs of CPU a
+ * rate-limit command when requests come one at a time (docs/benchmarks.md).
+ * Only a ready client's own commands cork; a pipeline's or the handshake's
+ * go as ioredis writes them, and a command ioredis refuses is refused at once
+ * as before. Each pass's cork is undone by its own immediate, on the socket
+ * it was put on, so a reconnect in between leaves no socket corked.
+ */
+function oneWritePerPass(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  let corked: Redis["stream"] | undefined;
+  const uncork = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
+  redis.sendCommand = (command, stream) => {
+    if (corked === undefined && stream === undefined && redis.status === "ready") {
+      corked = redis.stream;
+      corked.cork();
+      setImmediate(uncork);
+    }
+    return send(command, stream);
+  };
+}
+
+/**
  * The gateway's Redis client. No offline queue and one retry: while Redis is
  * away a command fails at once and the in-memory insurance answers, so no
- * request waits on a reconnect. Commands issued in one tick (a request's
- * checks, or those of requests arriving together) share one write.
+ * request waits on a reconnect. Commands issued in one pass of the event
+ * loop (a request's checks, or those of requests arriving together) share one
+ * write.
  */
 export function openRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  oneWritePerPass(redis);
   watchRedis(redis, logger);
   return redis;
 }
