@@ -84,8 +84,8 @@ export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => void
  * API requests (under /v1/, not a page nor the OpenAPI document) are answered
  * by Node's request handler itself when tracing is off: express's router,
  * its prototypes swapped onto each request and response, and its per-request
- * layers cost about a tenth of the gateway's CPU a request and add nothing
- * to them. When tracing is on they go through express, whose
+ * layers cost a third to a half of the gateway's CPU a request
+ * (docs/benchmarks.md) and add nothing to them. When tracing is on they go through express, whose
  * instrumentation makes the spans traces show. Everything else (health,
  * readiness, the docs, the dashboard's pages) is express's always.
  */
