@@ -124,7 +124,7 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
     },
     { ...(redis ? { redis } : {}), keyPrefix },
   );
-  const app = createGatewayApp({
+  const handler = createGatewayApp({
     bus,
     logger,
     routes: publicRoutes,
@@ -144,5 +144,5 @@ export async function assembleGateway({ bus, logger, settings, redis, keyPrefix,
       maxJsonDepth: settings.maxJsonDepth,
     },
   });
-  return { server: createGatewayServer(withHttpMetrics(app), settings, settings.publicBaseUrl), background };
+  return { server: createGatewayServer(withHttpMetrics(handler), settings, settings.publicBaseUrl), background };
 }

@@ -3,9 +3,12 @@ import { AppError, checkIdempotencyKey } from "@sched/errors";
 import { requestFingerprint } from "@sched/ids";
 import type { Logger } from "@sched/logging";
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER, JsonText, type Caller, type HttpReply, type RateBucket, type RouteDef } from "@sched/proto";
-import { nameRoute } from "@sched/telemetry";
+import { nameRoute, tracingEnabled } from "@sched/telemetry";
 import express, { type Request, type Response } from "express";
 import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseQuery } from "node:querystring";
+import proxyAddress from "proxy-addr";
 import type { Authenticator } from "../../outbound/keys/authenticator.js";
 import { bearerToken } from "../../domain/bearer.js";
 import { rateLimitHeaders, type BucketState } from "../../domain/rateLimitHeaders.js";
@@ -14,7 +17,7 @@ import { chooseRequestId } from "../../domain/requestId.js";
 import { compileRoutes } from "../../domain/routeMatch.js";
 import { jsonBodyReader } from "./body.js";
 import { docsHandler, DOCS_PATHS } from "./docs.js";
-import { errorMiddleware } from "./errors.js";
+import { errorAnswer, errorMiddleware } from "./errors.js";
 import { handOn } from "./handover.js";
 import type { RequestLimits } from "./server.js";
 import { claimLeaseMs } from "../../domain/idempotency.js";
@@ -23,6 +26,7 @@ import type { IdempotencyStore } from "../../outbound/idempotency/store.js";
 import { Places } from "./inFlight.js";
 import { RateLimitedError, type RateLimits } from "../../outbound/rateLimits.js";
 import { learn } from "./requestFacts.js";
+import { sendEncoded, sendJson, sendText, setHeaders, setReplyHeaders } from "./reply.js";
 import { servedRequestRecorder, type RequestLogSink } from "./requestLog.js";
 
 export interface GatewayDeps {
@@ -53,14 +57,39 @@ export interface GatewayDeps {
 const FORWARDED_HEADERS = ["Idempotency-Key", "traceparent", "tracestate", "X-Goog-Channel-ID", "X-Goog-Channel-Token", "X-Goog-Resource-State"] as const;
 /** Each with the lower-case name Node keeps it under, worked out once. */
 const FORWARDED = FORWARDED_HEADERS.map((name) => [name, name.toLowerCase()] as const);
+const IDEMPOTENCY_LOWER_CASE = IDEMPOTENCY_HEADER.toLowerCase();
+
+/**
+ * An API request as the edge reads it: its path, its query and its client's
+ * address, worked out by express when it carries the request and from the
+ * URL (as express would) when it does not.
+ */
+interface ApiRequest {
+  req: IncomingMessage;
+  path: string;
+  query: () => Record<string, unknown>;
+  /** Through the trusted proxies, as express's `req.ip`. */
+  address: () => string | undefined;
+}
+
+/** The handler of every request the gateway's port takes. */
+export type GatewayHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * The HTTP edge. For each request, in this order: request id, CORS refusal,
  * route match (404/405), authentication (401), rate limit (429), scope (403),
  * body (415/413/400), a place in progress (503), then the service over the
  * bus, whose validation and resource checks come last.
+ *
+ * API requests (under /v1/, not a page nor the OpenAPI document) are answered
+ * by Node's request handler itself when tracing is off: express's router,
+ * its prototypes swapped onto each request and response, and its per-request
+ * layers cost a third to a half of the gateway's CPU a request
+ * (docs/benchmarks.md) and add nothing to them. When tracing is on they go through express, whose
+ * instrumentation makes the spans traces show. Everything else (health,
+ * readiness, the docs, the dashboard's pages) is express's always.
  */
-export function createGatewayApp(deps: GatewayDeps): express.Express {
+export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
@@ -78,15 +107,22 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   // Paths under /v1/ that are neither the OpenAPI document nor a page go to the routes at once, past the layers below.
   const isApiPath = (path: string) => path.startsWith("/v1/") && !DOCS_PATHS.has(path) && !pageMounts.some((mount) => path === mount || path.startsWith(`${mount}/`));
 
-  // The edge, in one layer: request id, URL length and Host, no conditional requests, the request log.
-  app.use((req, res, next) => {
+  const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const answerError = errorAnswer(deps.logger, deps.publicBaseUrl);
+
+  /** What every request meets first: request id, URL length and Host, no conditional requests, the request log. */
+  const enter = (req: IncomingMessage, res: ServerResponse, url: string): void => {
     const requestId = chooseRequestId(req.headers["x-request-id"] as string | undefined);
     learn(res, { requestId });
     res.setHeader("X-Request-Id", requestId);
-    refuseAtEdge(req, deps.edge);
+    refuseAtEdge(req, url, deps.edge);
     unconditional(req);
     recordServed?.(req, res);
-    if (isApiPath(req.path)) answer(req, res).catch(next);
+  };
+
+  app.use((req, res, next) => {
+    enter(req, res, req.originalUrl);
+    if (isApiPath(req.path)) answer(throughExpress(req), res).catch(next);
     else next();
   });
 
@@ -104,22 +140,24 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
 
   app.use(docsHandler(deps.routes, deps.pages?.[0]?.mountPath));
 
-  async function answer(req: Request, res: Response): Promise<void> {
+  async function answer(api: ApiRequest, res: ServerResponse): Promise<void> {
+    const { req, path } = api;
     if (req.method === "OPTIONS") {
       throw new AppError("forbidden", "This API is for servers: browser cross-origin requests are not allowed.");
     }
-    const matched = match(req.method === "HEAD" ? "GET" : req.method, req.path);
-    if (matched.kind === "not_found") throw new AppError("not_found", `No route for ${req.method} ${req.path}.`);
+    const method = req.method!;
+    const matched = match(method === "HEAD" ? "GET" : method, path);
+    if (matched.kind === "not_found") throw new AppError("not_found", `No route for ${method} ${path}.`);
     if (matched.kind === "method_not_allowed") {
-      throw new AppError("method_not_allowed", `${req.method} is not allowed on ${req.path}.`, { allow: matched.allow });
+      throw new AppError("method_not_allowed", `${method} is not allowed on ${path}.`, { allow: matched.allow });
     }
     const { route, params } = matched;
     learn(res, { routePath: route.path });
     nameRoute(res, route.path);
     const deprecated = deprecations.get(route);
     if (deprecated) setHeaders(res, deprecated);
-    // Read once: express works the address out anew (through the trusted proxies) on every read.
-    const address = req.ip ?? "unknown";
+    // Read once: it is worked out anew (through the trusted proxies) on every read.
+    const address = api.address() ?? "unknown";
     const caller =
       route.auth === "admin" ? await checkAdmin(req, address, deps) : route.auth === "none" ? undefined : await authenticate(req, res, address, deps, route.bucket);
     if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(address));
@@ -137,7 +175,7 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
       const value = req.headers[lowerCase] as string | undefined;
       if (value !== undefined) headers[name] = value;
     }
-    const query = { ...req.query };
+    const query = { ...api.query() };
     handOn(res);
     // An idempotent POST adds the headers of its key's guard (forwardOnce).
     const forward = (guard?: Record<string, string>): Promise<HttpReply> =>
@@ -150,35 +188,77 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
             {
               apiKeyId: caller.apiKeyId,
               idempotencyKey,
-              fingerprint: requestFingerprint(req.method, req.path, { query, body }),
+              fingerprint: requestFingerprint(method, path, { query, body }),
               leaseMs: claimLeaseMs(deps.busTimeoutMs),
             },
             forward,
           )
         : { reply: await forward(), replayed: false };
     const { status, body: replyBody, headers: replyHeaders } = reply;
-    if (replyHeaders) res.set(replyHeaders);
-    if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, "true");
-    if (replyBody === undefined || status === 204) res.status(status).end();
+    if (replyHeaders) setReplyHeaders(res, replyHeaders);
+    if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true");
+    if (replyBody === undefined || status === 204) {
+      res.statusCode = status;
+      res.end();
+    }
     // A reply the service marks as plain text (Graph's subscription handshake wants its token back so) is its string as is.
-    else if (replyHeaders?.["Content-Type"]?.startsWith("text/plain") && replyBody instanceof JsonText) res.status(status).send(String(replyBody.toJSON()));
-    else if (replyBody instanceof JsonText) sendEncoded(res, status, replyBody.encoded);
-    else res.status(status).json(replyBody);
+    else if (replyHeaders?.["Content-Type"]?.startsWith("text/plain") && replyBody instanceof JsonText) {
+      res.statusCode = status;
+      sendText(res, String(replyBody.toJSON()));
+    } else if (replyBody instanceof JsonText) sendEncoded(res, status, replyBody.encoded);
+    else sendJson(res, status, replyBody);
   }
 
-  app.use(answer);
+  // Any other path: its 404 (or 405) envelope, as under /v1/.
+  app.use((req: Request, res: Response) => answer(throughExpress(req), res));
   app.use(errorMiddleware(deps.logger, deps.publicBaseUrl));
-  return app;
+
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const path = tracingEnabled() ? undefined : apiPathOf(url);
+    if (path === undefined || !isApiPath(path)) {
+      app(req, res);
+      return;
+    }
+    const search = path.length < url.length ? url.slice(path.length + 1) : null;
+    const api: ApiRequest = { req, path, query: () => parseQuery(search ?? ""), address: () => proxyAddress(req, trusted) };
+    try {
+      enter(req, res, url);
+    } catch (err) {
+      answerError(err, res);
+      return;
+    }
+    answer(api, res).catch((err: unknown) => answerError(err, res));
+  };
 }
+
+/** A request express carries, read through express. */
+function throughExpress(req: Request): ApiRequest {
+  return { req, path: req.path, query: () => req.query as Record<string, unknown>, address: () => req.ip };
+}
+
+/**
+ * The path of a URL under /v1/ as express reads it (parseurl), when it can
+ * be read so simply: a URL in another form (absolute, or with a character
+ * that makes parseurl parse it in full, such as `#`) is left to express.
+ */
+function apiPathOf(url: string): string | undefined {
+  if (!url.startsWith("/v1/") || UNUSUAL_URL.test(url)) return undefined;
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** The characters on which parseurl gives up its quick reading of a URL. */
+const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
 
 /**
  * Refuses what no route should spend effort on: an over-long URL (414), and
  * an HTTP/1.1 request without the Host header it must carry (400; Node
  * would answer it without the envelope).
  */
-function refuseAtEdge(req: Request, limits: GatewayDeps["edge"]): void {
+function refuseAtEdge(req: IncomingMessage, url: string, limits: GatewayDeps["edge"]): void {
   // Bytes are never fewer than UTF-16 units: only a URL that might be too long is counted in bytes.
-  if (req.originalUrl.length * 3 > limits.maxUrlBytes && Buffer.byteLength(req.originalUrl) > limits.maxUrlBytes) {
+  if (url.length * 3 > limits.maxUrlBytes && Buffer.byteLength(url) > limits.maxUrlBytes) {
     throw new AppError("uri_too_long", `The URL is longer than ${limits.maxUrlBytes} bytes.`);
   }
   if (req.httpVersion === "1.1" && req.headers.host === undefined) {
@@ -194,12 +274,12 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  * it does not take conditional requests: without this, `If-None-Match: *`
  * would pass express's freshness check and get a bodiless 304.
  */
-function unconditional(req: Request): void {
+function unconditional(req: IncomingMessage): void {
   for (const name of CONDITIONAL_HEADERS) if (req.headers[name] !== undefined) delete req.headers[name];
 }
 
 /** Runs `work` holding a place, given back when it ends or the client goes, whichever comes first. */
-async function whileHolding<T>(res: Response, giveBack: () => void, work: () => Promise<T>): Promise<T> {
+async function whileHolding<T>(res: ServerResponse, giveBack: () => void, work: () => Promise<T>): Promise<T> {
   res.on("close", giveBack);
   try {
     return await work();
@@ -209,8 +289,8 @@ async function whileHolding<T>(res: Response, giveBack: () => void, work: () => 
 }
 
 /** The Idempotency-Key header, if any; a bad value is a 400 naming the header. */
-function readIdempotencyKey(req: Request): string | undefined {
-  const value = req.get(IDEMPOTENCY_HEADER);
+function readIdempotencyKey(req: IncomingMessage): string | undefined {
+  const value = req.headers[IDEMPOTENCY_LOWER_CASE] as string | undefined;
   return value === undefined ? undefined : checkIdempotencyKey(value);
 }
 
@@ -220,10 +300,10 @@ function readIdempotencyKey(req: Request): string | undefined {
  * allowance is refused whatever token it sends, the right one included, so
  * that a refusal says nothing about a guess.
  */
-async function checkAdmin(req: Request, address: string, deps: GatewayDeps): Promise<undefined> {
+async function checkAdmin(req: IncomingMessage, address: string, deps: GatewayDeps): Promise<undefined> {
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
-  const token = bearerToken(req.get("authorization"));
+  const token = bearerToken(req.headers.authorization);
   const expected = Buffer.from(deps.adminToken);
   const given = Buffer.from(token ?? "");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -240,8 +320,8 @@ async function checkAdmin(req: Request, address: string, deps: GatewayDeps): Pro
  * check and its count go to Redis together, in one command; any other key
  * is looked up only once the address check has passed.
  */
-async function authenticate(req: Request, res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
-  const presented = deps.authenticator.present(req.get("authorization"));
+async function authenticate(req: IncomingMessage, res: ServerResponse, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
+  const presented = deps.authenticator.present(req.headers.authorization);
   if ("caller" in presented) return countKnown(res, address, deps, bucket, presented.caller);
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
@@ -259,7 +339,7 @@ async function authenticate(req: Request, res: Response, address: string, deps: 
 }
 
 /** A key resolved here recently: its count and its address's check in one go. */
-async function countKnown(res: Response, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
+async function countKnown(res: ServerResponse, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
   learn(res, { caller });
   let exhausted: BucketState | undefined;
   if (bucket) {
@@ -273,38 +353,13 @@ async function countKnown(res: Response, address: string, deps: GatewayDeps, buc
   return caller;
 }
 
-async function countRequest(res: Response, count: () => Promise<BucketState>): Promise<void> {
+async function countRequest(res: ServerResponse, count: () => Promise<BucketState>): Promise<void> {
   try {
     setHeaders(res, rateLimitHeaders(await count(), Date.now()));
   } catch (err) {
     if (err instanceof RateLimitedError) setHeaders(res, rateLimitHeaders(err.state, Date.now()));
     throw err;
   }
-}
-
-/** What res.json() sends as the type, for bodies that arrive already encoded. */
-const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
-
-/**
- * Headers of plain string values, set as they are: express's `res.set` would
- * look each name over for a Content-Type to complete, and these have none.
- */
-function setHeaders(res: Response, headers: Readonly<Record<string, string>>): void {
-  for (const name in headers) res.setHeader(name, headers[name]!);
-}
-
-/**
- * A body that arrives encoded, written as it came (the bytes as a Buffer
- * without copying them). What `res.send` would do beyond this does not apply:
- * no ETag is made, conditional requests were refused at the edge (so nothing
- * is fresh), and Node itself sends no body to a HEAD.
- */
-function sendEncoded(res: Response, status: number, encoded: string | Uint8Array): void {
-  const body = typeof encoded === "string" ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
-  res.statusCode = status;
-  res.setHeader("Content-Type", JSON_CONTENT_TYPE);
-  res.setHeader("Content-Length", typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
-  res.end(body);
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

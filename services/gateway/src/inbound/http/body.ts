@@ -1,7 +1,7 @@
 import { AppError, paramName } from "@sched/errors";
 import express, { type Request, type Response } from "express";
 import { isUtf8 } from "node:buffer";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { finished } from "node:stream";
 import getRawBody from "raw-body";
 import { nestsDeeperThan, nonFiniteNumberAt } from "../../domain/jsonShape.js";
@@ -9,7 +9,7 @@ import { nestsDeeperThan, nonFiniteNumberAt } from "../../domain/jsonShape.js";
 /** 100 KiB, as express.json's "100kb". */
 const MAX_BODY_BYTES = 100 * 1024;
 
-function hasBody(req: Request): boolean {
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   if (length !== undefined) return length !== "0";
   return req.headers["transfer-encoding"] !== undefined;
@@ -29,7 +29,7 @@ function isIdentity(req: IncomingMessage): boolean {
   return encoding === undefined || encoding.toLowerCase() === "identity";
 }
 
-export type JsonBodyReader = (req: Request, res: Response) => Promise<unknown>;
+export type JsonBodyReader = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
 
 const tooLarge = () => new AppError("payload_too_large", "The request body is larger than 100 KiB.");
 const notJson = () => new AppError("invalid_json", "The request body is not valid JSON.");
@@ -58,9 +58,10 @@ export function jsonBodyReader(maxDepth: number): JsonBodyReader {
     type: () => true,
     verify: (_req, _res, bytes) => checkBytes(bytes),
   });
-  const readCompressed = (req: Request, res: Response) =>
+  // The parser reads and sets only what Node's request has (its headers, its stream) and the `body` it adds.
+  const readCompressed = (req: IncomingMessage, res: ServerResponse) =>
     new Promise<unknown>((resolve, reject) => {
-      compressedParser(req, res, (err?: unknown) => (err ? reject(mapBodyError(err)) : resolve(req.body)));
+      compressedParser(req as Request, res as Response, (err?: unknown) => (err ? reject(mapBodyError(err)) : resolve((req as Request).body)));
     });
   return async (req, res) => {
     if (!hasBody(req)) return undefined;
