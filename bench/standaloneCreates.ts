@@ -36,17 +36,26 @@ export async function benchStandaloneCreates(options: BenchOptions & { profile: 
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
   const system = await new System({ wiring: { kind: "standalone", dataDir }, logger: createLogger({ name: "bench", level: "error" }), port: 0, adminToken, onStage: (stage, ms) => console.log(`  ${stage} (${ms.toFixed(0)} ms)`) }).start();
   try {
-    const pglite = system.embeddedDatabase!.pglite;
+    const { pglite, statements: kept } = system.embeddedDatabase!;
     const byKind = new Map<string, number>();
     let statements = 0;
-    const query = pglite.query.bind(pglite);
-    pglite.query = ((sql: string, ...rest: unknown[]) => {
-      if (sql.startsWith(SETTLED_MARK)) return (query as (...args: unknown[]) => unknown)(sql, ...rest);
+    const tally = (sql: string) => {
+      if (sql.startsWith(SETTLED_MARK)) return;
       statements += 1;
       const kind = kindOf(sql);
       byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    };
+    const query = pglite.query.bind(pglite);
+    pglite.query = ((sql: string, ...rest: unknown[]) => {
+      tally(sql);
       return (query as (...args: unknown[]) => unknown)(sql, ...rest);
     }) as typeof pglite.query;
+    // Statements with parameters run on the ones the session keeps prepared, not through query.
+    const run = kept.run.bind(kept);
+    kept.run = ((searchPath: string, sql: string, ...rest: unknown[]) => {
+      tally(sql);
+      return (run as (...args: unknown[]) => unknown)(searchPath, sql, ...rest);
+    }) as typeof kept.run;
     // Relays and timers poll while nothing happens: their rate when quiet is measured first and taken off.
     const quietSeconds = 3;
     const quietFrom = statements;

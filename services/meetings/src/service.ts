@@ -1,4 +1,5 @@
 import { bind } from "@sched/bus";
+import { isEmbedded } from "@sched/db";
 import { sweepExpiredIdempotencyKeys } from "@sched/db/idempotent-writes";
 import { startOutboxRelay } from "@sched/outbox";
 import { meetingsBusy, meetingsCreate, meetingsDelete, meetingsGet, meetingsList, meetingsRecordResponse, meetingStreamEvents, meetingsUpdate, timeOffCreate, timeOffDelete, timeOffList } from "@sched/proto";
@@ -6,6 +7,7 @@ import { defineService } from "@sched/runtime";
 import { z } from "zod";
 import { migrations } from "./db/migrations/index.js";
 import { MeetingInserts } from "./db/insertBatches.js";
+import { insertMeetings } from "./db/queries.js";
 import { SeriesStore } from "./db/seriesStore.js";
 import { busy } from "./inbound/busy.js";
 import { createMeeting } from "./inbound/createMeeting.js";
@@ -46,7 +48,7 @@ export const meetingsService = defineService({
   start: async ({ bus, db, logger }) => {
     const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS, idlePollMs: RELAY_IDLE_POLL_MS });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
-    const deps: MeetingsDeps = { db, inserts: new MeetingInserts(db), relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes(), series: new SeriesStore() };
+    const deps: MeetingsDeps = { db, inserts: new MeetingInserts(db, insertMeetings, { gathersTurn: isEmbedded(db) }), relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes(), series: new SeriesStore() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
       bind(meetingsList, listMeetings(deps)),
       bind(meetingsCreate, createMeeting(deps)),

@@ -65,6 +65,34 @@ describe("MeetingInserts after a shared insert failed", () => {
   });
 });
 
+describe("MeetingInserts gathering a turn (the embedded database)", () => {
+  it("when creates come in one turn of the event loop, then the first waits for the others and all go in one statement", async () => {
+    const statements: string[][] = [];
+    const inserts = new MeetingInserts({} as Knex, async (_db, rows) => void statements.push(idsOf(rows)), { gathersTurn: true });
+    const all = ["a", "b", "c"].map((id) => inserts.insert(row(id)));
+    expect(statements).toEqual([]);
+    expect(await settled(all)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+    expect(statements).toEqual([["a", "b", "c"]]);
+  });
+
+  it("when a create comes alone, then it is written in the next turn, and one of a later turn in a statement of its own", async () => {
+    const statements: string[][] = [];
+    const inserts = new MeetingInserts({} as Knex, async (_db, rows) => void statements.push(idsOf(rows)), { gathersTurn: true });
+    await inserts.insert(row("a"));
+    await inserts.insert(row("b"));
+    expect(statements).toEqual([["a"], ["b"]]);
+  });
+
+  it("without it, the first create of a quiet moment is written at once, before the others of its turn come", async () => {
+    const statements: string[][] = [];
+    const inserts = new MeetingInserts({} as Knex, async (_db, rows) => void statements.push(idsOf(rows)));
+    const all = ["a", "b", "c"].map((id) => inserts.insert(row(id)));
+    expect(statements).toEqual([["a"]]);
+    await Promise.all(all);
+    expect(statements).toEqual([["a"], ["b", "c"]]);
+  });
+});
+
 describe("batchRetryAfter", () => {
   it("tells an outage, a deadline and a bad row apart", () => {
     expect(batchRetryAfter(errorWith({ code: "57P03", message: "the database system is starting up" }))).toBe("none");

@@ -29,6 +29,11 @@ interface Waiting {
  * request's context, so that one row's failure is that row's caller's alone,
  * unless the database is out of reach, when every row is refused at once
  * (see batchRetryAfter).
+ *
+ * On the embedded database a statement runs on this very thread: no create
+ * arrives while it is on its way, so none would ever wait for the next one.
+ * There (`gathersTurn`) the first insert of a turn is written once the
+ * requests read in the same turn of the event loop have come as well.
  */
 export class MeetingInserts {
   private readonly waiting: Waiting[] = [];
@@ -38,6 +43,7 @@ export class MeetingInserts {
     private readonly db: Knex,
     /** Writes rows in one statement (insertMeetings; another in tests that make it fail). */
     private readonly writeRows: (db: Knex, rows: readonly NewMeetingRow[]) => Promise<void> = insertMeetings,
+    private readonly options: { gathersTurn?: boolean } = {},
   ) {}
 
   insert(row: NewMeetingRow): Promise<void> {
@@ -45,7 +51,8 @@ export class MeetingInserts {
       this.waiting.push({ row, deadline: Date.now() + (remainingMs() ?? Infinity), scope: new AsyncResource("meeting-insert"), resolve, reject });
       if (!this.writing) {
         this.writing = true;
-        void this.write();
+        if (this.options.gathersTurn) setImmediate(() => void this.write());
+        else void this.write();
       }
     });
   }
