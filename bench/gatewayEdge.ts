@@ -4,20 +4,28 @@
  * Redis rate limits on the local Redis, the request log, the metrics), in
  * front of a bus that answers at once with canned replies, driven by a load
  * generator in another process. Prints the gateway process's CPU time per
- * request (user + system), which holds on a machine busy with other work.
+ * request (user + system), which holds on a machine busy with other work,
+ * and its heap's garbage per request: bytes allocated, bytes a scavenge
+ * promoted to the old generation, and collections and their pauses per
+ * 10,000 requests (v8's GCProfiler over each round).
  *
  *   node --conditions=@sched/source --import tsx bench/gatewayEdge.ts [--src=<dir>[,<dir>…]] [--requests=N] [--rounds=N] [--concurrency=N]
- *     [--cases=get,list,create] [--reply-delay-ms=N]
+ *     [--cases=get,list,create] [--reply-delay-ms=N] [--rate=N] [--bus=nats]
+ *
+ * `--bus=nats`: the gateway's requests go through the local NATS server, as
+ * in the processes wiring, to a process of their own answering them with the
+ * same canned replies (the request log's batches are still not published).
  *
  * `--src` points at another copy of services/gateway/src (an earlier commit
  * checked out beside this tree), so two versions can be run alternately.
  */
-import type { Bus } from "@sched/bus";
+import { connectNatsBus, type Bus, type EndpointBinding } from "@sched/bus";
 import { createLogger } from "@sched/logging";
 import { accountsAuthenticate, JsonText, meetingsCreate, meetingsGet, meetingsList, type Caller, type HttpReply, type RouteEndpoint } from "@sched/proto";
 import { fork } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { GCProfiler, getHeapStatistics } from "node:v8";
 import type * as GatewayService from "../services/gateway/src/service.js";
 import type * as RedisLink from "../services/gateway/src/outbound/redisLink.js";
 import type * as IdempotencyStores from "../services/gateway/src/outbound/idempotency/store.js";
@@ -29,7 +37,7 @@ if (process.argv[2] === "--load") {
   const http = await import("node:http");
   const [port, path, method, total, concurrency] = [Number(process.argv[3]), process.argv[4]!, process.argv[5]!, Number(process.argv[6]), Number(process.argv[7])];
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const body = JSON.stringify({ title: "Planning", startsAt: "2030-01-01T10:00:00Z", endsAt: "2030-01-01T11:00:00Z", participants: ["a@example.com"] });
+  const body = JSON.stringify({ title: "Planning", duration: "30 mins", startTime: "2030-01-01T10:00:00Z", participants: ["a@example.com"], sendInvites: false });
   let sent = 0;
   let failed = 0;
   const one = (): Promise<void> =>
@@ -44,14 +52,32 @@ if (process.argv[2] === "--load") {
       );
       req.end(method === "POST" ? body : undefined);
     });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (sent < total) {
-        sent++;
-        await one();
-      }
-    }),
-  );
+  const rate = Number(process.argv[8]);
+  if (rate > 0) {
+    // Open loop: `rate` requests a second whatever the answers' pace, as clients send them, started every 10 ms.
+    const started = performance.now();
+    const pending: Promise<void>[] = [];
+    await new Promise<void>((done) => {
+      const tick = setInterval(() => {
+        const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000));
+        for (; sent < due; sent++) pending.push(one());
+        if (sent >= total) {
+          clearInterval(tick);
+          done();
+        }
+      }, 10);
+    });
+    await Promise.all(pending);
+  } else {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (sent < total) {
+          sent++;
+          await one();
+        }
+      }),
+    );
+  }
   process.send!({ failed });
   process.exit(0);
 }
@@ -60,7 +86,9 @@ const requests = Number(arg("requests", "4000"));
 const rounds = Number(arg("rounds", "3"));
 /** Requests in flight at once; 1 shows what a request costs alone, as on a lightly loaded replica. */
 const concurrency = arg("concurrency", "16");
-const caller: Caller = { userId: "usr_bench", email: "bench@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read", "meetings:write"], apiKeyId: "key_bench", rateLimits: { standardPerMinute: 1_000_000_000, aiPerMinute: null } };
+/** Requests a second sent whatever the answers' pace (0: as fast as `concurrency` allows); what survives a scavenge depends on it. */
+const rate = arg("rate", "0");
+const caller: Caller = { userId: "usr_bench", email: "bench@example.com", timezone: "UTC", mode: "test", scopes: ["meetings:read", "meetings:write"], apiKeyId: "key_bench", rateLimits: { standardPerMinute: 1_000_000, aiPerMinute: null } };
 const meeting = (i: number) =>
   JSON.stringify({ id: `mtg_${String(i).padStart(24, "0")}`, title: "Weekly planning", description: "Where the week's work is agreed", startsAt: "2030-01-01T10:00:00Z", endsAt: "2030-01-01T11:00:00Z", timezone: "Europe/Paris", organizerId: "usr_bench", location: null, status: "confirmed", createdAt: "2026-11-26T07:00:00Z", updatedAt: "2026-11-26T07:00:00Z", attendees: [{ email: "a@example.com", response: "accepted" }, { email: "b@example.com", response: "needs_action" }] });
 const one = new TextEncoder().encode(meeting(1));
@@ -87,6 +115,31 @@ const bus = {
 
 const logger = createLogger({ name: "gateway-edge", level: "silent" });
 
+if (process.argv[2] === "--serve") {
+  // The services' side of `--bus=nats`: the canned replies, served on the namespace the gateway sends to.
+  const served = await connectNatsBus({ servers: "nats://127.0.0.1:4222", namespace: process.argv[3]!, name: "gateway-edge-services", logger });
+  const answer = (subject: string) => async () => replies[subject]!() as never;
+  const bindings: EndpointBinding[] = [
+    { endpoint: accountsAuthenticate, handler: async () => ({ caller }) as never },
+    ...[meetingsGet, meetingsList, meetingsCreate].map((endpoint) => ({ endpoint, handler: answer(endpoint.subject) }) as EndpointBinding),
+  ];
+  await served.serve({ name: "gateway-edge-services", version: "1.0.0" }, bindings);
+  process.send!("ready");
+  await new Promise(() => {});
+}
+
+/** The bus the gateway talks to: the canned one, or NATS to a process answering with the canned replies. */
+async function gatewayBus(): Promise<Bus> {
+  if (arg("bus", "canned") !== "nats") return bus;
+  const namespace = `gwedge${process.pid}`;
+  const services = fork(new URL(import.meta.url).pathname, ["--serve", namespace], { execArgv: ["--conditions=@sched/source", "--import", "tsx"] });
+  await new Promise((done) => services.once("message", done));
+  process.once("exit", () => services.kill());
+  const nats = await connectNatsBus({ servers: "nats://127.0.0.1:4222", namespace, name: "gateway-edge", logger });
+  return Object.assign(Object.create(nats) as Bus, { publish: async () => {} });
+}
+const gatewaysBus = await gatewayBus();
+
 /** One gateway from the copy of services/gateway/src at `src`, listening on a loopback port of its own. */
 async function startGateway(src: string) {
   const at = (path: string) => pathToFileURL(`${resolve(src)}/${path}`).href;
@@ -97,7 +150,7 @@ async function startGateway(src: string) {
   const redis = openRedis("redis://127.0.0.1:6379", logger);
   const keyPrefix = `gwedge${process.pid}${resolve(src).length}`;
   const { server, background } = await assembleGateway({
-    bus,
+    bus: gatewaysBus,
     logger,
     settings: { ...GATEWAY_DEFAULTS, adminToken: "adm_gateway_edge_bench" },
     redis,
@@ -116,13 +169,47 @@ async function startGateway(src: string) {
   return { src, port, stop };
 }
 
-async function drive(port: number, path: string, method: string, total: number): Promise<number> {
-  const child = fork(new URL(import.meta.url).pathname, ["--load", String(port), path, method, String(total), concurrency], { execArgv: ["--conditions=@sched/source", "--import", "tsx"] });
+/** What one round cost this process per request: CPU, and its heap's bytes allocated, promoted by scavenges, collections and their pauses. */
+interface Round {
+  cpuUs: number;
+  allocatedBytes: number;
+  promotedBytes: number;
+  scavenges: number;
+  markCompacts: number;
+  pauseUs: number;
+}
+
+/** Heap bytes outside the young generation, which a scavenge adds to when it promotes. */
+const oldBytes = (spaces: ReadonlyArray<{ spaceName: string; spaceUsedSize: number }>) =>
+  spaces.reduce((sum, s) => (s.spaceName === "new_space" || s.spaceName === "new_large_object_space" ? sum : sum + s.spaceUsedSize), 0);
+
+async function drive(port: number, path: string, method: string, total: number): Promise<Round> {
+  const child = fork(new URL(import.meta.url).pathname, ["--load", String(port), path, method, String(total), concurrency, rate], { execArgv: ["--conditions=@sched/source", "--import", "tsx"] });
+  const gc = new GCProfiler();
+  gc.start();
+  const heapAtStart = getHeapStatistics().used_heap_size;
   const before = process.cpuUsage();
   const { failed } = await new Promise<{ failed: number }>((done) => child.once("message", (m) => done(m as { failed: number })));
   const used = process.cpuUsage(before);
+  const heapAtEnd = getHeapStatistics().used_heap_size;
+  const { statistics } = gc.stop();
   if (failed) throw new Error(`${failed} requests failed`);
-  return (used.user + used.system) / total;
+  // Allocated: what the heap grew by between collections (each collection's "before" less the previous one's "after"), and before the first and after the last.
+  let allocated = statistics.length === 0 ? heapAtEnd - heapAtStart : statistics[0]!.beforeGC.heapStatistics.usedHeapSize - heapAtStart + heapAtEnd - statistics.at(-1)!.afterGC.heapStatistics.usedHeapSize;
+  let promoted = 0;
+  let scavenges = 0;
+  let markCompacts = 0;
+  let pauseUs = 0;
+  for (const [i, s] of statistics.entries()) {
+    if (i > 0) allocated += s.beforeGC.heapStatistics.usedHeapSize - statistics[i - 1]!.afterGC.heapStatistics.usedHeapSize;
+    pauseUs += s.cost;
+    if (s.gcType === "Scavenge") {
+      scavenges++;
+      promoted += oldBytes(s.afterGC.heapSpaceStatistics) - oldBytes(s.beforeGC.heapSpaceStatistics);
+    } else if (s.gcType === "MarkSweepCompact") markCompacts++;
+  }
+  const per = (x: number) => x / total;
+  return { cpuUs: per(used.user + used.system), allocatedBytes: per(allocated), promotedBytes: per(promoted), scavenges: (scavenges * 10_000) / total, markCompacts: (markCompacts * 10_000) / total, pauseUs: (pauseUs * 10_000) / total };
 }
 
 const allCases = [
@@ -135,19 +222,25 @@ const cases = allCases.filter(([name]) => chosen.includes(name));
 // Every copy named in --src (comma-separated) runs in this one process, round by round in turn, so the machine's load falls on each alike.
 const gateways = await Promise.all(arg("src", "services/gateway/src").split(",").map(startGateway));
 for (const g of gateways) await drive(g.port, allCases[0][1], "GET", 1_000); // warm-up
-const results = new Map(gateways.map((g) => [g, {} as Record<string, number[]>]));
+const results = new Map(gateways.map((g) => [g, {} as Record<string, Round[]>]));
 for (let r = 0; r < rounds; r++) {
   for (const [name, path, method] of cases) {
     for (const g of gateways) (results.get(g)![name] ??= []).push(await drive(g.port, path, method, requests));
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-for (const [g, byCase] of results) console.log(JSON.stringify({ src: g.src, ...Object.fromEntries(Object.entries(byCase).map(([k, v]) => [k, Math.round(median(v))])) }));
+const figures = ["cpuUs", "allocatedBytes", "promotedBytes", "scavenges", "markCompacts", "pauseUs"] as const;
+// CPU µs, bytes allocated and promoted per request; scavenges, mark-compacts and µs of pauses per 10,000 requests (median round).
+for (const [g, byCase] of results) {
+  for (const [name, rs] of Object.entries(byCase)) console.log(JSON.stringify({ src: g.src, case: name, ...Object.fromEntries(figures.map((f) => [f, Math.round(median(rs.map((x) => x[f])))])) }));
+}
 // Each copy's rounds ran next to the first copy's: the median of those pairs' ratios is steadier than a ratio of medians.
 const [first, ...others] = [...results.values()];
 for (const [i, byCase] of others.entries()) {
-  const ratios = Object.fromEntries(Object.entries(byCase).map(([k, v]) => [k, Number(median(v.map((x, r) => x / first![k]![r]!)).toFixed(3))]));
-  console.log(JSON.stringify({ ratioTo: gateways[0]!.src, src: gateways[i + 1]!.src, ...ratios }));
+  for (const [name, rs] of Object.entries(byCase)) {
+    const ratios = Object.fromEntries(figures.map((f) => [f, Number(median(rs.map((x, r) => x[f] / first![name]![r]![f])).toFixed(3))]));
+    console.log(JSON.stringify({ ratioTo: gateways[0]!.src, src: gateways[i + 1]!.src, case: name, ...ratios }));
+  }
 }
 for (const g of gateways) await g.stop();
 process.exit(0);

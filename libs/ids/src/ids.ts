@@ -1,12 +1,37 @@
-import { randomInt } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** The alphabet's character codes, indexed as the alphabet. */
+const CODES = Buffer.from(ALPHABET, "latin1");
+/** Random bytes below this (4 × 62) map evenly onto the alphabet; the rest are skipped, so every character is equally likely. */
+const EVEN_BELOW = 248;
+/** CSPRNG bytes drawn a few hundred at a time, as node's randomInt caches them, and used once each. */
+const pool = Buffer.alloc(512);
+let poolAt = pool.length;
+/** Where an id's characters are put together before they become one string. */
+let chars = Buffer.alloc(64);
 
-/** A random string of base62 characters from the CSPRNG. */
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
+/**
+ * A random string of base62 characters from the CSPRNG. Made as one string
+ * from a buffer: appending a character at a time left a string a character
+ * behind each (a request id was several hundred bytes of garbage).
+ */
 export function randomBase62(length: number): string {
-  let out = "";
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
-  return out;
+  if (chars.length < length) chars = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) {
+    let byte = randomByte();
+    while (byte >= EVEN_BELOW) byte = randomByte();
+    chars[i] = CODES[byte % ALPHABET.length]!;
+  }
+  return chars.toString("latin1", 0, length);
 }
 
 export type IdPrefix = "mtg" | "ctc" | "usr" | "key" | "req" | "cal" | "evt" | "whe" | "whd" | "off";

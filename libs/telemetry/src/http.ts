@@ -39,8 +39,9 @@ export function withHttpMetrics(handler: (req: IncomingMessage, res: ServerRespo
       // A response never finished (the client went away) is counted with status 499, as nginx does.
       recordHttpRequest((res as Named)[ROUTE] ?? UNMATCHED_ROUTE, method, res.writableFinished ? res.statusCode : 499, startedAt);
     };
-    res.once("finish", record);
-    res.once("close", record);
+    // `on`, not `once`: `record` runs once by itself, and `once` wraps each listener in two objects more a request.
+    res.on("finish", record);
+    res.on("close", record);
     handler(req, res);
   };
 }

@@ -76,7 +76,12 @@ export class RateLimits {
     const limit = limitFor(bucket, caller, this.settings);
     let reply: Awaited<ReturnType<CountKnownKey>> | undefined;
     if (this.countKnownKey) {
-      reply = await this.countKnownKey(this.counters[bucket].getKey(caller.apiKeyId), this.authFailures.getKey(address), this.settings.windowSeconds).catch(() => undefined);
+      try {
+        reply = await this.countKnownKey(this.counters[bucket].getKey(caller.apiKeyId), this.authFailures.getKey(address), this.settings.windowSeconds);
+      } catch {
+        // Redis failed: the in-memory insurance answers below.
+        reply = undefined;
+      }
     }
     if (!reply) {
       const [authFailuresExhausted, counted] = await Promise.all([this.authFailuresExhausted(address), this.consume(bucket, caller)]);

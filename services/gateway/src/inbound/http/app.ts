@@ -160,7 +160,7 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
     const address = api.address() ?? "unknown";
     const caller =
       route.auth === "admin" ? await checkAdmin(req, address, deps) : route.auth === "none" ? undefined : await authenticate(req, res, address, deps, route.bucket);
-    if (route.auth === "none") await countRequest(res, () => deps.rateLimits.consumeKeyless(address));
+    if (route.auth === "none") await countRequest(res, deps.rateLimits.consumeKeyless(address), itself);
     if (caller && route.scope && !caller.scopes.includes(route.scope)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
@@ -220,8 +220,7 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
       app(req, res);
       return;
     }
-    const search = path.length < url.length ? url.slice(path.length + 1) : null;
-    const api: ApiRequest = { req, path, query: () => parseQuery(search ?? ""), address: () => proxyAddress(req, trusted) };
+    const api = new DirectRequest(req, path, path.length < url.length ? url.slice(path.length + 1) : "", trusted);
     try {
       enter(req, res, url);
     } catch (err) {
@@ -230,6 +229,28 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
     }
     answer(api, res).catch((err: unknown) => answerError(err, res));
   };
+}
+
+/**
+ * A request answered without express, read from its URL as express would.
+ * Its readings are methods, not closures made for each request: a request's
+ * garbage is what makes the gateway's scavenges (docs/benchmarks.md).
+ */
+class DirectRequest implements ApiRequest {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly path: string,
+    private readonly search: string,
+    private readonly trusted: (address: string, hop: number) => boolean,
+  ) {}
+
+  query(): Record<string, unknown> {
+    return parseQuery(this.search);
+  }
+
+  address(): string | undefined {
+    return proxyAddress(this.req, this.trusted);
+  }
 }
 
 /** A request express carries, read through express. */
@@ -334,28 +355,33 @@ async function authenticate(req: IncomingMessage, res: ServerResponse, address: 
   }
   // Known from here on, whatever the answer: the request log counts a key's refusals (429) too.
   learn(res, { caller });
-  if (bucket) await countRequest(res, () => deps.rateLimits.consume(bucket, caller));
+  if (bucket) await countRequest(res, deps.rateLimits.consume(bucket, caller), itself);
   return caller;
 }
 
 /** A key resolved here recently: its count and its address's check in one go. */
 async function countKnown(res: ServerResponse, address: string, deps: GatewayDeps, bucket: RateBucket | undefined, caller: Caller): Promise<Caller> {
   learn(res, { caller });
-  let exhausted: BucketState | undefined;
-  if (bucket) {
-    await countRequest(res, async () => {
-      const { counted, authFailuresExhausted } = await deps.rateLimits.consumeKnown(bucket, caller, address);
-      exhausted = authFailuresExhausted;
-      return counted;
-    });
-  } else exhausted = await deps.rateLimits.authFailuresExhausted(address);
+  const exhausted = bucket
+    ? (await countRequest(res, deps.rateLimits.consumeKnown(bucket, caller, address), countedOf)).authFailuresExhausted
+    : await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
   return caller;
 }
 
-async function countRequest(res: ServerResponse, count: () => Promise<BucketState>): Promise<void> {
+const countedOf = (known: { counted: BucketState }) => known.counted;
+const itself = (state: BucketState) => state;
+
+/**
+ * Waits for a request's count and sets its rate-limit headers, a refusal's
+ * (429) included. The count is passed as a promise and read by a function made
+ * once, not by a closure made for every request.
+ */
+async function countRequest<T>(res: ServerResponse, counting: Promise<T>, stateOf: (counted: T) => BucketState): Promise<T> {
   try {
-    setHeaders(res, rateLimitHeaders(await count(), Date.now()));
+    const counted = await counting;
+    setHeaders(res, rateLimitHeaders(stateOf(counted), Date.now()));
+    return counted;
   } catch (err) {
     if (err instanceof RateLimitedError) setHeaders(res, rateLimitHeaders(err.state, Date.now()));
     throw err;

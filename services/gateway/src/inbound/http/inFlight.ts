@@ -34,7 +34,7 @@ export class Places {
     if (this.taken >= this.capacity) {
       throw new AppError("service_unavailable", `The gateway is at capacity: it has no room for more ${this.what}; retry shortly.`, { retryAfterSeconds: 1 });
     }
-    if (holders.some((h) => (this.byHolder.get(h) ?? 0) >= this.share)) {
+    if (this.anyAtShare(holders)) {
       throw new AppError("service_unavailable", `This client holds its share of the gateway's ${this.what}; retry shortly.`, { retryAfterSeconds: 1 });
     }
     this.taken++;
@@ -50,6 +50,12 @@ export class Places {
         else this.byHolder.delete(h);
       }
     };
+  }
+
+  /** A loop rather than `some` and an arrow made for every request. */
+  private anyAtShare(holders: readonly string[]): boolean {
+    for (const h of holders) if ((this.byHolder.get(h) ?? 0) >= this.share) return true;
+    return false;
   }
 
   /** Places taken now (for tests and metrics). */
