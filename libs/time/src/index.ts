@@ -1,3 +1,3 @@
 export * from "./calendar.js";
 export { ZoneClock, isValidTimeZone } from "./zoneClock.js";
-export { floatingRule, instantOfWallClock, occurrenceStarts, occurrenceStartTimes, readIcsUtc, type SeriesRule } from "./recurrence.js";
+export { floatingRule, instantOfWallClock, occurrenceInstants, occurrenceStarts, occurrenceStartTimes, readIcsUtc, type SeriesRule } from "./recurrence.js";

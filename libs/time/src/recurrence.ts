@@ -86,6 +86,21 @@ export function instantOfWallClock(floating: number, zone: string): Date {
   return new Date(withBefore);
 }
 
+/**
+ * The instants of a series' occurrences from their wall clocks (epoch ms as
+ * floating times): each as instantOfWallClock gives it, but for the one at
+ * the start's own wall clock, which is the start itself. A start given in
+ * the second pass of an hour the clocks go back over is that instant, where
+ * instantOfWallClock takes the first pass (as RFC 5545 does for a wall clock
+ * that occurs twice): without this the series' first occurrence would not
+ * be its start.
+ */
+export function occurrenceInstants(series: Pick<SeriesRule, "start" | "timeZone">): (floating: number) => number {
+  const startFloating = floatingOf(series.start, series.timeZone);
+  const start = series.start.getTime();
+  return (floating) => (floating === startFloating ? start : instantOfWallClock(floating, series.timeZone).getTime());
+}
+
 /** Built rules, by their text, start and zone: parsing a rule costs far more than expanding a window of it. */
 const built = new Map<string, RRuleTemporal>();
 const MOST_BUILT = 5_000;
@@ -133,9 +148,10 @@ function blockStarts(series: SeriesRule, block: number): readonly number[] {
     const r = floatingRule(series.rule, series.start, series.timeZone);
     const lo = new Date(from - WIDEST_OFFSET_MS - 3_600_000);
     const hi = new Date(to + WIDEST_OFFSET_MS + 3_600_000);
+    const instantOf = occurrenceInstants(series);
     starts = r
       .between(lo, hi, true)
-      .map((z) => instantOfWallClock(z.epochMilliseconds, series.timeZone).getTime())
+      .map((z) => instantOf(z.epochMilliseconds))
       .filter((t) => t >= from && t < to);
     if (blocks.size >= MOST_BLOCKS) blocks.delete(blocks.keys().next().value!);
     blocks.set(key, starts);

@@ -137,6 +137,25 @@ describe("expansion keeps the organizer's wall clock", () => {
     ]);
   });
 
+  it("a series starting in the second pass of the repeated hour starts there; its other days take the wall clock", () => {
+    // 01:00 on 2027-11-07 in New York is 05:00Z (EDT) and again 06:00Z (EST): a start given as the second is kept.
+    const start = at("2027-11-07T06:00:00Z");
+    const checked = checkRule("FREQ=DAILY;COUNT=3", start, "America/New_York");
+    expect(checked).toMatchObject({ ok: true, occurrences: 3 });
+    const s: SeriesRule = { rule: "FREQ=DAILY;COUNT=3", timeZone: "America/New_York", start };
+    expect(occurrenceStarts(s, at("2027-11-06T00:00:00Z"), at("2027-11-12T00:00:00Z")).map((d) => d.toISOString())).toEqual([
+      "2027-11-07T06:00:00.000Z",
+      "2027-11-08T06:00:00.000Z",
+      "2027-11-09T06:00:00.000Z",
+    ]);
+    // The day before, the same wall clock repeated on the change day is its first pass.
+    const before = series("FREQ=DAILY;COUNT=2", "2027-11-06T01:00", "America/New_York");
+    expect(occurrenceStarts(before, at("2027-11-05T00:00:00Z"), at("2027-11-12T00:00:00Z")).map((d) => d.toISOString())).toEqual([
+      "2027-11-06T05:00:00.000Z",
+      "2027-11-07T05:00:00.000Z",
+    ]);
+  });
+
   it("Australia/Lord_Howe's half-hour shift: 02:15 on the change day is 02:45", () => {
     const s = series("FREQ=DAILY;COUNT=3", "2026-10-03T02:15", "Australia/Lord_Howe");
     expect(occurrenceStarts(s, at("2026-10-01T00:00:00Z"), at("2026-10-10T00:00:00Z")).map((d) => local(d, "Australia/Lord_Howe"))).toEqual([

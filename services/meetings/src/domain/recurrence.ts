@@ -1,5 +1,5 @@
 import { icsUtc, MAX_OCCURRENCES, MAX_SERIES_YEARS, occurrenceIdOf } from "@sched/proto";
-import { floatingRule, instantOfWallClock, occurrenceStarts, occurrenceStartTimes, readIcsUtc, type SeriesRule } from "@sched/time";
+import { floatingRule, instantOfWallClock, occurrenceInstants, occurrenceStarts, occurrenceStartTimes, readIcsUtc, type SeriesRule } from "@sched/time";
 import { DateTime, IANAZone } from "luxon";
 
 export { instantOfWallClock, occurrenceStarts, occurrenceStartTimes, type SeriesRule };
@@ -133,7 +133,8 @@ export function checkRule(text: string, start: Date, zone: string): RuleResult {
     return fail(`cannot be expanded: ${(error as Error).message}`);
   }
   const limit = start.getTime() + MAX_SERIES_YEARS * YEAR_MS;
-  const starts = expanded.all((_, i) => i <= MAX_OCCURRENCES).map((z) => instantOfWallClock(z.epochMilliseconds, zone));
+  const instantOf = occurrenceInstants({ start, timeZone: zone });
+  const starts = expanded.all((_, i) => i <= MAX_OCCURRENCES).map((z) => new Date(instantOf(z.epochMilliseconds)));
   if (starts.length === 0) return fail("gives no occurrence");
   if (starts.length > MAX_OCCURRENCES) return fail(`gives more than ${MAX_OCCURRENCES} occurrences`);
   if (starts[0]!.getTime() !== start.getTime()) return fail("must give startTime as its first occurrence (startTime is not on a day the rule names)");
