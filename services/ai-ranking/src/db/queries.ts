@@ -341,8 +341,18 @@ const READ_FOR_RELEARNING = namedStatement(
          and d.day >= q.first_full_day and d.day not in (select value::integer from jsonb_array_elements_text(q.days))) as untouched,
      (select json_agg(json_build_array(${msOf("m.start_at")}, ${msOf("m.end_at")}, ${msOf("m.scheduled_at")}))
         from jsonb_to_recordset(q.ranges) as r("from" double precision, "to" double precision)
-        join attendance a on a.email = q.email and a.mode = q.mode
-          and a.start_at >= to_timestamp(greatest(q.since, r."from") / 1000) and (r."to" is null or a.start_at < to_timestamp(r."to" / 1000))
+        -- Each range read on its own through the start index, both ends bounding the scan: the fence (offset 0) keeps the
+        -- ranges driving, the order picks attendance_by_start over the primary key. Without them a planner with no
+        -- statistics (an embedded database is never analyzed) read all the person's attendance and tried every range
+        -- against every row: the whole history at every relearning, its cost growing with it.
+        cross join lateral (
+          select a.meeting_id from attendance a
+          where a.email = q.email and a.mode = q.mode
+            and a.start_at >= to_timestamp(greatest(q.since, r."from") / 1000)
+            and a.start_at < coalesce(to_timestamp(r."to" / 1000), 'infinity')
+          order by a.start_at
+          offset 0
+        ) a
         join meetings m on m.meeting_id = a.meeting_id
        where m.confirmed) as meetings
    from jsonb_to_recordset(?::jsonb) as q(i integer, email text, mode text, "full" boolean, since double precision, first_full_day integer, days jsonb, ranges jsonb)`,
