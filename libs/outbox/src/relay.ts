@@ -13,13 +13,15 @@ export interface OutboxRelayOptions {
   /** Poll interval, for rows committed without a wake() (e.g. by another replica before it died). */
   pollMs?: number;
   /**
-   * With every write of this service followed by a wake(), the poll only
-   * finds rows of a replica that died before its relay ran: each poll that
-   * held the lock and found nothing doubles the next pause, up to this
-   * (pollMs, the default, keeps it fixed). A wake, a row, a failure or
-   * another replica holding the lock bring it back to pollMs.
+   * Every write of this service is followed by a wake(): the poll then only
+   * finds rows of a replica that died before its relay ran, so each poll that
+   * held the lock and found nothing doubles the next pause, up to
+   * WOKEN_IDLE_POLL_MS (an idle process is not woken every pollMs by its own
+   * relay; such a dead replica's rows wait up to that long). A wake, a row, a
+   * failure or another replica holding the lock bring it back to pollMs.
+   * Without it the poll stays at pollMs.
    */
-  idlePollMs?: number;
+  wokenByEveryWrite?: boolean;
   /** Rows per transaction: small, so a lock is never held for long. */
   batchSize?: number;
   /** How long published rows are kept before they are deleted. */
@@ -75,6 +77,8 @@ interface BatchResult {
 }
 
 const CLEANUP_EVERY_MS = 60_000;
+/** The longest idle pause of a relay woken by every write (see wokenByEveryWrite). */
+const WOKEN_IDLE_POLL_MS = 8_000;
 
 /**
  * The pause before the next poll after `emptyPolls` polls in a row that
@@ -100,7 +104,7 @@ const MAX_BACKOFF_MS = 30_000;
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, bus, logger } = options;
   const pollMs = options.pollMs ?? 1_000;
-  const idlePollMs = Math.max(pollMs, options.idlePollMs ?? pollMs);
+  const idlePollMs = options.wokenByEveryWrite ? Math.max(pollMs, WOKEN_IDLE_POLL_MS) : pollMs;
   const batchSize = options.batchSize ?? 50;
   const retainMs = options.retainPublishedMs ?? 10 * 60_000;
   const bySubject = new Map(options.events.map((e) => [e.subject, e]));

@@ -15,8 +15,8 @@ export const accountsService = defineService({
   migrations,
   config: z.object({}),
   async start({ bus, db, logger }) {
-    // Every write wakes the relay (inbound/admin.ts, me.ts): idle, its poll slows to 8 s, for rows of a replica that died before publishing.
-    const relay = startOutboxRelay({ db, bus, logger, events: [userCreated, userUpdated], idlePollMs: 8_000 });
+    // Every write wakes the relay (inbound/admin.ts, me.ts).
+    const relay = startOutboxRelay({ db, bus, logger, events: [userCreated, userUpdated], wokenByEveryWrite: true });
     const served = await bus.serve({ name: "accounts", version: "1.0.0", description: "Users, API keys and authentication" }, [
       ...internalBindings(db),
       ...meBindings(db, bus, relay),

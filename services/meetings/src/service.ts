@@ -22,12 +22,6 @@ import { lingeringWake } from "./outbound/lingeringWake.js";
 
 const RELAY_POLL_MS = 1_000;
 /**
- * Every write here wakes the relay, so its poll only finds the rows of a
- * replica that died between commit and publish: idle, it slows to this, and
- * an idle meetings process is not woken every second by its own relay.
- */
-const RELAY_IDLE_POLL_MS = 8_000;
-/**
  * How long the relay lingers after a commit before it publishes: commits in
  * that window go out in one batch (one relay transaction of five statements)
  * instead of one each. Events wait at most this long; in return a relay
@@ -46,7 +40,7 @@ export const meetingsService = defineService({
   migrations,
   config: z.object({}),
   start: async ({ bus, db, logger }) => {
-    const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS, idlePollMs: RELAY_IDLE_POLL_MS });
+    const relay = startOutboxRelay({ db, bus, logger, events: meetingStreamEvents, pollMs: RELAY_POLL_MS, wokenByEveryWrite: true });
     const lingering = lingeringWake(relay, RELAY_LINGER_MS);
     const deps: MeetingsDeps = { db, inserts: new MeetingInserts(db, insertMeetings, { gathersTurn: isEmbedded(db) }), relay: lingering, now: () => new Date(), maxMessageBytes: () => bus.maxMessageBytes(), series: new SeriesStore() };
     const served = await bus.serve({ name: "meetings", version: "1.0.0", description: "Meetings, calendars and meeting events" }, [
