@@ -33,8 +33,7 @@ interface KeptStatement {
  * only once Postgres answered its Parse.
  */
 export class KeptStatements {
-  private readonly cache: StatementCache;
-  private readonly statements = new Map<string, KeptStatement>();
+  private readonly cache: StatementCache<KeptStatement>;
   /** Names given up, closed at the start of the next call into the database. */
   private toClose: string[] = [];
 
@@ -64,8 +63,7 @@ export class KeptStatements {
   }
 
   private async execute<T>(searchPath: string, sql: string, params: readonly unknown[], options?: QueryOptions): Promise<Results<T>> {
-    const name = this.cache.find(searchPath, sql);
-    const statement = (name !== undefined ? this.statements.get(name) : undefined) ?? (await this.prepare(searchPath, sql, options));
+    const statement = this.cache.find(searchPath, sql) ?? (await this.prepare(searchPath, sql, options));
     let values: Array<string | null>;
     try {
       values = params.map((param, i) => {
@@ -106,8 +104,7 @@ export class KeptStatements {
         parameterTypes: parse.parseDescribeStatementResults(parsed),
         description: parsed.filter((message) => message.name === "rowDescription" || message.name === "noData"),
       };
-      this.statements.set(name, statement);
-      for (const evicted of this.cache.kept(searchPath, sql, name)) this.close(evicted);
+      for (const evicted of this.cache.kept(searchPath, sql, statement)) this.close(evicted.name);
       if (!error) return statement;
     }
     // After an error Postgres skips every message until a Sync.
@@ -116,12 +113,11 @@ export class KeptStatements {
   }
 
   private forget(searchPath: string, sql: string): void {
-    const name = this.cache.forget(searchPath, sql);
-    if (name !== undefined) this.close(name);
+    const statement = this.cache.forget(searchPath, sql);
+    if (statement !== undefined) this.close(statement.name);
   }
 
   private close(name: string): void {
-    this.statements.delete(name);
     this.toClose.push(name);
   }
 

@@ -1,24 +1,25 @@
 /**
- * Which statements the embedded database keeps prepared, by name: a bounded
- * map from (search path, text) to the name it was prepared under, the least
- * recently run given up first. A plan is bound to the search path it was
- * prepared under, so the same text under two schemas is two statements.
+ * Which statements the embedded database keeps prepared: a bounded map from
+ * (search path, text) to the statement prepared for it (`Kept`: its name and
+ * what the database told of it), the least recently run given up first. A
+ * plan is bound to the search path it was prepared under, so the same text
+ * under two schemas is two statements.
  */
-export class StatementCache {
+export class StatementCache<Kept> {
   /** Insertion order is recency: a statement run again moves to the end. */
-  private readonly names = new Map<string, string>();
+  private readonly statements = new Map<string, Kept>();
   private prepared = 0;
 
   constructor(readonly capacity: number) {}
 
-  /** The name `sql` is kept prepared under for `searchPath`, if it is (and it becomes the most recently run). */
-  find(searchPath: string, sql: string): string | undefined {
+  /** The statement kept prepared for `sql` under `searchPath`, if there is one (it becomes the most recently run). */
+  find(searchPath: string, sql: string): Kept | undefined {
     const key = keyOf(searchPath, sql);
-    const name = this.names.get(key);
-    if (name === undefined) return undefined;
-    this.names.delete(key);
-    this.names.set(key, name);
-    return name;
+    const statement = this.statements.get(key);
+    if (statement === undefined) return undefined;
+    this.statements.delete(key);
+    this.statements.set(key, statement);
+    return statement;
   }
 
   /** A fresh name to prepare `sql` under; kept() once the database has prepared it. */
@@ -28,30 +29,30 @@ export class StatementCache {
   }
 
   /**
-   * Records `name` as prepared for `sql` under `searchPath`; returns the
-   * names given up to stay within capacity, for the database to close.
+   * Records `statement` as prepared for `sql` under `searchPath`; returns the
+   * statements given up to stay within capacity, for the database to close.
    */
-  kept(searchPath: string, sql: string, name: string): string[] {
-    this.names.set(keyOf(searchPath, sql), name);
-    const evicted: string[] = [];
-    for (const [key, old] of this.names) {
-      if (this.names.size <= this.capacity) break;
-      this.names.delete(key);
+  kept(searchPath: string, sql: string, statement: Kept): Kept[] {
+    this.statements.set(keyOf(searchPath, sql), statement);
+    const evicted: Kept[] = [];
+    for (const [key, old] of this.statements) {
+      if (this.statements.size <= this.capacity) break;
+      this.statements.delete(key);
       evicted.push(old);
     }
     return evicted;
   }
 
-  /** Forgets `sql` under `searchPath`: its name is returned, for the database to close. */
-  forget(searchPath: string, sql: string): string | undefined {
+  /** Forgets `sql` under `searchPath`: its statement is returned, for the database to close. */
+  forget(searchPath: string, sql: string): Kept | undefined {
     const key = keyOf(searchPath, sql);
-    const name = this.names.get(key);
-    this.names.delete(key);
-    return name;
+    const statement = this.statements.get(key);
+    this.statements.delete(key);
+    return statement;
   }
 
   get size(): number {
-    return this.names.size;
+    return this.statements.size;
   }
 }
 

@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { isKeptStatement, StatementCache } from "../src/statementCache.js";
 
 it("keeps the same text under two search paths as two statements, each under its own name", () => {
-  const cache = new StatementCache(10);
+  const cache = new StatementCache<string>(10);
   const sql = "select * from notes where id = $1";
   const alpha = cache.nameFor();
   const beta = cache.nameFor();
@@ -15,7 +15,7 @@ it("keeps the same text under two search paths as two statements, each under its
 });
 
 it("gives up the least recently run statement beyond its capacity, and forgets one when told", () => {
-  const cache = new StatementCache(2);
+  const cache = new StatementCache<string>(2);
   expect(cache.kept("s", "select 1 where $1", "a")).toEqual([]);
   expect(cache.kept("s", "select 2 where $1", "b")).toEqual([]);
   // Run again, the first becomes the most recent: the second goes first.
