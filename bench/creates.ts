@@ -13,6 +13,8 @@
  *   connections (their application name is the service's schema);
  * - SQL statements per create of every process, by kind (counted in `pg`'s
  *   client by a preloaded module, bench/lib/statementCounter.ts);
+ * - NATS messages per create of every process, each way (the server's own
+ *   count per connection, from its monitoring port);
  * - with --profile, every Node process's CPU by layer (V8 CPU profiles of the
  *   rounds), in µs per create.
  */
@@ -27,7 +29,7 @@ import { callApi, createUser } from "./lib/api.js";
 import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS } from "./lib/profileLayers.js";
-import { backendsOf, startOwnServers, type Cleanup } from "./lib/servers.js";
+import { backendsOf, natsMessagesByConnection, startOwnServers, type Cleanup } from "./lib/servers.js";
 import { statementsFile } from "./lib/statementCounter.js";
 import { ms } from "./lib/stats.js";
 
@@ -164,6 +166,7 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
   const throughputs: number[] = [];
   const windows: Array<[number, number]> = [];
   const statementsBefore = await statementsNow();
+  const messagesBefore = await natsMessagesByConnection(nats.monitorUrl);
   let created = 0;
   for (let r = 1; r <= rounds; r++) {
     await refreshOwn();
@@ -184,6 +187,7 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
     console.log(`round ${r}: ${report.throughput.toFixed(0)}/s, median ${ms(report.median)} ms, p99 ${ms(report.p99)} ms, ${total.toFixed(0)} µs CPU per create (${statusText(report.statuses)}; load ${load()})`);
   }
   const statementsAfter = await statementsNow();
+  const messagesAfter = await natsMessagesByConnection(nats.monitorUrl);
 
   const perCreate = (group: string) => median(cpuRounds.map((c) => c.get(group) ?? 0));
   const totals = cpuRounds.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
@@ -208,6 +212,14 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
     for (const [kind, d] of grown) console.log(`  ${(d / created).toFixed(3)}  ${kind}`);
   }
   console.log(`all: ${(allStatements / created).toFixed(2)} statements per create`);
+  console.log(`\nNATS messages per create, by process (sent to the server / sent by it):\n`);
+  const sentAndReceived = [...messagesAfter].map(([n, after]) => {
+    const before = messagesBefore.get(n) ?? { in: 0, out: 0 };
+    return { n, in: (after.in - before.in) / created, out: (after.out - before.out) / created };
+  });
+  for (const m of sentAndReceived.filter((m) => m.in + m.out >= 0.01).sort((a, b) => b.in + b.out - a.in - a.out)) console.log(`${m.n}: ${m.in.toFixed(2)} / ${m.out.toFixed(2)}`);
+  const allMessages = sentAndReceived.reduce((a, m) => a + m.in + m.out, 0);
+  console.log(`all: ${allMessages.toFixed(2)} messages per create`);
   console.log(`creates_per_s=${median(throughputs).toFixed(0)} cpu_us_per_create=${median(totals).toFixed(0)} statements_per_create=${(allStatements / created).toFixed(2)} load=${load()}`);
 
   if (options.profile) {

@@ -6,16 +6,29 @@ import { join } from "node:path";
 import pg from "pg";
 
 /** A nats-server with JetStream for one run alone, so that every CPU second it spends is the run's. */
-export async function startNats(storeDir: string): Promise<{ url: string; pid: number; child: ChildProcess }> {
+export async function startNats(storeDir: string): Promise<{ url: string; pid: number; child: ChildProcess; monitorUrl: string }> {
   const port = await freePort();
-  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const monitorPort = await freePort();
+  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPort), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
   const url = `nats://127.0.0.1:${port}`;
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error("nats-server exited");
     const res = await fetch(`http://127.0.0.1:${port}`).catch((err: { cause?: { code?: string } }) => err.cause?.code);
     return res !== "ECONNREFUSED";
   }, 10_000, 50);
-  return { url, pid: child.pid!, child };
+  return { url, pid: child.pid!, child, monitorUrl: `http://127.0.0.1:${monitorPort}` };
+}
+
+/** Messages each client connection of a nats-server sent it (`in`) and was sent (`out`) so far, by connection name. */
+export async function natsMessagesByConnection(monitorUrl: string): Promise<Map<string, { in: number; out: number }>> {
+  const res = await fetch(`${monitorUrl}/connz?limit=1000`);
+  const { connections } = (await res.json()) as { connections: Array<{ name?: string; in_msgs: number; out_msgs: number }> };
+  const byName = new Map<string, { in: number; out: number }>();
+  for (const c of connections) {
+    const seen = byName.get(c.name ?? "") ?? { in: 0, out: 0 };
+    byName.set(c.name ?? "", { in: seen.in + c.in_msgs, out: seen.out + c.out_msgs });
+  }
+  return byName;
 }
 
 /** Postgres's server processes serving the connections to one database; with `application`, only that application's (a service's schema). */
