@@ -87,6 +87,14 @@ export interface StoredMeeting {
  * row twice). Attendees who stay keep their rows (removing and re-adding one
  * key in one statement would collide), their start moved with the meeting's. The tables are written in the order
  * startNewGeneration locks them.
+ *
+ * Only a meeting's later version (sequence above 1) can find it stored
+ * already, so the earlier version and attendance are read for those alone,
+ * by their keys, and not at all when there are none (a batch of creates).
+ * Joined to the batch instead, they were read by a scan of both tables
+ * whenever the plan was made on small tables (a fresh schema, or one not
+ * analyzed yet; the statement's plan is kept for the connection's life):
+ * every batch then cost as much as the history kept.
  */
 export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[]): Promise<string[]> {
   const newest = new Map<string, StoredMeeting>();
@@ -108,7 +116,8 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
          start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[], series_id text)
      ),
      before as (
-       select m.meeting_id, m.start_at from meetings m join given g on g.meeting_id = m.meeting_id
+       select m.meeting_id, m.start_at from meetings m
+       where exists (select from given where sequence > 1) and m.meeting_id = any (array(select meeting_id from given where sequence > 1))
      ),
      stored as (
        insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id)
@@ -122,7 +131,10 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
        select g.meeting_id, g.mode, g.attendees, g.start_at from given g join stored s on s.meeting_id = g.meeting_id
      ),
      gone as (
-       delete from attendance a using kept k where a.meeting_id = k.meeting_id and a.email <> all(k.attendees) returning a.email, a.mode, a.meeting_id
+       delete from attendance a using kept k
+       where exists (select from before) and a.meeting_id = any (array(select meeting_id from before))
+         and a.meeting_id = k.meeting_id and a.email <> all(k.attendees)
+       returning a.email, a.mode, a.meeting_id
      ),
      came as (
        insert into attendance (email, mode, meeting_id, start_at) select e, k.mode, k.meeting_id, k.start_at from kept k, unnest(k.attendees) as e
