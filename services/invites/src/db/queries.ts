@@ -273,7 +273,8 @@ export interface RecordedChange {
  */
 const replaceEarlierDeliveries = (newer: string) =>
   `delete from deliveries d using ${newer} n
-    where n.state in ('sent', 'simulated') and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state <> 'pending'`;
+    where exists (select from ${newer} where sequence > 1) and d.meeting_id = any (array(select meeting_id from ${newer} where sequence > 1))
+      and n.state in ('sent', 'simulated') and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state <> 'pending'`;
 
 /**
  * Records changes and what they owe, once, as ONE statement however many
@@ -634,7 +635,8 @@ export async function finishChange(db: Knex, change: Pick<MeetingChange, "meetin
         where meeting_id = ? and sequence = ? and lease_owner = ?
        returning meeting_id, sequence, state
      ),
-     replaced as (${replaceEarlierDeliveries("(select n.* from deliveries n join finished f using (meeting_id, sequence) where f.state = 'done')")})
+     newer as (select n.* from deliveries n join finished f using (meeting_id, sequence) where f.state = 'done'),
+     replaced as (${replaceEarlierDeliveries("newer")})
      select count(*)::int as finished from finished`;
   const result = await db.raw(sql, [state, error ?? null, change.meetingId, change.sequence, owner]);
   return (result.rows[0] as { finished: number }).finished > 0;
