@@ -4,6 +4,8 @@ import { clusterServersAvailable, freePort, NATS_URL, REDIS_URL, startGatewayPro
 import { listeningPorts } from "../src/listeningPorts.js";
 
 const available = await clusterServersAvailable();
+/** Two starts of a gateway process (the one that meets its port taken, and the next): each can take a minute beside a CPU hog. */
+const START_TWICE_MS = 300_000;
 
 /** Another process's health server, as a test beside this one may have on a port just picked: ready, as far as it knows. */
 async function anotherHealthServer(port: number): Promise<Server> {
@@ -34,7 +36,7 @@ describe.runIf(available)("a process started on free ports", () => {
     } finally {
       await close(taken);
     }
-  }, 120_000);
+  }, START_TWICE_MS);
 
   it("does not take another process's ready health server on its HEALTH_PORT for its own", async () => {
     const taken = await anotherHealthServer(await freePort());
@@ -48,7 +50,7 @@ describe.runIf(available)("a process started on free ports", () => {
     } finally {
       await close(taken);
     }
-  }, 120_000);
+  }, START_TWICE_MS);
 
   it("does not take another redis-server on the port it was given for its own", async () => {
     const redis = await startRedisServer();
