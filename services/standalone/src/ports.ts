@@ -12,12 +12,12 @@ export interface ReservedPort {
   release(): Promise<void>;
 }
 
-/** Holds a port the system picks (or `port` itself, when given) until taken over or released. */
-export function reservePort(port = 0): Promise<ReservedPort> {
+/** Holds a port the system picks (or `port` itself, when given), on `host` (every interface by default), until taken over or released. */
+export function reservePort(port = 0, host?: string): Promise<ReservedPort> {
   const server = createServer();
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       const { port: got } = server.address() as { port: number };
       let taken = false;
       let released: Promise<void> | undefined;

@@ -19,6 +19,9 @@ export const EMBEDDED_DATABASE_FOLDER = "postgres";
 /** The start of the statements settled() runs. */
 export const SETTLED_MARK = "/* settled */";
 
+/** Where the API listens: every IPv4 interface. */
+const API_HOST = "0.0.0.0";
+
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
 export type Wiring =
   | {
@@ -82,7 +85,7 @@ export class System {
     // Ports the system picks are held from their choice on, and their servers take the held
     // sockets over: another system starting beside this one (a second test worker) could
     // otherwise be given the same port meanwhile.
-    const apiPort = this.options.port ? undefined : await reservePort();
+    const apiPort = this.options.port ? undefined : await reservePort(0, API_HOST);
     this.dashboardPort = wiring.kind === "cluster" ? await reservePort() : undefined;
     const api = this.options.port || apiPort!.port;
     this.ports = { api, dashboard: this.dashboardPort?.port ?? api };
@@ -118,7 +121,7 @@ export class System {
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
       if (heldApiPort) this.server.listen(heldApiPort, () => resolve());
-      else this.server.listen(this.ports.api, "0.0.0.0", () => resolve());
+      else this.server.listen(this.ports.api, API_HOST, () => resolve());
     });
     stage("gateway listening");
     return this;
