@@ -18,7 +18,7 @@ import {
   MemoryBus,
   PublishOrderError,
   type Bus,
-  type EventMessage,
+  type EventMessageOf,
   type RequestContext,
 } from "../src/index.js";
 
@@ -58,7 +58,9 @@ function freshStream(maxAgeMs?: number) {
   const stream: StreamDef = { name: `ORDERS_${tag}`, subjectPrefix: `orders${tag}.v1.events`, ...(maxAgeMs === undefined ? {} : { maxAgeMs }) };
   return { tag, placed: eventDef(stream, "placed", Numbered), shipped: eventDef(stream, "shipped", Numbered) };
 }
-const numberOf = (m: EventMessage): number => (m.payload as { n: number }).n;
+/** An event of a fresh stream as its consumers are handed it. */
+type NumberedEvent = EventMessageOf<ReturnType<typeof freshStream>["placed" | "shipped"]>;
+const numberOf = (m: NumberedEvent): number => m.payload.n;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `shared` is the bus the roles of a test meet on; `pair` gives a server a test may close, and its client. */
@@ -401,7 +403,7 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       const bus = await open();
       await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
       await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
-      const deliveries: EventMessage[] = [];
+      const deliveries: NumberedEvent[] = [];
       const consumer = await bus.consume({ durable: durable(`retry-${tag}`), events: [placed], backoffMs: [50] }, async (m) => {
         deliveries.push(m);
         if (deliveries.length === 1) throw new Error("transient");
@@ -423,7 +425,7 @@ describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair
       const bus = await open();
       await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
       await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
-      const deliveries: EventMessage[] = [];
+      const deliveries: NumberedEvent[] = [];
       const consumer = await bus.consume({ durable: durable(`poison-${tag}`), events: [placed], backoffMs: [20], maxDeliver: 2 }, async (m) => {
         deliveries.push(m);
         if (numberOf(m) === 1) throw new Error("poison");

@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryBus, type EventMessage } from "../src/index.js";
+import { MemoryBus, type EventMessageOf } from "../src/index.js";
 
 const logger = createLogger({ name: "durable-bus-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };
 const placed = eventDef(stream, "placed", z.object({ n: z.number() }));
 const shipped = eventDef(stream, "shipped", z.object({ n: z.number() }));
-const numberOf = (m: EventMessage): number => (m.payload as { n: number }).n;
+const numberOf = (m: EventMessageOf<typeof placed | typeof shipped | typeof clicked>): number => m.payload.n;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A handler that never finishes: the process dies while it runs. */
 const never = () => new Promise<void>(() => {});

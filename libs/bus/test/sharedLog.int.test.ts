@@ -6,12 +6,12 @@ import { eventDef, type StreamDef } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryBus, type EventMessage } from "../src/index.js";
+import { MemoryBus, type EventMessageOf } from "../src/index.js";
 
 const logger = createLogger({ name: "shared-log-test", level: "silent" });
 const stream: StreamDef = { name: "ORDERS", subjectPrefix: "orders.v1.events" };
 const placed = eventDef(stream, "placed", z.object({ n: z.number() }));
-const numberOf = (m: EventMessage): number => (m.payload as { n: number }).n;
+const numberOf = (m: EventMessageOf<typeof placed>): number => m.payload.n;
 
 let database: EmbeddedDatabase;
 let orders: Knex;

@@ -1,4 +1,4 @@
-import { MemoryBus, type EventMessage } from "@sched/bus";
+import { MemoryBus, type EventMessageOf } from "@sched/bus";
 import { openSchema } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { eventDef, type StreamDef } from "@sched/proto";
@@ -16,7 +16,7 @@ const logger = createLogger({ name: "outbox-embedded-test", level: "silent" });
 it("on an embedded database, publishes committed rows in id order with their stored payloads, and marks them published", async () => {
   const db = await openSchema({ kind: "pglite" }, "outbox_embedded", [outboxMigration("001_outbox")]);
   const bus = new MemoryBus(logger);
-  const received: EventMessage[] = [];
+  const received: EventMessageOf<typeof thingHappened>[] = [];
   const consumer = await bus.consume({ durable: "embedded-test", events: [thingHappened] }, async (m) => void received.push(m));
   const relay = startOutboxRelay({ db, bus, logger, events: [thingHappened], pollMs: 50, batchSize: 7 });
   try {

@@ -1,7 +1,7 @@
-import { MemoryBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { MemoryBus, type Bus, type EventMessageOf, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
-import { eventDef, type EventDef, type StreamDef } from "@sched/proto";
+import { eventDef, type StreamDef } from "@sched/proto";
 import { createTestDatabase, eventually } from "@sched/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -57,8 +57,12 @@ function relay(options: { bus?: Bus; pollMs?: number; batchSize?: number; retain
   return r;
 }
 
-async function consumeAll(events: readonly EventDef[] = [thingHappened, otherThing]): Promise<EventMessage[]> {
-  const received: EventMessage[] = [];
+/** The events these tests publish, and one as their consumers are handed it. */
+type TestEvent = typeof thingHappened | typeof otherThing | typeof unknownToRelay;
+type Received = EventMessageOf<TestEvent>;
+
+async function consumeAll(events: readonly TestEvent[] = [thingHappened, otherThing]): Promise<Received[]> {
+  const received: Received[] = [];
   consumers.push(await bus.consume({ durable: "outbox-test", events }, async (m) => void received.push(m)));
   return received;
 }
@@ -69,7 +73,12 @@ async function enqueueNumbers(from: number, to: number): Promise<void> {
   });
 }
 
-const numbers = (messages: EventMessage[]) => messages.map((m) => (m.payload as { n: number }).n);
+/** The numbers of the events received, in order: an event without one fails the test. */
+const numbers = (messages: Received[]) =>
+  messages.map(({ payload }) => {
+    if (!("n" in payload)) throw new Error(`an event without a number: ${JSON.stringify(payload)}`);
+    return payload.n;
+  });
 const unpublished = async () => Number((await db("outbox").whereNull("published_at").count({ c: "*" }))[0]!.c);
 
 describe("enqueueEvent", () => {
@@ -165,7 +174,7 @@ describe("startOutboxRelay", () => {
     relay({ pollMs: 60_000 }).wake();
     await eventually(async () => (await unpublished()) === 0, 2_000);
     await eventually(() => received.length === 4, 2_000);
-    expect(received.map((m) => (m.payload as { n?: number; label?: string }).n ?? (m.payload as { label: string }).label)).toEqual([1, 2, "between", 3]);
+    expect(received.map(({ payload }) => ("n" in payload ? payload.n : payload.label))).toEqual([1, 2, "between", 3]);
   });
 
   it("when the bus is down, then rows wait and are published in order once it is back", async () => {

@@ -1,4 +1,4 @@
-import { connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { connectNatsBus, type Bus, type EventMessageOf, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { createLogger } from "@sched/logging";
 import { eventDef, type StreamDef } from "@sched/proto";
@@ -49,11 +49,10 @@ describe.runIf(natsAvailable)("the outbox relay on JetStream", () => {
     return r;
   };
   const unpublished = async () => Number((await db("outbox").whereNull("published_at").count({ c: "*" }))[0]!.c);
-  const numbers = (messages: EventMessage[], from: number, to: number) =>
-    messages.map((m) => (m.payload as { n: number }).n).filter((n) => n >= from && n <= to);
+  const numbers = (messages: EventMessageOf<typeof thingHappened>[], from: number, to: number) => messages.map((m) => m.payload.n).filter((n) => n >= from && n <= to);
 
-  async function consume(durable: string): Promise<EventMessage[]> {
-    const received: EventMessage[] = [];
+  async function consume(durable: string): Promise<EventMessageOf<typeof thingHappened>[]> {
+    const received: EventMessageOf<typeof thingHappened>[] = [];
     consumers.push(await bus.consume({ durable, events: [thingHappened] }, async (m) => void received.push(m)));
     return received;
   }

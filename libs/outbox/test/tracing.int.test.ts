@@ -1,6 +1,6 @@
 import { SpanKind } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { MemoryBus, type Bus, type EventMessage } from "@sched/bus";
+import { MemoryBus, type Bus, type EventMessageOf } from "@sched/bus";
 import { openSchema, type Knex, type Migration } from "@sched/db";
 import { unavailable } from "@sched/errors";
 import { createLogger } from "@sched/logging";
@@ -70,7 +70,7 @@ describe("the outbox and tracing", () => {
 
   it("publishes an event in the trace of the request that wrote it, however much later", async () => {
     const bus = new MemoryBus(logger);
-    const received: EventMessage[] = [];
+    const received: EventMessageOf<typeof thingDone>[] = [];
     const consumer = await bus.consume({ durable: "trace", events: [thingDone] }, async (m) => void received.push(m));
     const request = await inSpan("the request", { kind: SpanKind.SERVER }, async (span) => {
       await db.transaction((trx) => enqueueEvent(trx, thingDone, { thingId: "thg_Traced0000000000000001" }, "traced-1"));

@@ -4,6 +4,7 @@ import { openSchema, type DatabaseTarget, type Knex } from "@sched/db";
 import type { Logger } from "@sched/logging";
 import { closeHttpServer, type ProcessShell } from "@sched/process";
 import { createServer, type Server } from "node:http";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { z } from "zod";
 import type { ServiceHttp, ServiceModule } from "./service.js";
 import { TrackedBus } from "./trackedBus.js";
@@ -29,6 +30,12 @@ export interface ModuleWiring {
   parseSettings?: <S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv) => z.output<S>;
   /** Serve the module's pages on their own port, as their own process does (all interfaces: they are reached from outside). */
   listenForPages?: boolean;
+  /**
+   * A socket listening on the pages' port already, held since a wiring chose the port before
+   * the module started (its links name it), for the pages to take over: the port is never
+   * free meanwhile. Asked as the pages are about to listen; without one they take their port anew.
+   */
+  heldPagesPort?: () => NetServer | undefined;
   /** Told once the schema is migrated (a wiring reporting its start-up stages). */
   onMigrated?: () => void;
   /** A process shell: readiness conditions, and each stop step registered as soon as what it stops exists. */
@@ -103,7 +110,7 @@ export async function startModule<S extends z.ZodObject>(module: ServiceModule<S
     onStop("stop consumers", () => tracked.stopConsuming());
     onStop("finish requests", () => tracked.stopServing());
     if (service.http && wiring.listenForPages) {
-      const server = await listen(service.http, logger);
+      const server = await listen(service.http, wiring.heldPagesPort?.(), logger);
       onStop("finish pages", (deadline) => closeHttpServer(server, deadline));
     }
     return { db, bus: tracked, ...(service.http ? { http: service.http } : {}), stop };
@@ -131,13 +138,14 @@ function onceOnly(step: StopStep): StopStep {
  */
 const PAGES_KEEP_ALIVE_MS = 65_000;
 
-/** Serves a module's pages on their own port, on every interface. */
-async function listen(http: ServiceHttp, logger: Logger): Promise<Server> {
+/** Serves a module's pages on their own port, on every interface: on the socket held there, when given one. */
+async function listen(http: ServiceHttp, held: NetServer | undefined, logger: Logger): Promise<Server> {
   const server = createServer({ keepAliveTimeout: PAGES_KEEP_ALIVE_MS }, (req, res) => http.handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(http.port, () => resolve());
+    if (held) server.listen(held, () => resolve());
+    else server.listen(http.port, () => resolve());
   });
-  logger.info({ port: http.port }, "pages listening");
+  logger.info({ port: (server.address() as AddressInfo).port }, "pages listening");
   return server;
 }

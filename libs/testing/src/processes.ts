@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { eventually, isListening } from "./index.js";
+import { listeningPorts } from "./listeningPorts.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -63,6 +64,45 @@ export interface ProcessOptions {
   nodeArgs?: string[];
   /** Modules to preload once TypeScript can be (a benchmark's statement counter). */
   imports?: string[];
+  /** PORT and HEALTH_PORT of the first start, in place of free ones (a test of a port taken meanwhile). */
+  firstPorts?: { port: number; healthPort: number };
+}
+
+/**
+ * A port is picked free, then given back for the process to listen on: meanwhile another
+ * process (a test beside, an outgoing connection's ephemeral port) may take it. A start that
+ * meets that starts again on newly picked ports, this many times in all.
+ */
+const PORT_ATTEMPTS = 3;
+
+/** A port given to a process was someone else's by the time the process listened on it. */
+class PortTakenMeanwhile extends Error {}
+
+/** Starts on ports picked free (or on `first`), again on new ones when one was taken meanwhile. */
+async function onFreePorts<T>(count: number, first: number[] | undefined, start: (ports: number[]) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = attempt === 1 && first ? first : await Promise.all(Array.from({ length: count }, () => freePort()));
+    try {
+      return await start(ports);
+    } catch (err) {
+      if (!(err instanceof PortTakenMeanwhile) || attempt === PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** Fails with PortTakenMeanwhile when the process ended because a port it was given was taken; else with why it ended. */
+async function endedBeforeReady(name: string, child: ChildProcess, started: ServiceProcess): Promise<never> {
+  // Its last words arrive once its pipes close, which may be after the exit.
+  if (!(child.stdout?.closed && child.stderr?.closed)) await new Promise((resolve) => child.once("close", resolve));
+  // Node's error code; redis-server's own words.
+  if (/EADDRINUSE|Address already in use/.test(started.output())) throw new PortTakenMeanwhile(`${name}: a port it was given was taken meanwhile`);
+  throw new Error(`${name} exited: ${started.output()}`);
+}
+
+/** Fails with PortTakenMeanwhile unless the process itself listens on `port` (not another one answering on it). */
+function expectListening(name: string, started: ServiceProcess, port: number): void {
+  const ports = listeningPorts(started.pid);
+  if (ports && !ports.has(port)) throw new PortTakenMeanwhile(`${name}: its port ${port} was taken meanwhile by another process, which answers there`);
 }
 
 /**
@@ -70,8 +110,12 @@ export interface ProcessOptions {
  * production runs it, on free PORT and HEALTH_PORT; resolves once its
  * readiness probe says so. `telemetry` preloads the OpenTelemetry SDK.
  */
-export async function startServiceProcess(name: string, env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
-  const [port, healthPort] = [await freePort(), await freePort()];
+export function startServiceProcess(name: string, env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
+  const first = options.firstPorts && [options.firstPorts.port, options.firstPorts.healthPort];
+  return onFreePorts(2, first, ([port, healthPort]) => startServiceOn(name, env, options, port!, healthPort!));
+}
+
+async function startServiceOn(name: string, env: Record<string, string>, options: ProcessOptions, port: number, healthPort: number): Promise<ServiceProcess> {
   const preload = [...(options.telemetry ? ["@sched/telemetry/register"] : []), ...(options.imports ?? [])].flatMap((module) => ["--import", module]);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--conditions=@sched/source", "--import", "tsx", ...preload, `services/${name}/src/main.ts`], {
     cwd: ROOT,
@@ -83,7 +127,7 @@ export async function startServiceProcess(name: string, env: Record<string, stri
     const started = Date.now();
     let worked = { at: started, ticks: cpuTicks(service.pid) };
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${name} exited: ${service.output()}`);
+      if (child.exitCode !== null) await endedBeforeReady(name, child, service);
       const res = await fetch(`${service.healthUrl}/readyz`).catch(() => undefined);
       if (res?.status === 200) break;
       const now = Date.now();
@@ -92,6 +136,8 @@ export async function startServiceProcess(name: string, env: Record<string, stri
       if (startGivenUp(now - started, now - worked.at)) throw new Error(`${name} not ready after ${Math.round((now - started) / 1000)} s: ${service.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
+    // Ready once its start-up, the listening on its PORT included, is over; but the answer may have come from another process.
+    expectListening(name, service, healthPort);
   } catch (err) {
     await service.kill();
     throw err;
@@ -137,11 +183,26 @@ export function startGatewayProcess(env: Record<string, string>, options: Proces
   return startServiceProcess("gateway", { IDEMPOTENCY_SEAL_KEY: TEST_IDEMPOTENCY_SEAL_KEY, ...env }, options);
 }
 
-/** A throwaway redis-server that keeps nothing on disk, on `port` (a free one by default). */
-export async function startRedisServer(port?: number): Promise<ServiceProcess> {
-  const chosen = port ?? (await freePort());
-  const child = spawn("redis-server", ["--port", String(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
-  const redis = track(child, chosen);
-  await eventually(() => isListening(`redis://127.0.0.1:${chosen}`, chosen), 10_000, 50);
+/**
+ * A throwaway redis-server that keeps nothing on disk, on `port` (a free one by default,
+ * picked anew when it was taken meanwhile; a port given is the one its clients were told).
+ */
+export function startRedisServer(port?: number): Promise<ServiceProcess> {
+  return port === undefined ? onFreePorts(1, undefined, ([chosen]) => startRedisOn(chosen!)) : startRedisOn(port);
+}
+
+async function startRedisOn(port: number): Promise<ServiceProcess> {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+  const redis = track(child, port);
+  try {
+    await eventually(async () => {
+      if (child.exitCode !== null) await endedBeforeReady("redis-server", child, redis);
+      return isListening(`redis://127.0.0.1:${port}`, port);
+    }, 10_000, 50);
+    expectListening("redis-server", redis, port);
+  } catch (err) {
+    await redis.kill();
+    throw err;
+  }
   return redis;
 }

@@ -1,10 +1,11 @@
-import type { Bus, EventMessage, Stoppable } from "@sched/bus";
-import { meetingEvents, meetingsCreate, type PayloadOf, type meetingUpdated } from "@sched/proto";
+import type { Bus, EventMessageOf, Stoppable } from "@sched/bus";
+import { meetingEvents, meetingsCreate } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { client, created, expectExactlyOncePerSequence, hoursFromNow, makeChanges, newCaller, startMeetings, withPublish, type TestMeetings } from "./harness.js";
 
-type AnyMeetingEvent = PayloadOf<typeof meetingUpdated>;
+/** A meeting event as its consumer is handed it, its payload parsed by its declaration's schema. */
+type MeetingEvent = EventMessageOf<(typeof meetingEvents)[number]>;
 
 let h: TestMeetings | undefined;
 let consumer: Stoppable | undefined;
@@ -17,8 +18,8 @@ afterEach(async () => {
 });
 
 /** Every meeting event that reaches a durable consumer of the MEETINGS stream. */
-async function consume(bus: Bus): Promise<EventMessage[]> {
-  const received: EventMessage[] = [];
+async function consume(bus: Bus): Promise<MeetingEvent[]> {
+  const received: MeetingEvent[] = [];
   consumer = await bus.consume({ durable: "meetings-test", events: meetingEvents }, async (m) => void received.push(m));
   return received;
 }
@@ -26,7 +27,7 @@ async function consume(bus: Bus): Promise<EventMessage[]> {
 const unpublished = async (t: TestMeetings) => Number((await t.db("outbox").whereNull("published_at").count({ c: "*" }))[0]!.c);
 
 describe("meeting events", () => {
-  let received: EventMessage[];
+  let received: MeetingEvent[];
   beforeEach(async () => {
     h = await startMeetings();
     received = await consume(h.bus);
@@ -45,7 +46,7 @@ describe("meeting events", () => {
       "meetings.v1.events.meeting.updated",
       "meetings.v1.events.meeting.cancelled",
     ]);
-    const [c, u, x] = received.map((m) => m.payload as AnyMeetingEvent);
+    const [c, u, x] = received.map((m) => m.payload);
     expect(c).toMatchObject({ meetingId: meeting.id, mode: "test", organizer: { userId: alice.userId, email: alice.email }, sequence: 1, sendInvites: true, meeting });
     expect(c!.eventId).toMatch(/^evt_/);
     expect(u).toMatchObject({
@@ -69,14 +70,14 @@ describe("meeting events", () => {
     await api.update(alice, draft.id, { description: "quiet", sendInvites: false });
     const quiet = await created(h!.bus, alice, { startTime: hoursFromNow(24), sendInvites: false });
     await eventually(() => received.length === 5);
-    expect(received.map((m) => [(m.payload as AnyMeetingEvent).sequence, (m.payload as AnyMeetingEvent).sendInvites])).toEqual([
+    expect(received.map((m) => [m.payload.sequence, m.payload.sendInvites])).toEqual([
       [1, false],
       [2, false],
       [3, true],
       [4, false],
       [1, false],
     ]);
-    expect((received[4]!.payload as AnyMeetingEvent).meetingId).toBe(quiet.id);
+    expect(received[4]!.payload.meetingId).toBe(quiet.id);
   });
 
   it("a PATCH that changes nothing publishes nothing and keeps the sequence", async () => {
@@ -86,7 +87,7 @@ describe("meeting events", () => {
     await api.update(alice, meeting.id, { title: "Same", duration: meeting.duration, participants: meeting.participants });
     await api.update(alice, meeting.id, { title: "Different" });
     await eventually(() => received.length === 2);
-    expect(received.map((m) => (m.payload as AnyMeetingEvent).sequence)).toEqual([1, 2]);
+    expect(received.map((m) => m.payload.sequence)).toEqual([1, 2]);
   });
 
   it("concurrent updates of one meeting each get their own sequence number, in commit order", async () => {
@@ -96,7 +97,7 @@ describe("meeting events", () => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => api.update(alice, meeting.id, { title: `Title ${i}` })));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     await eventually(() => received.length === 11);
-    const payloads = received.map((m) => m.payload as AnyMeetingEvent);
+    const payloads = received.map((m) => m.payload);
     expect(payloads.map((p) => p.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect((await api.get(alice, meeting.id)).body.title).toBe(payloads[10]!.meeting.title);
   });
@@ -137,7 +138,7 @@ describe("meeting events", () => {
     const participants = await h!.db("meeting_participants").whereIn("meeting_id", ids).select("meeting_id", "email");
     expect(participants).toHaveLength(40);
     await eventually(() => received.length === bodies.length);
-    const payloads = received.map((m) => m.payload as AnyMeetingEvent);
+    const payloads = received.map((m) => m.payload);
     expect(new Set(payloads.map((p) => p.meetingId))).toEqual(new Set(ids));
     expect(payloads.every((p) => p.sequence === 1)).toBe(true);
   });
@@ -230,6 +231,6 @@ describe("the outbox across a crash", () => {
     await h.stopService();
     await h.restart(h.bus);
     await eventually(() => received.length === 1);
-    expect((received[0]!.payload as AnyMeetingEvent).meetingId).toBe(m.id);
+    expect(received[0]!.payload.meetingId).toBe(m.id);
   });
 });

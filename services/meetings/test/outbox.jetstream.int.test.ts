@@ -1,4 +1,4 @@
-import { connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
+import { connectNatsBus, type Bus, type EventMessageOf, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
 import { meetingEvents } from "@sched/proto";
 import { startModule } from "@sched/runtime";
@@ -14,7 +14,10 @@ import { expectExactlyOncePerSequence, logger, makeChanges, withPublish } from "
 const natsAvailable = await clusterServersAvailable();
 const namespace = `o${uniqueSuffix()}`;
 
-const ofMeetings = (messages: EventMessage[], ids: string[]) => messages.filter((m) => ids.includes((m.payload as { meetingId: string }).meetingId));
+/** A meeting event as its consumer is handed it, its payload parsed by its declaration's schema. */
+type MeetingEvent = EventMessageOf<(typeof meetingEvents)[number]>;
+
+const ofMeetings = (messages: MeetingEvent[], ids: string[]) => messages.filter((m) => ids.includes(m.payload.meetingId));
 
 /** Longer than one pull of the consumer: a duplicate stored by the stream would have arrived by then. */
 const SETTLE_MS = 1_500;
@@ -39,8 +42,8 @@ describe.runIf(natsAvailable)("the meetings outbox on JetStream", () => {
   const unpublished = async () => Number((await db("outbox").whereNull("published_at").count({ c: "*" }))[0]!.c);
 
   /** A durable JetStream consumer of the MEETINGS stream, read from its start. */
-  async function consume(durable: string): Promise<EventMessage[]> {
-    const received: EventMessage[] = [];
+  async function consume(durable: string): Promise<MeetingEvent[]> {
+    const received: MeetingEvent[] = [];
     consumers.push(await clientBus.consume({ durable, events: meetingEvents }, async (m) => void received.push(m)));
     return received;
   }

@@ -1,4 +1,4 @@
-import type { EventMessage, Stoppable } from "@sched/bus";
+import type { EventMessageOf, Stoppable } from "@sched/bus";
 import { meetingEvents, meetingsBusy, type Meeting } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { client, created, hoursFromNow, newCaller, startMeetings, type TestMeeti
 describe("meetings on PGlite (standalone mode)", () => {
   let h: TestMeetings;
   let consumer: Stoppable;
-  const received: EventMessage[] = [];
+  const received: EventMessageOf<(typeof meetingEvents)[number]>[] = [];
 
   beforeAll(async () => {
     h = await startMeetings({ target: "pglite" });

@@ -1,17 +1,16 @@
-import type { EventMessage, Stoppable } from "@sched/bus";
+import type { EventMessageOf, Stoppable } from "@sched/bus";
 import { call } from "./harness.js";
-import { meetingEvents, meetingsBusy, meetingsDelete, type Meeting, type MeetingListItem, type PayloadOf, type meetingUpdated } from "@sched/proto";
+import { meetingEvents, meetingsBusy, meetingsDelete, type Meeting, type MeetingListItem } from "@sched/proto";
 import { eventually } from "@sched/testing";
 import fc from "fast-check";
 import { DateTime } from "luxon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, created, newCaller, startMeetings, type TestMeetings } from "./harness.js";
 
-type AnyMeetingEvent = PayloadOf<typeof meetingUpdated>;
 
 let h: TestMeetings;
 let consumer: Stoppable;
-const received: EventMessage[] = [];
+const received: EventMessageOf<(typeof meetingEvents)[number]>[] = [];
 
 beforeAll(async () => {
   h = await startMeetings();
@@ -23,7 +22,7 @@ afterAll(async () => {
 });
 
 const berlin = (t: string) => DateTime.fromISO(t, { zone: "utc" }).setZone("Europe/Berlin").toFormat("yyyy-MM-dd HH:mm");
-const eventsOf = (id: string) => received.filter((m) => (m.payload as AnyMeetingEvent).meeting.id === id || (m.payload as AnyMeetingEvent).meeting.seriesId === id).map((m) => ({ subject: m.subject, ...(m.payload as AnyMeetingEvent) }));
+const eventsOf = (id: string) => received.filter((m) => m.payload.meeting.id === id || m.payload.meeting.seriesId === id).map((m) => ({ subject: m.subject, ...m.payload }));
 
 async function walk(caller: ReturnType<typeof newCaller>, query: Record<string, unknown>, limit: number): Promise<MeetingListItem[]> {
   const api = client(h.bus);
@@ -176,8 +175,8 @@ describe("recurring meetings (meetings service)", () => {
       ["2031-09-15 10:30", "Sync", "confirmed", "20310915T083000Z"],
       ["2031-09-17 10:30", "Sync", "confirmed", "20310917T083000Z"],
     ]);
-    await eventually(() => eventsOf(series.id).some((e) => e.meetingId === series.id && e.changedFields?.includes("startTime")));
-    const retimed = eventsOf(series.id).find((e) => e.meetingId === series.id && e.changedFields?.includes("startTime"))!;
+    await eventually(() => eventsOf(series.id).some((e) => e.meetingId === series.id && "changedFields" in e && e.changedFields.includes("startTime")));
+    const retimed = eventsOf(series.id).find((e) => e.meetingId === series.id && "changedFields" in e && e.changedFields.includes("startTime"))!;
     expect(retimed.series?.cancelledStarts).toEqual(["2031-09-03T08:30:00Z"]);
 
     // Mondays only: Wednesday's cancelled and moved occurrences have no occurrence left to change.

@@ -1,20 +1,35 @@
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 
 /** A port held open until `release`, so that nothing else takes it between its choice and its use. */
 export interface ReservedPort {
   port: number;
+  /**
+   * The listening socket holding the port, for the server meant to listen there to take it
+   * over (`server.listen(socket)`), so that the port is never free between its choice and its
+   * use; the server's close releases it then. Undefined once taken or released.
+   */
+  takeOver(): Server | undefined;
   release(): Promise<void>;
 }
 
-/** Holds a port the system picks (or `port` itself, when given) until released. */
-export function reservePort(port = 0): Promise<ReservedPort> {
+/** Holds a port the system picks (or `port` itself, when given), on `host` (every interface by default), until taken over or released. */
+export function reservePort(port = 0, host?: string): Promise<ReservedPort> {
   const server = createServer();
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       const { port: got } = server.address() as { port: number };
+      let taken = false;
       let released: Promise<void> | undefined;
-      resolve({ port: got, release: () => (released ??= new Promise<void>((done) => server.close(() => done()))) });
+      resolve({
+        port: got,
+        takeOver: () => {
+          if (taken || released) return undefined;
+          taken = true;
+          return server;
+        },
+        release: () => (released ??= taken ? Promise.resolve() : new Promise<void>((done) => server.close(() => done()))),
+      });
     });
   });
 }

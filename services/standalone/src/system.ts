@@ -19,6 +19,9 @@ export const EMBEDDED_DATABASE_FOLDER = "postgres";
 /** The start of the statements settled() runs. */
 export const SETTLED_MARK = "/* settled */";
 
+/** Where the API listens: every IPv4 interface. */
+const API_HOST = "0.0.0.0";
+
 /** How the system is wired: one process with embedded parts, or real NATS, Postgres and Redis. */
 export type Wiring =
   | {
@@ -62,7 +65,7 @@ export class System {
   private outboxSchemas: string[] | undefined;
   /** The API's port and the dashboard's (its own in a cluster wiring), chosen before anything starts so links can name them. */
   private ports!: { api: number; dashboard: number };
-  /** The dashboard's own port in a cluster wiring, held until the services start. */
+  /** The dashboard's own port in a cluster wiring, held until its pages take it over. */
   private dashboardPort: ReservedPort | undefined;
 
   constructor(private readonly options: SystemOptions) {}
@@ -79,9 +82,10 @@ export class System {
 
   async start(): Promise<this> {
     const { wiring, logger } = this.options;
-    // Ports the system picks are held from their choice to their use: another system starting
-    // beside this one (a second test worker) could otherwise be given the same port meanwhile.
-    const apiPort = this.options.port ? undefined : await reservePort();
+    // Ports the system picks are held from their choice on, and their servers take the held
+    // sockets over: another system starting beside this one (a second test worker) could
+    // otherwise be given the same port meanwhile.
+    const apiPort = this.options.port ? undefined : await reservePort(0, API_HOST);
     this.dashboardPort = wiring.kind === "cluster" ? await reservePort() : undefined;
     const api = this.options.port || apiPort!.port;
     this.ports = { api, dashboard: this.dashboardPort?.port ?? api };
@@ -96,8 +100,6 @@ export class System {
     const migrated = () => {
       if (--migrating === 0) stage(`${serviceModules.length + (this.eventLogDb ? 1 : 0)} schemas migrated`);
     };
-    // Its service listens on it as soon as it has migrated: given back just before they start.
-    await this.dashboardPort?.release();
     await Promise.all(serviceModules.map((m) => this.startService(m.name, migrated)));
     stage(`${serviceModules.length} services started`);
     this.gatewayBus = await this.newBus("gateway");
@@ -115,10 +117,11 @@ export class System {
     });
     this.server = gateway.server;
     this.stopGatewayBackground = gateway.background;
-    await apiPort?.release();
+    const heldApiPort = apiPort?.takeOver();
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
-      this.server.listen(this.ports.api, "0.0.0.0", () => resolve());
+      if (heldApiPort) this.server.listen(heldApiPort, () => resolve());
+      else this.server.listen(this.ports.api, API_HOST, () => resolve());
     });
     stage("gateway listening");
     return this;
@@ -143,6 +146,7 @@ export class System {
       settings: { ...this.wiringEnv(), ...this.options.serviceEnv?.[name] },
       developmentDefaults: true,
       listenForPages: wiring.kind === "cluster",
+      heldPagesPort: () => this.dashboardPort?.takeOver(),
       ...(onMigrated ? { onMigrated } : {}),
     }));
     this.running.set(name, started);

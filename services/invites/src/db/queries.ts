@@ -60,20 +60,20 @@ const toRecord = (row: ConnectionRow): ConnectionRecord => ({
 });
 
 export async function listConnections(db: Knex, userId: string): Promise<ConnectionRecord[]> {
-  const rows = (await db("calendar_connections").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])) as ConnectionRow[];
+  const rows = await db<ConnectionRow>("calendar_connections").where({ user_id: userId }).orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]);
   return rows.map(toRecord);
 }
 
 /** The connection invites and busy time go through: the user's active one for the provider. */
 export async function activeConnection(db: Knex, userId: string, provider: CalendarProvider = "google"): Promise<ConnectionRecord | undefined> {
-  const row = (await db("calendar_connections").where({ user_id: userId, provider, status: "active" }).first()) as ConnectionRow | undefined;
+  const row = await db<ConnectionRow>("calendar_connections").where({ user_id: userId, provider, status: "active" }).first();
   return row ? toRecord(row) : undefined;
 }
 
 /** The active connections of several users, every provider. */
 export async function activeConnections(db: Knex, userIds: readonly string[]): Promise<ConnectionRecord[]> {
   if (userIds.length === 0) return [];
-  const rows = (await db("calendar_connections").whereIn("user_id", userIds).andWhere({ status: "active" })) as ConnectionRow[];
+  const rows = await db<ConnectionRow>("calendar_connections").whereIn("user_id", userIds).andWhere({ status: "active" });
   return rows.map(toRecord);
 }
 
