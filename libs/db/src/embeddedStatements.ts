@@ -12,6 +12,14 @@ function resultTypeChanged(error: { code?: string; message?: string }): boolean 
 type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
+/** The session's search path, switched with the next call into the database when it must be (EmbeddedDatabase). */
+export interface SearchPathSwitches {
+  /** The statement that switches it, when the session needs it before the next statement; taken as sent. */
+  searchPathSwitch(): string | undefined;
+  /** The call that carried the switch failed. */
+  searchPathLost(): void;
+}
+
 interface KeptStatement {
   name: string;
   /** The parameters' types, as the statement was prepared: what each value is serialized as. */
@@ -39,6 +47,7 @@ export class KeptStatements {
 
   constructor(
     private readonly pglite: PGlite,
+    private readonly searchPath: SearchPathSwitches,
     capacity = KEPT_STATEMENTS,
   ) {
     this.cache = new StatementCache(capacity);
@@ -121,11 +130,32 @@ export class KeptStatements {
     this.toClose.push(name);
   }
 
-  /** One call into the database: the closes pending first, then `messages`; every answer returned, errors among them. */
-  private call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+  /**
+   * One call into the database: the search path's switch when the session
+   * needs one (a simple query, done and answered before what follows), the
+   * closes pending, then `messages`; every answer to those returned, errors
+   * among them (the switch's own answers are not).
+   */
+  private async call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+    const searchPath = this.searchPath.searchPathSwitch();
+    const switched = searchPath === undefined ? [] : [protocol.serialize.query(searchPath)];
     const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
     this.toClose = [];
-    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs: false, throwOnError: false });
+    let answers: BackendMessage[];
+    try {
+      answers = await this.pglite.execProtocolStream(concat([...switched, ...closes, ...messages]), { syncToFs: false, throwOnError: false });
+    } catch (err) {
+      if (searchPath !== undefined) this.searchPath.searchPathLost();
+      throw err;
+    }
+    if (searchPath === undefined) return answers;
+    const switchEnd = answers.findIndex((message) => message.name === "readyForQuery") + 1;
+    const refused = answers.slice(0, switchEnd).find(isError);
+    if (switchEnd === 0 || refused) {
+      this.searchPath.searchPathLost();
+      throw refused ?? new Error(`no answer to: ${searchPath}`);
+    }
+    return answers.slice(switchEnd);
   }
 }
 
