@@ -132,23 +132,26 @@ export class KeptStatements {
 
   /**
    * One call into the database: the search path's switch when the session
-   * needs one (a simple query, done and answered before what follows), the
-   * closes pending, then `messages`; every answer to those returned, errors
-   * among them (the switch's own answers are not).
+   * needs one (switchingCall), the closes pending, then `messages`; every
+   * answer returned, errors among them.
    */
-  private async call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+  private call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
     const searchPath = this.searchPath.searchPathSwitch();
-    const switched = searchPath === undefined ? [] : [protocol.serialize.query(searchPath)];
     const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
     this.toClose = [];
+    if (searchPath !== undefined) return this.switchingCall(searchPath, [...closes, ...messages]);
+    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs: false, throwOnError: false });
+  }
+
+  /** `messages` after a simple query switching the search path, done and answered first; its answers left out. */
+  private async switchingCall(searchPath: string, messages: Uint8Array[]): Promise<BackendMessage[]> {
     let answers: BackendMessage[];
     try {
-      answers = await this.pglite.execProtocolStream(concat([...switched, ...closes, ...messages]), { syncToFs: false, throwOnError: false });
+      answers = await this.pglite.execProtocolStream(concat([protocol.serialize.query(searchPath), ...messages]), { syncToFs: false, throwOnError: false });
     } catch (err) {
-      if (searchPath !== undefined) this.searchPath.searchPathLost();
+      this.searchPath.searchPathLost();
       throw err;
     }
-    if (searchPath === undefined) return answers;
     const switchEnd = answers.findIndex((message) => message.name === "readyForQuery") + 1;
     const refused = answers.slice(0, switchEnd).find(isError);
     if (switchEnd === 0 || refused) {
