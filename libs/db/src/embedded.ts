@@ -58,7 +58,10 @@ export class EmbeddedDatabase {
   readonly session: SessionTurns<PGlite>;
   /** Statements kept parsed and planned in the session, by search path and text. */
   readonly statements: KeptStatements;
-  private searchPath: string | undefined;
+  /** The search path the session has: "" (Postgres's default) until switched; undefined when a switch may have failed. */
+  private sessionPath: string | undefined = "";
+  /** The search path of the handle holding the session: set with its first statement (searchPathSwitch). */
+  private wantedPath = "";
 
   private readonly vacuuming: NodeJS.Timeout;
   private lastVacuum: Promise<void> = Promise.resolve();
@@ -70,7 +73,7 @@ export class EmbeddedDatabase {
     this.vacuuming = inBackground(() => setInterval(() => void this.vacuum(), vacuumEveryMs).unref());
     // The session outlives every turn; close() ends it.
     this.session = new SessionTurns(pglite, ACQUIRE_TIMEOUT_MS);
-    this.statements = new KeptStatements(pglite);
+    this.statements = new KeptStatements(pglite, this);
   }
 
   /**
@@ -97,16 +100,38 @@ export class EmbeddedDatabase {
     }
   }
 
-  /** Points the session at `schema`; called by the handle that was just handed the session. */
-  async useSchema(schema: string): Promise<void> {
-    if (this.searchPath === schema) return;
-    await this.pglite.query(`set search_path to "${schema}"`);
-    this.searchPath = schema;
+  /**
+   * Points the session at `schema`; called by the handle that was just
+   * handed the session. Nothing is sent yet: the switch goes with the turn's
+   * first statement (searchPathSwitch), in the same call into the database
+   * for a kept statement, so a turn costs no call of its own for it.
+   */
+  useSchema(schema: string): void {
+    this.wantedPath = schema;
   }
 
-  /** The session's search path now (empty: Postgres's default, never switched). */
+  /** The session's search path for the statements of the turn (empty: Postgres's default, never switched). */
   get currentSearchPath(): string {
-    return this.searchPath ?? "";
+    return this.wantedPath;
+  }
+
+  /**
+   * The statement to send before the next one when the session's search
+   * path is not yet the turn's, taken as sent; call searchPathLost if the
+   * call carrying it fails. A switch is sent at a turn's first statement,
+   * outside any transaction (a transaction's turn begins with BEGIN), so a
+   * rollback never takes it back; were it sent inside one, it is sent again
+   * before each statement after, whatever the transaction's end.
+   */
+  searchPathSwitch(): string | undefined {
+    if (this.sessionPath === this.wantedPath) return undefined;
+    this.sessionPath = this.pglite.isInTransaction() ? undefined : this.wantedPath;
+    return `set search_path to "${this.wantedPath}"`;
+  }
+
+  /** The call that carried a switch failed: the session's search path is not known. */
+  searchPathLost(): void {
+    this.sessionPath = undefined;
   }
 
   /**
@@ -211,13 +236,7 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
       return database.pglite;
     }
     const connection = await super.acquireConnection();
-    if (this.embedded.leavesSearchPath) return connection;
-    try {
-      await database.useSchema(schema);
-    } catch (err) {
-      await super.releaseConnection(connection);
-      throw err;
-    }
+    if (!this.embedded.leavesSearchPath) database.useSchema(schema);
     return connection;
   }
 
@@ -273,8 +292,15 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
    */
   override async _query(connection: PGlite, obj: KnexQuery): Promise<KnexQuery> {
     const bindings = obj.bindings ?? [];
-    if (!isKeptStatement(obj.sql, bindings.length, obj.options?.name !== undefined)) return super._query(connection, obj);
     const database = this.embedded.database;
+    if (!isKeptStatement(obj.sql, bindings.length, obj.options?.name !== undefined)) {
+      const searchPath = database.searchPathSwitch();
+      if (searchPath !== undefined) await connection.exec(searchPath).catch((err: unknown) => {
+        database.searchPathLost();
+        throw err;
+      });
+      return super._query(connection, obj);
+    }
     obj.response = await database.statements.run(database.currentSearchPath, obj.sql, bindings, obj.options);
     return obj;
   }

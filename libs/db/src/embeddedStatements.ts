@@ -12,6 +12,14 @@ function resultTypeChanged(error: { code?: string; message?: string }): boolean 
 type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
+/** The session's search path, switched with the next call into the database when it must be (EmbeddedDatabase). */
+export interface SearchPathSwitches {
+  /** The statement that switches it, when the session needs it before the next statement; taken as sent. */
+  searchPathSwitch(): string | undefined;
+  /** The call that carried the switch failed. */
+  searchPathLost(): void;
+}
+
 interface KeptStatement {
   name: string;
   /** The parameters' types, as the statement was prepared: what each value is serialized as. */
@@ -39,6 +47,7 @@ export class KeptStatements {
 
   constructor(
     private readonly pglite: PGlite,
+    private readonly searchPath: SearchPathSwitches,
     capacity = KEPT_STATEMENTS,
   ) {
     this.cache = new StatementCache(capacity);
@@ -121,11 +130,35 @@ export class KeptStatements {
     this.toClose.push(name);
   }
 
-  /** One call into the database: the closes pending first, then `messages`; every answer returned, errors among them. */
+  /**
+   * One call into the database: the search path's switch when the session
+   * needs one (switchingCall), the closes pending, then `messages`; every
+   * answer returned, errors among them.
+   */
   private call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+    const searchPath = this.searchPath.searchPathSwitch();
     const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
     this.toClose = [];
+    if (searchPath !== undefined) return this.switchingCall(searchPath, [...closes, ...messages]);
     return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs: false, throwOnError: false });
+  }
+
+  /** `messages` after a simple query switching the search path, done and answered first; its answers left out. */
+  private async switchingCall(searchPath: string, messages: Uint8Array[]): Promise<BackendMessage[]> {
+    let answers: BackendMessage[];
+    try {
+      answers = await this.pglite.execProtocolStream(concat([protocol.serialize.query(searchPath), ...messages]), { syncToFs: false, throwOnError: false });
+    } catch (err) {
+      this.searchPath.searchPathLost();
+      throw err;
+    }
+    const switchEnd = answers.findIndex((message) => message.name === "readyForQuery") + 1;
+    const refused = answers.slice(0, switchEnd).find(isError);
+    if (switchEnd === 0 || refused) {
+      this.searchPath.searchPathLost();
+      throw refused ?? new Error(`no answer to: ${searchPath}`);
+    }
+    return answers.slice(switchEnd);
   }
 }
 

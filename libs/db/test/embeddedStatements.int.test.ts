@@ -170,7 +170,7 @@ describe("statements kept prepared in the embedded database's session", () => {
 it("closes the statements it gives up, holding no more than its capacity", async () => {
   const database = await EmbeddedDatabase.open();
   try {
-    const kept = new KeptStatements(database.pglite, 5);
+    const kept = new KeptStatements(database.pglite, database, 5);
     for (let n = 0; n < 12; n++) {
       const result = await kept.run<{ n: number }>("", `select $1::int + ${n} as n`, [1]);
       expect(result.rows).toEqual([{ n: n + 1 }]);

@@ -139,34 +139,42 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       };
     });
 
-  // The lock and the claim in one statement (a round trip fewer per batch; on the embedded
-  // database a statement is most of a batch's cost). The lock's CTE is evaluated once, before
-  // the claim, which claims nothing unless the lock is held. Its subjects and size are the
-  // relay's own constants, written in: the statement has no parameters, so on Postgres it
-  // goes in one message with the BEGIN before it.
+  // The lock, the claim and the mark in one statement (on the embedded database a statement is
+  // most of a batch's cost). The lock's CTE is evaluated once, before the claim, which claims
+  // nothing unless the lock is held. The claimed rows are marked published at once, in the
+  // batch's transaction: those that then fail to publish are unmarked before it commits
+  // (unmarkSql), so what commits is as if only the published ones had been marked. Its subjects
+  // and size are the relay's own constants, written in: the statement has no parameters, so on
+  // Postgres it goes in one message with the BEGIN before it.
   const claimSql = `with held_lock as materialized (
        select pg_try_advisory_xact_lock(hashtext(current_schema() || '.outbox')) as locked, current_schema() as schema
+     ),
+     claim as materialized (
+       select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
+         from outbox
+        where (select locked from held_lock) and published_at is null and subject in (${subjects.map(sqlText).join(", ")})
+        order by id
+        limit ${Number(batchSize)}
+          for update skip locked
+     ),
+     marked as (
+       update outbox set published_at = now() from claim where outbox.id = claim.id
      )
      select held_lock.locked, held_lock.schema, claim.*
        from held_lock
-       left join lateral (
-         select id, subject, payload, msg_id, trace_context, extract(epoch from (clock_timestamp() - created_at))::float8 as age_seconds
-           from outbox
-          where held_lock.locked and published_at is null and subject in (${subjects.map(sqlText).join(", ")})
-          order by id
-          limit ${Number(batchSize)}
-            for update skip locked
-       ) claim on true
+       left join claim on true
       order by claim.id`;
+  /** Unmarks the claimed rows not published: those from the first that failed on. */
+  const unmarkSql = (ids: readonly OutboxRow["id"][]) => `update outbox set published_at = null where id in (${ids.map(digits).join(", ")})`;
 
-  /** Publishes the claimed rows; `published` are the rows to mark: those before the first that failed. */
+  /** Publishes the claimed rows; `unpublished` are the rows to unmark: from the first that failed on. */
   const publishClaimed = async (
     claimed: LockedClaim[],
     publish: (row: OutboxRow, options: PublishOptions) => Promise<void>,
-  ): Promise<{ result: BatchResult; published: OutboxRow["id"][] }> => {
+  ): Promise<{ result: BatchResult; unpublished: OutboxRow["id"][] }> => {
     const held = claimed[0]!;
     schema = held.schema;
-    if (!held.locked) return { result: { more: false, locked: false }, published: [] };
+    if (!held.locked) return { result: { more: false, locked: false }, unpublished: [] };
     const rows: OutboxRow[] = claimed.filter((row): row is LockedClaim & OutboxRow => row.id !== null);
     // The batch goes out at once (one round trip, not one per row; on the in-process bus one
     // append), each row stored only right after the row before it, so none overtakes one that failed.
@@ -179,15 +187,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       ),
     );
     const firstFailed = outcomes.findIndex((o) => o.status === "rejected");
-    const published = (firstFailed === -1 ? rows : rows.slice(0, firstFailed)).map((row) => row.id);
+    const unpublished = firstFailed === -1 ? [] : rows.slice(firstFailed).map((row) => row.id);
     const left = firstFailed === -1 ? undefined : rows[firstFailed];
     const known = { locked: true, ...(left ? { oldestLeftSeconds: Number(left.age_seconds) } : {}) };
-    if (firstFailed === -1) return { result: { ...known, more: rows.length === batchSize, claimed: rows.length }, published };
+    if (firstFailed === -1) return { result: { ...known, more: rows.length === batchSize, claimed: rows.length }, unpublished };
     const failure = (outcomes[firstFailed] as PromiseRejectedResult).reason;
     // The stream's last event was not the row before: that row was already stored earlier (a
     // republish after a crash). Not a failure: the next batch starts at this row.
-    if (failure instanceof PublishOrderError) return { result: { ...known, more: true }, published };
-    return { result: { ...known, more: false, failure }, published };
+    if (failure instanceof PublishOrderError) return { result: { ...known, more: true }, unpublished };
+    return { result: { ...known, more: false, failure }, unpublished };
   };
 
   // Embedded: through knex, whose transaction the in-process bus's log joins (its append is the relay's).
@@ -200,14 +208,14 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       woken = false;
       const claimed = await trx.raw<{ rows: LockedClaim[] }>(claimSql);
       const publish = (row: OutboxRow, options: PublishOptions) => bus.publish(bySubject.get(row.subject)!, row.payload, options);
-      const { result, published } = await publishClaimed(claimed.rows, publish);
-      if (published.length > 0) await trx("outbox").whereIn("id", published.map(String)).update({ published_at: trx.fn.now() });
+      const { result, unpublished } = await publishClaimed(claimed.rows, publish);
+      if (unpublished.length > 0) await trx.raw(unmarkSql(unpublished));
       return result;
     });
 
   // Postgres: on a connection of the pool, without knex (its transaction and query builder cost
-  // the relay more than its statements did), in two round trips: BEGIN with the claim, the mark
-  // with COMMIT. The same statements, locks and order as through knex.
+  // the relay more than its statements did), in two round trips: BEGIN with the claim, COMMIT
+  // (after the unmarking, when a row failed). The same statements, locks and order as through knex.
   const relayPostgresBatch = async (): Promise<BatchResult> => {
     const { connection, release } = await holdConnection(db);
     try {
@@ -220,10 +228,10 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         const trace: unknown = row.trace_context;
         return typeof trace === "string" ? ({ ...row, trace_context: JSON.parse(trace) as TraceCarrier } as LockedClaim) : row;
       });
-      const { result, published } = await publishClaimed(rows, publish);
+      const { result, unpublished } = await publishClaimed(rows, publish);
       // The transaction the claim began ends here whatever the batch found (another replica's lock included): a
       // connection back in the pool inside it would run its next user's statements uncommitted.
-      const commit = published.length > 0 ? `update outbox set published_at = now() where id in (${published.map(digits).join(", ")}); commit` : "commit";
+      const commit = unpublished.length > 0 ? `${unmarkSql(unpublished)}; commit` : "commit";
       await connection.query(commit);
       return result;
     } catch (err) {
