@@ -32,11 +32,20 @@ export function headerText(value: string): string {
   return travelsAsIs(value) ? value : JSON.stringify(value);
 }
 
-/** Headers as they go on the wire: values that cannot travel as they are in JSON, listed in ENCODED_HEADERS. */
-export function encodeHeaders(headers: Readonly<Record<string, string>>): Array<[string, string]> {
-  const wire = Object.entries(headers).map(([name, value]): [string, string] => [name, headerText(value)]);
-  const encoded = Object.entries(headers).filter(([, value]) => !travelsAsIs(value)).map(([name]) => name);
-  return encoded.length > 0 ? [...wire, [ENCODED_HEADERS, encoded.join(",")]] : wire;
+/**
+ * Puts headers into `target` as they go on the wire: values that cannot travel
+ * as they are in JSON, listed in ENCODED_HEADERS (last). One pass, no arrays:
+ * every request the bus sends goes through here.
+ */
+export function encodeHeadersInto<T>(headers: Readonly<Record<string, string>>, target: T, put: (target: T, name: string, value: string) => void): void {
+  let encoded: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    const text = headerText(value);
+    // Only a value sent as JSON differs from its text (it gains quotes).
+    if (text !== value) encoded = encoded === undefined ? name : `${encoded},${name}`;
+    put(target, name, text);
+  }
+  if (encoded !== undefined) put(target, ENCODED_HEADERS, encoded);
 }
 
 /** Headers as a plain record (first value of each), as they were sent: ENCODED_HEADERS read and left out. One pass, as every message served reads them. */

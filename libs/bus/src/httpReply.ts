@@ -26,11 +26,29 @@ export function encodeHttpReply(reply: HttpReply): WireHttpReply {
  * on untouched.
  */
 export function decodeHttpReply(wire: WireHttpReply, encodedBody: boolean): HttpReply {
-  const head = wire.head === "" ? undefined : checkedHttpReply(JSON.parse(wire.head));
+  const head = readHead(wire.head);
   if (!head || "body" in head) throw new Error("an HTTP route's reply came without its status and headers");
-  if (wire.body.length === 0) return head;
+  if (wire.body.length === 0) return { ...head };
   const body = new JsonText(wire.body);
   return { ...head, body: encodedBody ? body : body.toJSON() };
+}
+
+/**
+ * Heads of a status alone (`{"status":200}`, nearly every reply), read once
+ * each and kept by their text: a head's parse and check made five objects a
+ * reply. Heads with headers (a Location naming a new id) are read each time.
+ * A kept head is never handed out: every reply is a copy of it.
+ */
+const statusHeads = new Map<string, HttpReply>();
+/** More than the statuses routes answer with: a service of another release adds a few at most. */
+const STATUS_HEADS_KEPT = 64;
+
+function readHead(text: string): HttpReply | undefined {
+  const known = statusHeads.get(text);
+  if (known) return known;
+  const head = text === "" ? undefined : checkedHttpReply(JSON.parse(text));
+  if (head && !("headers" in head) && !("body" in head) && statusHeads.size < STATUS_HEADS_KEPT) statusHeads.set(text, head);
+  return head;
 }
 
 /**

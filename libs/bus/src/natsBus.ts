@@ -1,7 +1,7 @@
 import { AppError, internalError, unavailable } from "@sched/errors";
 import type { Logger } from "@sched/logging";
 import type { Endpoint, EventDef, HttpReply, NoticeDef, PayloadOf, ReplyOf, RequestOf, RouteEndpoint, StreamDef } from "@sched/proto";
-import { headers as natsHeaders, nanos, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
+import { nanos, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import {
   JetStreamApiCodes,
   JetStreamApiError,
@@ -11,14 +11,15 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from "@nats-io/jetstream";
-import { ServiceError, Svcm, type ServiceMsg } from "@nats-io/services";
+import { ServiceErrorCodeHeader, Svcm, type ServiceMsg } from "@nats-io/services";
 import { connect } from "@nats-io/transport-node";
 import { tracingEnabled, type BusOutcome } from "@sched/telemetry";
 import { CALLER_HEADER, DEADLINE_HEADER, decodeCaller, decodeDeadline, encodeCaller, parsedBy, receivedReply, requestDeadline } from "./codec.js";
 import { endpointMetadata } from "./endpointMetadata.js";
 import { decodeHttpReply, encodeHttpReply, HTTP_REPLY_HEADER } from "./httpReply.js";
 import { outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
-import { encodeHeaders, headerText, headerValues } from "./headerText.js";
+import { headerText, headerValues } from "./headerText.js";
+import { headerOf, putHeader, toNatsHeaders } from "./natsHeaders.js";
 import { replyHeadHeaders } from "./replyHeads.js";
 import { ACK, checkPublishAck, JETSTREAM_ANSWER_TIMEOUT_MS, withPublishHeaders } from "./jetStreamPublish.js";
 import { runBatchConsumer } from "./natsBatchConsumer.js";
@@ -63,7 +64,25 @@ const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const encode = (value: unknown): string => (value === undefined ? "" : JSON.stringify(value));
 const decode = (msg: { data: Uint8Array; json(): unknown }): unknown => (msg.data.length === 0 ? undefined : msg.json());
 /** An HTTP route's reply as it came: its head in a header, its body's JSON text as the payload. */
-const httpReplyOf = (msg: Msg) => ({ head: msg.headers?.get(HTTP_REPLY_HEADER) ?? "", body: msg.data });
+const httpReplyOf = (msg: Msg) => ({ head: headerOf(msg.headers, HTTP_REPLY_HEADER), body: msg.data });
+/** A forwarded route's reply, its body left as the JSON text it came as. */
+const forwardedReply = (msg: Msg): HttpReply => decodeHttpReply(httpReplyOf(msg), true);
+
+/**
+ * How each failed request ended, for its metrics, by the error it failed
+ * with: a 503 says neither whether the deadline passed nor whether nobody
+ * serves the subject. Kept beside the error, not in a closure made for
+ * every request.
+ */
+const failures = new WeakMap<object, BusOutcome>();
+const outcomeOfFailure = (err: unknown): BusOutcome => (typeof err === "object" && err !== null && failures.get(err)) || outcomeOf(err);
+
+/** A 503 for a request that failed so, its outcome kept for its metrics. */
+function failedWith(outcome: BusOutcome): AppError {
+  const err = unavailable();
+  failures.set(err, outcome);
+  return err;
+}
 
 /** The services API accepts names of letters, digits, `_` and `-` only. */
 const svcmName = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -144,33 +163,29 @@ class NatsBus implements Bus {
   }
 
   forward(endpoint: RouteEndpoint, payload: RequestOf<RouteEndpoint>, options: RequestOptions = {}): Promise<HttpReply> {
-    return this.exchange(endpoint, payload, options, (msg) => decodeHttpReply(httpReplyOf(msg), true));
+    return this.exchange(endpoint, payload, options, forwardedReply);
   }
 
   /** One request and its answer, read by `read`; a service's error arrives as the AppError it sent. */
   private async exchange<R>(endpoint: Endpoint, payload: unknown, options: RequestOptions, read: (msg: Msg) => R): Promise<R> {
-    let failure: BusOutcome | undefined;
     // `headers` are the caller's plus the trace context of the CLIENT span.
-    const send = async (headers: Record<string, string>): Promise<R> => {
+    const send = async (headers: Readonly<Record<string, string>>): Promise<R> => {
       const deadline = requestDeadline(options.timeoutMs);
       const timeout = deadline - Date.now();
-      if (timeout <= 0) {
-        failure = "timeout";
-        throw unavailable();
-      }
+      if (timeout <= 0) throw failedWith("timeout");
       const h = toNatsHeaders(headers);
-      if (options.caller) h.set(CALLER_HEADER, encodeCaller(options.caller));
-      h.set(DEADLINE_HEADER, String(deadline));
+      if (options.caller) putHeader(h, CALLER_HEADER, encodeCaller(options.caller));
+      putHeader(h, DEADLINE_HEADER, String(deadline));
       let msg: Msg;
       try {
         msg = await this.replies.request(this.subject(endpoint.subject), encode(payload), h, timeout);
       } catch (err) {
         // Deadline passed, nobody serves the subject, or the connection is gone: a fast 503 either way.
         this.options.logger.debug({ err, subject: endpoint.subject }, "request not answered");
-        failure = err instanceof RequestNotAnswered ? err.outcome : "unavailable";
-        throw unavailable();
+        throw failedWith(err instanceof RequestNotAnswered ? err.outcome : "unavailable");
       }
-      if (ServiceError.isServiceError(msg)) {
+      // A service error, as the services API's ServiceError.isServiceError reads it.
+      if (headerOf(msg.headers, ServiceErrorCodeHeader) !== "") {
         let body: unknown;
         try {
           body = decode(msg);
@@ -181,7 +196,7 @@ class NatsBus implements Bus {
       }
       return read(msg);
     };
-    return sendRequest("nats", endpoint.subject, options, send, (err) => failure ?? outcomeOf(err));
+    return sendRequest("nats", endpoint.subject, options, send, outcomeOfFailure);
   }
 
   async serve(service: ServiceInfo, bindings: EndpointBinding[]): Promise<ServedEndpoints> {
@@ -411,12 +426,6 @@ class NatsBus implements Bus {
 
 const CALLER_HEADER_NAME = CALLER_HEADER.toLowerCase();
 const DEADLINE_HEADER_NAME = DEADLINE_HEADER.toLowerCase();
-
-function toNatsHeaders(headers: Readonly<Record<string, string>>): MsgHdrs {
-  const h = natsHeaders();
-  for (const [k, v] of encodeHeaders(headers)) h.set(k, v);
-  return h;
-}
 
 /** The caller and the deadline travel in headers of their own; handlers see the other headers as they were sent. */
 function readHeaders(h: MsgHdrs | undefined): { caller: string | undefined; deadline: string | undefined; headers: Record<string, string> } {

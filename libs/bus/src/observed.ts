@@ -59,6 +59,8 @@ function payloadIds(value: unknown): Attributes {
   return { ...idAttributes(value), ...idAttributes(v.params), ...idAttributes(body) };
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * Sends one request in a CLIENT span named `<subject> send`, with the trace
  * context added to the headers `send` puts on the wire, and records its
@@ -68,16 +70,17 @@ export async function sendRequest<T>(
   system: "nats" | "memory",
   subject: string,
   options: RequestOptions,
-  send: (headers: Record<string, string>) => Promise<T>,
+  send: (headers: Readonly<Record<string, string>>) => Promise<T>,
   classify: (err: unknown) => BusOutcome = outcomeOf,
 ): Promise<T> {
   const startedAt = now();
-  // Attributes are made only for a span that is recorded: with tracing off, a request pays for none.
-  const attributes = tracingEnabled() ? messagingAttributes(system, subject, "send", options.caller) : undefined;
   try {
-    const reply = await inSpan(`${subject} send`, { kind: SpanKind.CLIENT, ...(attributes ? { attributes } : {}), failure: spanFailure }, () =>
-      send(injectTraceContext({ ...options.headers })),
-    );
+    // With tracing off there is no span and no trace context to add: the caller's headers go as they are, nothing made for them.
+    const reply = tracingEnabled()
+      ? await inSpan(`${subject} send`, { kind: SpanKind.CLIENT, attributes: messagingAttributes(system, subject, "send", options.caller), failure: spanFailure }, () =>
+          send(injectTraceContext({ ...options.headers })),
+        )
+      : await send(options.headers ?? NO_HEADERS);
     recordBusRequest("client", subject, "ok", startedAt);
     return reply;
   } catch (err) {

@@ -41,6 +41,22 @@ describe.runIf(await clusterServersAvailable())("a known key's count and address
     expect((past as RateLimitedError).state).toMatchObject({ limit: 5, remaining: 0 });
   });
 
+  it("counts in Redis when Redis has lost the script (restarted or flushed): the script itself is sent again", async () => {
+    const server = await startRedisServer();
+    const url = `redis://127.0.0.1:${server.port}`;
+    try {
+      const keyPrefix = `rl_${uniqueSuffix()}`;
+      const [one, two] = [new RateLimits(settings, { redis: await redisAt(url), keyPrefix }), new RateLimits(settings, { redis: await redisAt(url), keyPrefix })];
+      expect((await one.consumeKnown("standard", caller("key_c"), "10.0.0.4")).counted.remaining).toBe(4);
+      await (await redisAt(url)).script("FLUSH");
+      expect((await one.consumeKnown("standard", caller("key_c"), "10.0.0.4")).counted.remaining).toBe(3);
+      // Counted in Redis, not in the replica's memory: the other replica sees both.
+      expect((await two.consumeKnown("standard", caller("key_c"), "10.0.0.4")).counted.remaining).toBe(2);
+    } finally {
+      await server.kill();
+    }
+  });
+
   it("counts in this replica's memory while Redis is away, as consume does", async () => {
     const server = await startRedisServer();
     const redis = await redisAt(`redis://127.0.0.1:${server.port}`);

@@ -1,6 +1,7 @@
 import { AppError } from "@sched/errors";
 import type { Caller, RateBucket } from "@sched/proto";
 import type { Redis } from "ioredis";
+import { createHash } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { limitFor, type DefaultLimits } from "../domain/limits.js";
 import { retryAfterSeconds, type BucketState } from "../domain/rateLimitHeaders.js";
@@ -28,7 +29,28 @@ if failures then failuresTtl = redis.call('pttl', KEYS[2]) end
 return {consumed, ttl, failures, failuresTtl}
 `;
 
-type CountKnownKey = (bucketKey: string, failuresKey: string, windowSeconds: number) => Promise<[number, number, string | null, number]>;
+/** Redis keeps a script it was sent by its SHA-1 digest, and runs it by the digest alone (EVALSHA). */
+const COUNT_KNOWN_KEY_SHA = createHash("sha1").update(COUNT_KNOWN_KEY).digest("hex");
+
+type CountKnownKeyReply = [number, number, string | null, number];
+
+/**
+ * Runs COUNT_KNOWN_KEY by its digest, sending the script itself only when
+ * Redis answers that it does not have it (restarted or flushed since).
+ * ioredis's defined commands do the same, but build for every command two
+ * copies of its arguments, a command class of their own, and a promise and
+ * two closures to catch the NOSCRIPT answer, which a Redis that has the
+ * script never sends (docs/benchmarks.md, "The gateway's garbage per request:
+ * the bus's request side and the rate-limit script").
+ */
+async function countKnownKey(redis: Redis, bucketKey: string, failuresKey: string, windowSeconds: number): Promise<CountKnownKeyReply> {
+  try {
+    return (await redis.evalsha(COUNT_KNOWN_KEY_SHA, 2, bucketKey, failuresKey, windowSeconds)) as CountKnownKeyReply;
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.includes("NOSCRIPT")) throw err;
+    return (await redis.eval(COUNT_KNOWN_KEY, 2, bucketKey, failuresKey, windowSeconds)) as CountKnownKeyReply;
+  }
+}
 
 export interface RateLimitSettings extends DefaultLimits {
   authFailuresPerMinute: number;
@@ -50,7 +72,6 @@ export class RateLimits {
   private readonly counters: Record<RateBucket, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
   private readonly keyless: RateLimiterAbstract;
-  private readonly countKnownKey: CountKnownKey | undefined;
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -59,11 +80,6 @@ export class RateLimits {
     this.counters = { standard: this.makeLimiter("standard", COUNT_ONLY), ai: this.makeLimiter("ai", COUNT_ONLY) };
     this.authFailures = this.makeLimiter("authfail", settings.authFailuresPerMinute);
     this.keyless = this.makeLimiter("keyless", COUNT_ONLY);
-    if (store.redis) {
-      store.redis.defineCommand("schedCountKnownKey", { numberOfKeys: 2, lua: COUNT_KNOWN_KEY });
-      const redis = store.redis as Redis & { schedCountKnownKey: CountKnownKey };
-      this.countKnownKey = (bucketKey, failuresKey, windowSeconds) => redis.schedCountKnownKey(bucketKey, failuresKey, windowSeconds);
-    }
   }
 
   /**
@@ -74,10 +90,10 @@ export class RateLimits {
    */
   async consumeKnown(bucket: RateBucket, caller: Pick<Caller, "apiKeyId" | "rateLimits">, address: string): Promise<{ counted: BucketState; authFailuresExhausted: BucketState | undefined }> {
     const limit = limitFor(bucket, caller, this.settings);
-    let reply: Awaited<ReturnType<CountKnownKey>> | undefined;
-    if (this.countKnownKey) {
+    let reply: CountKnownKeyReply | undefined;
+    if (this.store.redis) {
       try {
-        reply = await this.countKnownKey(this.counters[bucket].getKey(caller.apiKeyId), this.authFailures.getKey(address), this.settings.windowSeconds);
+        reply = await countKnownKey(this.store.redis, this.counters[bucket].getKey(caller.apiKeyId), this.authFailures.getKey(address), this.settings.windowSeconds);
       } catch {
         // Redis failed: the in-memory insurance answers below.
         reply = undefined;
