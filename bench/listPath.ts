@@ -81,7 +81,7 @@ try {
     "statement (knex)": async () => {
       const { name, sql, bindings } = statement();
       const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ name });
-      return (result.rows[0].items as string).length;
+      return (result.rows[0].answer as string).length;
     },
     "statement (listCalendar)": async () => {
       const plan = planList("upcoming", new Date());
@@ -92,7 +92,7 @@ try {
     "statement (bare pg)": async () => {
       const { name, sql, bindings } = statement();
       const result = await bare.query({ name, text: bareText(sql), values: bindings });
-      return (result.rows[0].items as string).length;
+      return (result.rows[0].answer as string).length;
     },
   };
   const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);

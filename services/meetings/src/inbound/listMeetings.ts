@@ -35,7 +35,7 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
     const range = { from: plan.endAfter ?? plan.startAfter, to: plan.startBefore ?? plan.startAtOrBefore };
     const singles = await listCalendar(deps.db, { ...whose, plan, ...(after ? { after } : {}), limit, itemBytes }, seriesVersionsSql({ mode: caller.mode, users: [whose], ...range }));
     // No recurring meeting can be on this page: the page is the single meetings' statement, sent as Postgres wrote it.
-    if (!singles.beside) return { status: 200, body: new JsonText(`{"data":${singles.itemsJson},"hasMore":${singles.hasMore}}`) };
+    if (!singles.beside) return { status: 200, body: new JsonText(singles.answerJson) };
     const kept = await deps.series.readNamed(deps.db, caller.mode, singles.beside);
     const singleItems = singleEntries(singles.itemsJson);
     const last = singleItems[singleItems.length - 1];
