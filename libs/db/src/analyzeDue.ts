@@ -15,8 +15,8 @@ export interface TableActivity {
  * is analyzed each time it grew by about a tenth, and a table that does not
  * change is never analyzed again.
  */
-const ANALYZE_BASE_ROWS = 50;
-const ANALYZE_SCALE = 0.1;
+export const ANALYZE_BASE_ROWS = 50;
+export const ANALYZE_SCALE = 0.1;
 
 /** Whether `table` changed enough since its statistics were gathered to gather them again, as autovacuum would. */
 export function analyzeDue(table: TableActivity): boolean {
