@@ -43,6 +43,9 @@ const ANALYZE_CHECK_EVERY_MS = 10_000;
  */
 const ANALYZE_STATISTICS_TARGET = 10;
 
+/** A name as an SQL identifier, whatever it holds. */
+const quotedName = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
 /** Each user table's rows and changes since its last ANALYZE, as analyzeDue weighs them. */
 const TABLE_ACTIVITY_SQL = `select schemaname as schema, relname as table, n_live_tup::float8 as "liveRows", n_mod_since_analyze::float8 as "changedSinceAnalyze"
   from pg_stat_user_tables`;
@@ -155,7 +158,7 @@ export class EmbeddedDatabase {
         await this.inTurn((session) =>
           session.transaction(async (tx) => {
             await tx.query(`set local default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
-            await tx.query(`analyze "${schema}"."${table}"`);
+            await tx.query(`analyze ${quotedName(schema)}.${quotedName(table)}`);
           }),
         );
         analyzed.push(`${schema}.${table}`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedDatabase } from "../src/embeddedEntry.js";
 import { openSchema, type Knex, type Migration } from "../src/index.js";
+import { EVENT_LOG_SCHEMA, eventLogMigrations, lastOfStream } from "../src/knexEventLog.js";
 
 // Meetings of one organizer among a few others: without statistics the planner takes any organizer for rare.
 const meetings: Migration[] = [
@@ -89,6 +90,30 @@ describe("an embedded database left to itself", () => {
       await grow(db);
       await within30s(async () => (await lastAnalyzed(db)) !== null);
       expect(await lastAnalyzed(db)).not.toBeNull();
+    } finally {
+      await db.destroy();
+      await database.close();
+    }
+  }, 120_000);
+});
+
+describe("the event log's last event of a stream, on an analyzed log", () => {
+  it("When one stream holds nearly every event, then a rare stream's last event is read through the stream's index, not by a walk of the log", async () => {
+    const database = await EmbeddedDatabase.open(undefined, { analyzeCheckEveryMs: 3_600_000 });
+    const db = await openSchema({ kind: "embedded", database }, EVENT_LOG_SCHEMA, eventLogMigrations);
+    try {
+      // The rare stream's events come first: a walk back from the newest passes every other event before it finds one.
+      await db.raw(`insert into events (stream, subject, payload, headers, msg_id)
+        select case when i <= 50 then 'accounts' else 'meetings' end, 'sched.events', '{}', '{}', 'evt_' || i from generate_series(1, 20000) as i`);
+      await within30s(async () => (await database.analyzeChanged()).includes(`${EVENT_LOG_SCHEMA}.events`));
+      const { rows } = await db.raw<{ rows: Array<{ "QUERY PLAN": Array<{ Plan: Record<string, unknown> }> }> }>(
+        `explain (analyze, format json) select given.stream, (${lastOfStream("given.stream")}) as last from (values ('accounts'), ('meetings')) as given(stream)`,
+      );
+      const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);
+      expect(plan).toContain('"Index Name":"events_stream_last"');
+      expect(plan).not.toContain("Rows Removed by Filter");
+      const { rows: last } = await db.raw<{ rows: Array<{ msg_id: string }> }>(`${lastOfStream("?")}`, ["accounts"]);
+      expect(last).toEqual([{ msg_id: "evt_50" }]);
     } finally {
       await db.destroy();
       await database.close();
