@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
+import { analyzeDue, type TableActivity } from "./analyzeDue.js";
 import { inBackground, SessionTurns } from "./embeddedSession.js";
 import { KeptStatements } from "./embeddedStatements.js";
 import { isKeptStatement } from "./statementCache.js";
@@ -29,6 +30,25 @@ const EMBEDDED_POSTGRES_VERSION = "18.0";
 
 /** How often dead rows are made reusable (see vacuum()). */
 const VACUUM_EVERY_MS = 5 * 60_000;
+
+/** How often the tables' changes are looked at, to analyze those that changed enough (see analyzeChanged()). */
+const ANALYZE_CHECK_EVERY_MS = 10_000;
+
+/**
+ * ANALYZE samples 300 rows per unit of the statistics target: Postgres's 100
+ * reads 30,000 rows of a table and every wide value in them (the event log's
+ * and outboxes' payloads), on the one thread that answers requests. 10 reads
+ * 3,000, and still tells the planner how many rows a key's value has, which
+ * is what the services' plans turn on.
+ */
+const ANALYZE_STATISTICS_TARGET = 10;
+
+/** A name as an SQL identifier, whatever it holds. */
+const quotedName = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** Each user table's rows and changes since its last ANALYZE, as analyzeDue weighs them. */
+const TABLE_ACTIVITY_SQL = `select schemaname as schema, relname as table, n_live_tup::float8 as "liveRows", n_mod_since_analyze::float8 as "changedSinceAnalyze"
+  from pg_stat_user_tables`;
 
 /** A transaction holding the session, as seen from the code it runs. */
 interface HeldSession {
@@ -64,13 +84,17 @@ export class EmbeddedDatabase {
   private wantedPath = "";
 
   private readonly vacuuming: NodeJS.Timeout;
-  private lastVacuum: Promise<void> = Promise.resolve();
+  private readonly analyzing: NodeJS.Timeout;
+  /** The vacuum or analyze under way or last done: one at a time, and close() waits for it. */
+  private lastUpkeep: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly pglite: PGlite,
     vacuumEveryMs: number,
+    analyzeCheckEveryMs: number,
   ) {
     this.vacuuming = inBackground(() => setInterval(() => void this.vacuum(), vacuumEveryMs).unref());
+    this.analyzing = inBackground(() => setInterval(() => void this.analyzeChanged(), analyzeCheckEveryMs).unref());
     // The session outlives every turn; close() ends it.
     this.session = new SessionTurns(pglite, ACQUIRE_TIMEOUT_MS);
     this.statements = new KeptStatements(pglite, this);
@@ -81,23 +105,18 @@ export class EmbeddedDatabase {
    * starts from `startFrom` when given (a folder taken with `folder()`, such
    * as one with every schema migrated), else from a freshly initialised one.
    */
-  static async open(dataDir?: string, options: { vacuumEveryMs?: number; startFrom?: Blob } = {}): Promise<EmbeddedDatabase> {
+  static async open(dataDir?: string, options: { vacuumEveryMs?: number; analyzeCheckEveryMs?: number; startFrom?: Blob } = {}): Promise<EmbeddedDatabase> {
     const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const loadDataDir = fresh ? (options.startFrom ?? (await initialisedFolder(SMALL_FOLDER))) : undefined;
     const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
     if (fresh && !loadDataDir) await keepInitialisedFolder(pglite, SMALL_FOLDER);
-    return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS);
+    return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS, options.analyzeCheckEveryMs ?? ANALYZE_CHECK_EVERY_MS);
   }
 
   /** The database's whole folder as it is now, as a tarball `open` can start another database from. */
-  async folder(): Promise<Blob> {
-    const session = await this.session.acquire().promise;
-    try {
-      return await session.dumpDataDir("none");
-    } finally {
-      this.session.release(session);
-    }
+  folder(): Promise<Blob> {
+    return this.inTurn((session) => session.dumpDataDir("none"));
   }
 
   /**
@@ -141,25 +160,60 @@ export class EmbeddedDatabase {
    * folder would only grow.
    */
   private vacuum(): Promise<void> {
-    this.lastVacuum = this.lastVacuum.then(async () => {
-      try {
-        const session = await this.session.acquire().promise;
-        try {
-          await session.query("vacuum");
-        } finally {
-          this.session.release(session);
-        }
-      } catch {
-        // Closed, or the session stayed busy: the next turn vacuums.
+    return this.upkeep(async () => {
+      await this.inTurn((session) => session.query("vacuum"));
+    }, undefined);
+  }
+
+  /**
+   * Nor does anything else gather statistics: a table's plans would be made
+   * with the planner's defaults however it grew (a thousandth of the rows
+   * for a column's value, one organizer's meetings as rare as any), and so
+   * would the generic plans of the kept statements. The tables that changed
+   * enough since their last ANALYZE (analyzeDue, autovacuum's rule) are
+   * analyzed, each in a background turn of its own; ANALYZE drops the plans
+   * made on the old statistics, and the statements are planned again on
+   * their next run. Returns the tables analyzed ("schema.table").
+   */
+  analyzeChanged(): Promise<string[]> {
+    return this.upkeep(async () => {
+      const tables = await this.inTurn((session) => session.query<TableActivity>(TABLE_ACTIVITY_SQL));
+      const analyzed: string[] = [];
+      for (const { schema, table } of tables.rows.filter(analyzeDue)) {
+        await this.inTurn((session) =>
+          session.transaction(async (tx) => {
+            await tx.query(`set local default_statistics_target = ${ANALYZE_STATISTICS_TARGET}`);
+            await tx.query(`analyze ${quotedName(schema)}.${quotedName(table)}`);
+          }),
+        );
+        analyzed.push(`${schema}.${table}`);
       }
-    });
-    return this.lastVacuum;
+      return analyzed;
+    }, []);
+  }
+
+  /** Runs `work` after the upkeep before it; should the database close or stay busy, the next round does it, and `otherwise` is the answer. */
+  private upkeep<T>(work: () => Promise<T>, otherwise: T): Promise<T> {
+    const done = this.lastUpkeep.then(work).catch(() => otherwise);
+    this.lastUpkeep = done;
+    return done;
+  }
+
+  /** `work` on the session, in a turn of its own. */
+  private async inTurn<T>(work: (session: PGlite) => Promise<T>): Promise<T> {
+    const session = await this.session.acquire().promise;
+    try {
+      return await work(session);
+    } finally {
+      this.session.release(session);
+    }
   }
 
   /** Closes the database; every handle on it must be destroyed first. */
   async close(): Promise<void> {
     clearInterval(this.vacuuming);
-    await this.lastVacuum;
+    clearInterval(this.analyzing);
+    await this.lastUpkeep;
     await this.session.destroy();
     await this.pglite.close();
   }
