@@ -167,7 +167,7 @@ export const connectionsAdminAttach = routeEndpoint(
 
 /** What Graph sends to a subscription's address: the handshake's token when one is opened, else nothing in the query. */
 const GraphNotificationQuery = z.strictObject({
-  validationToken: Text.max(1_024).optional().meta({ description: "Graph's handshake when a subscription is opened: answered as plain text, and nothing else is done." }),
+  validationToken: Text.min(1).max(1_024).optional().meta({ description: "Graph's handshake when a subscription is opened (never empty): answered as plain text, and nothing else is done." }),
 });
 
 /** Graph's change notifications, of which only the subscription and its secret are read. */

@@ -8813,7 +8813,7 @@ export interface operations {
     invitesProviderNotificationsMicrosoft: {
         parameters: {
             query?: {
-                /** @description Graph's handshake when a subscription is opened: answered as plain text, and nothing else is done. */
+                /** @description Graph's handshake when a subscription is opened (never empty): answered as plain text, and nothing else is done. */
                 validationToken?: string;
             };
             header?: {

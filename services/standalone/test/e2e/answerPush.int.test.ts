@@ -109,6 +109,10 @@ describe.each(WIRINGS)("answers pushed by Google and Microsoft (%s)", async (wir
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(await res.text()).toBe(token);
+    // Graph never sends an empty token: an empty one is bad input, not a handshake answered with nothing.
+    const empty = await fetch(`${suite.world.url}/v1/provider-notifications/microsoft?validationToken=`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: [] }) });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { code: string; param?: string } }).error).toMatchObject({ code: "invalid_request", param: "validationToken" });
     const unknown = await fetch(`${suite.world.url}/v1/provider-notifications/microsoft`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ value: [{ subscriptionId: "nope", clientState: "nope" }] }) });
     expect(unknown.status).toBe(202);
     const google = await fetch(`${suite.world.url}/v1/provider-notifications/google`, { method: "POST", headers: { "X-Goog-Channel-ID": "nope", "X-Goog-Channel-Token": "nope", "X-Goog-Resource-State": "exists" } });

@@ -34,7 +34,9 @@ export function judge(
 ): Problem[] {
   if (answer instanceof Error) return [{ kind: "no-answer", detail: answer.message }];
   const problems: Problem[] = [];
-  const { status, headers, body, text } = answer;
+  const { status, headers, text } = answer;
+  // A plain-text answer (Graph's handshake echoed) is its text, as the document describes it: a string.
+  const body: RawAnswer["body"] = String(headers["content-type"]).startsWith("text/plain") ? text : answer.body;
   const requestId = headers["x-request-id"];
   if (!requestId) problems.push({ kind: "request-id", detail: "no X-Request-Id" });
   if (status >= 500 && !(status === 503 && body?.error?.code === "service_unavailable" && headers["retry-after"])) {
