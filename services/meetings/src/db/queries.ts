@@ -2,6 +2,7 @@ import { namedStatement, preparedName, runNamed, type Knex, type NamedStatement 
 import { outboxInsertFrom, outboxRowJson, type OutboxInsert } from "@sched/outbox";
 import { MAX_MEETINGS_PAGE, type AttendeeResponse, type Duration, type GivenResponse, type MeetingStatus, type Mode } from "@sched/proto";
 import type { ListPlan } from "../domain/filters.js";
+import { itemsOfListAnswer, LIST_ANSWER } from "../domain/listAnswer.js";
 import type { GivenAnswer, MeetingRecord } from "../domain/meeting.js";
 import type { ExceptionRecord, SeriesRecord } from "../domain/series.js";
 import { attendeesOf, groupAnswers, type AnswersByOccurrence, type OccurrenceAnswer } from "../domain/seriesAnswers.js";
@@ -330,10 +331,7 @@ function calendarPageText({ dir, organized, attended }: { dir: "asc" | "desc"; o
  * 26 KB a list of 100 on the heap, and its scavenges (docs/benchmarks.md).
  */
 const besidePage = (besideSql: string, pageSql: string) =>
-  `select '{"data":' || page.items || ',"hasMore":' || page.has_more || '}' as answer, page.has_more, ${besideSql} as beside from (${pageSql}) page`;
-
-/** Where the items end in a page's answer (besidePage). */
-const ITEMS_END = ',"hasMore":';
+  `select '${LIST_ANSWER.head}' || page.items || '${LIST_ANSWER.beforeHasMore}' || page.has_more || '${LIST_ANSWER.tail}' as answer, page.has_more, ${besideSql} as beside from (${pageSql}) page`;
 
 /**
  * The page's statement with the value of `beside` next to it (a scalar
@@ -369,7 +367,7 @@ export async function listCalendar(db: Knex, q: CalendarQuery, beside: { sql: st
   const bindings = [...beside.bindings, ...calendarBindings(q, branches)] as Knex.Value[];
   const [row] = await runNamed<{ answer: string; has_more: boolean; beside: string | null }>(db, statement, bindings);
   const { answer, has_more: hasMore } = row!;
-  return { answerJson: answer, itemsJson: answer.slice('{"data":'.length, answer.lastIndexOf(ITEMS_END)), hasMore, beside: row!.beside };
+  return { answerJson: answer, itemsJson: itemsOfListAnswer(answer), hasMore, beside: row!.beside };
 }
 
 /** Where a meeting of the caller's calendar sits in list order; undefined when it is not theirs. */

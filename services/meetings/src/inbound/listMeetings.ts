@@ -2,6 +2,7 @@ import { type Handler, replyBodyBudget, requireCaller } from "@sched/bus";
 import { AppError } from "@sched/errors";
 import { JsonText, type Caller, type meetingsList, type Mode } from "@sched/proto";
 import { planList, withWindow, type ListWindow } from "../domain/filters.js";
+import { listAnswer } from "../domain/listAnswer.js";
 import { readBound } from "../domain/period.js";
 import { mergePage, occurrencesForPage, singleEntries, type Position } from "../domain/occurrencePage.js";
 import { seesOccurrence } from "../domain/series.js";
@@ -50,7 +51,7 @@ export function listMeetings(deps: MeetingsDeps): Handler<typeof meetingsList> {
       exceptionsOf: async () => kept.flatMap((k) => k.exceptions),
     });
     const page = mergePage({ direction: plan.direction, singles: singleItems, singlesHaveMore: singles.hasMore, occurrences: occurrences.items, occurrencesExhausted: occurrences.exhausted, limit, itemBytes });
-    return { status: 200, body: new JsonText(`{"data":${page.itemsJson},"hasMore":${page.hasMore}}`) };
+    return { status: 200, body: new JsonText(listAnswer(page.itemsJson, page.hasMore)) };
   };
 }
 
