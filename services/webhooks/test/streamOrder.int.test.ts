@@ -1,9 +1,9 @@
 import { BatchNotReady, connectNatsBus, type Bus, type EventMessage, type Stoppable } from "@sched/bus";
 import { openSchema, type Knex } from "@sched/db";
-import { createLogger } from "@sched/logging";
 import { meetingCancelled, meetingCreated, meetingUpdated, type PayloadOf, type PublicEvent } from "@sched/proto";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, eventually, NATS_URL, uniqueSuffix } from "@sched/testing";
 import pg from "pg";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumeMeetingEvents } from "../src/consumers/meetingEvents.js";
 import type { RecordingClaims } from "../src/consumers/recording.js";
@@ -12,7 +12,9 @@ import { StreamRecorder } from "../src/consumers/streamOrder.js";
 import { insertEndpoint } from "../src/db/queries.js";
 import { migrations } from "../src/db/migrations/index.js";
 
-const logger = createLogger({ name: "webhooks-stream-order-test", level: "silent" });
+/** What the replicas logged, kept to explain a test that fails. */
+const logLines: string[] = [];
+const logger = pino({ level: "debug" }, { write: (line: string) => void logLines.push(line.trimEnd()) });
 const USER = "usr_stream_order";
 
 /** A replica without a delivery worker: nothing is claimed while recording. */
@@ -152,7 +154,9 @@ describe.runIf(await clusterServersAvailable())("meeting events recorded by two 
     running.push(first);
     await publishLives(publisher, meetings / 2);
     // Recording, the first replica holds the lock; the second stands by, then takes over mid-stream when the first steps down.
-    await eventually(async () => (await recordedCount(db)) > 0, 30_000, 20);
+    await eventually(async () => (await recordedCount(db)) > 0, 30_000, 20).catch((err: unknown) => {
+      throw new Error(`the elected replica recorded nothing; the replicas logged:\n${logLines.slice(-40).join("\n")}`, { cause: err });
+    });
     const second = await elect(replicas[1]);
     running.push(second);
     const publishing = publishLives(publisher, meetings / 2, meetings / 2);
