@@ -1,4 +1,6 @@
-import { freePort, isListening } from "@sched/testing";
+import { isListening } from "./index.js";
+import { listeningPorts } from "./listeningPorts.js";
+import { freePort } from "./processes.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -6,7 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDAVClient } from "tsdav";
 
+/** A tsdav client, logged in. */
+export type DavClient = Awaited<ReturnType<typeof createDAVClient>>;
+
 const RADICALE = "/usr/bin/radicale";
+const PORT_ATTEMPTS = 3;
 
 /** Whether Debian's Radicale is installed here (CI installs it). */
 export const radicaleInstalled = (): boolean => existsSync(RADICALE);
@@ -27,23 +33,38 @@ export class Radicale {
     this.folder = await mkdtemp(join(tmpdir(), "radicale-"));
     const htpasswd = join(this.folder, "users");
     await writeFile(htpasswd, Object.entries(this.users).map(([user, password]) => `${user}:${password}\n`).join(""));
-    const port = await freePort();
-    this.process = spawn(
-      RADICALE,
-      [
-        ...["--server-hosts", `127.0.0.1:${port}`, "--storage-filesystem-folder", join(this.folder, "collections")],
-        ...["--auth-type", "htpasswd", "--auth-htpasswd-filename", htpasswd, "--auth-htpasswd-encryption", "plain"],
-        ...["--rights-type", "owner_only", "--logging-level", "warning"],
-      ],
-      { stdio: "ignore" },
-    );
-    this.url = `http://127.0.0.1:${port}/`;
+    // A free port is free only until someone binds it: another server that takes it first would answer in Radicale's place.
+    for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+      const port = await freePort();
+      const child = spawn(
+        RADICALE,
+        [
+          ...["--server-hosts", `127.0.0.1:${port}`, "--storage-filesystem-folder", join(this.folder, "collections")],
+          ...["--auth-type", "htpasswd", "--auth-htpasswd-filename", htpasswd, "--auth-htpasswd-encryption", "plain"],
+          ...["--rights-type", "owner_only", "--logging-level", "warning"],
+        ],
+        { stdio: "ignore" },
+      );
+      this.process = child;
+      this.url = `http://127.0.0.1:${port}/`;
+      if (await this.listensOn(child, port)) return this.url;
+    }
+    throw new Error("Radicale did not start");
+  }
+
+  /** Waits until `child` itself listens on `port`; false when it ended first (the port taken) or never did. */
+  private async listensOn(child: ChildProcess, port: number): Promise<boolean> {
     const deadline = Date.now() + 30_000;
-    while (!(await isListening(this.url, port))) {
-      if (Date.now() > deadline || this.process.exitCode !== null) throw new Error("Radicale did not start");
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) return false;
+      const owned = listeningPorts(child.pid!);
+      if ((owned ? owned.has(port) : await isListening(this.url, port))) return true;
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        return false;
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    return this.url;
   }
 
   /** A new password for a user, as when they revoke an app password: the next login with the old one is refused (Radicale reads the file at each login). */
@@ -53,7 +74,7 @@ export class Radicale {
   }
 
   /** A user's own client, as their calendar app would use it: makes calendars and events. */
-  async client(user: string) {
+  async client(user: string): Promise<DavClient> {
     return createDAVClient({ serverUrl: this.url, credentials: { username: user, password: this.users[user]! }, authMethod: "Basic", defaultAccountType: "caldav" });
   }
 

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { System } from "../src/system.js";
 import { createKeyInPage, launchChromium, signInWithLink } from "./browser.js";
-import { Radicale, radicaleInstalled } from "./fakes/radicale.js";
+import { Radicale, radicaleInstalled } from "@sched/testing/radicale";
 import { WebhookReceiver } from "./fakes/webhookReceiver.js";
 
 /**

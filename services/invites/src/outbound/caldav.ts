@@ -1,5 +1,5 @@
 import type { BusyInterval } from "@sched/proto";
-import { createDAVClient, type DAVCalendar } from "tsdav";
+import { createDAVClient, type DAVCalendar, type DAVResponse } from "tsdav";
 import { lookup } from "node:dns/promises";
 import { isNonPublicAddress } from "@sched/net";
 import type { CalDavCredentials } from "../domain/tokenCipher.js";
@@ -77,8 +77,16 @@ export class CalDavAccount {
    */
   async busy(chosen: readonly string[] | null, from: string, to: string, signal: AbortSignal): Promise<BusyInterval[]> {
     const calendars = chosen ? chosen.map((url) => ({ url })) : eventCalendars(await this.client.fetchCalendars({ fetchOptions: { signal } }));
-    const objects = await Promise.all(calendars.map((calendar) => this.client.fetchCalendarObjects({ calendar, timeRange: { start: from, end: to }, fetchOptions: { signal } })));
-    return objects.flat().flatMap((o) => (typeof o.data === "string" ? busyOfIcs(o.data, from, to) : []));
+    // One calendar-query each, the events' data in its answer: listing the events first and fetching them after would fail on one deleted between.
+    const answers = await Promise.all(
+      calendars.map((calendar) =>
+        this.client.calendarQuery({ url: calendar.url, props: { "d:getetag": {}, "c:calendar-data": {} }, filters: eventsWithin(from, to), depth: "1", fetchOptions: { signal } }),
+      ),
+    );
+    return answers.flat().flatMap((answer) => {
+      const ics = calendarDataOf(answer);
+      return ics === undefined ? [] : busyOfIcs(ics, from, to);
+    });
   }
 
   /** Where new events go: the first chosen busy calendar, else the account's first event calendar. */
@@ -102,10 +110,30 @@ export class CalDavAccount {
       const calendar = url.slice(0, url.lastIndexOf("/") + 1);
       byCalendar.set(calendar, [...(byCalendar.get(calendar) ?? []), url]);
     }
-    const read = await Promise.all(
-      [...byCalendar].map(([calendar, objectUrls]) => this.client.fetchCalendarObjects({ calendar: { url: calendar }, objectUrls, useMultiGet: true, fetchOptions: { signal } })),
-    );
-    return read.flat().flatMap((o) => (typeof o.data === "string" && o.data.includes("BEGIN:VEVENT") ? [{ url: new URL(o.url, this.serverUrl).href, ics: o.data }] : []));
+    const read = await Promise.all([...byCalendar].map(([calendar, objectUrls]) => this.multiGet(calendar, objectUrls, signal)));
+    return read.flat();
+  }
+
+  /** One calendar-multiget REPORT: each event found, with its data; one the server answers 404 for (deleted since) is left out, any other failure throws. */
+  private async multiGet(calendar: string, objectUrls: readonly string[], signal: AbortSignal): Promise<{ url: string; ics: string }[]> {
+    const paths = objectUrls.map((url) => new URL(url, this.serverUrl).pathname);
+    const answers = await this.client.davRequest({
+      url: calendar,
+      init: {
+        method: "REPORT",
+        headers: { depth: "1" },
+        namespace: "c",
+        body: { "calendar-multiget": { _attributes: { "xmlns:d": "DAV:", "xmlns:c": "urn:ietf:params:xml:ns:caldav" }, "d:prop": { "d:getetag": {}, "c:calendar-data": {} }, "d:href": paths } },
+      },
+      fetchOptions: { signal },
+    });
+    const located = answers.map((answer) => ({ answer, url: new URL(answer.href ?? calendar, calendar).href }));
+    const failed = located.find(({ answer, url }) => !answer.ok && !(answer.status === 404 && paths.includes(new URL(url).pathname)));
+    if (failed) throw new Error(`REPORT ${calendar} failed: ${failed.answer.status ?? "no status"} ${failed.answer.statusText ?? ""}`.trim());
+    return located.flatMap(({ answer, url }) => {
+      const ics = answer.ok ? calendarDataOf(answer) : undefined;
+      return ics?.includes("BEGIN:VEVENT") ? [{ url, ics }] : [];
+    });
   }
 
   /** Removes the meeting's event; one already gone is fine. */
@@ -114,6 +142,18 @@ export class CalDavAccount {
     if (!res.ok && res.status !== 404 && res.status !== 410) throw davFailure(res.status, `DELETE ${url}`);
   }
 
+}
+
+/** An answer's calendar-data: the iCalendar text, whether the XML held it as text or CDATA. */
+function calendarDataOf(answer: DAVResponse): string | undefined {
+  const data: unknown = answer.props?.calendarData?._cdata ?? answer.props?.calendarData;
+  return typeof data === "string" ? data : undefined;
+}
+
+/** A calendar-query filter for the events with time in [from, to) (RFC 4791 9.9), as UTC date-times. */
+function eventsWithin(from: string, to: string) {
+  const utc = (at: string) => `${new Date(at).toISOString().slice(0, 19).replace(/[-:]/g, "")}Z`;
+  return [{ "comp-filter": { _attributes: { name: "VCALENDAR" }, "comp-filter": { _attributes: { name: "VEVENT" }, "time-range": { _attributes: { start: utc(from), end: utc(to) } } } } }];
 }
 
 async function requirePublicServer(serverUrl: string): Promise<void> {

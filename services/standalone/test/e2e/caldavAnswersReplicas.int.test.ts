@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, createUserWithKey } from "../harness.js";
 import { startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
 import { CountingProxy } from "../fakes/countingProxy.js";
-import { Radicale, radicaleInstalled } from "../fakes/radicale.js";
+import { Radicale, radicaleInstalled } from "@sched/testing/radicale";
 
 const available = (await clusterServersAvailable()) && radicaleInstalled();
 const PASSWORD = "app-password-1";

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumAvailable, launchChromium, seriousViolations, signInWithLink } from "../browser.js";
-import { Radicale, radicaleInstalled } from "../fakes/radicale.js";
+import { Radicale, radicaleInstalled } from "@sched/testing/radicale";
 import { WebhookReceiver } from "../fakes/webhookReceiver.js";
 import { ADMIN_TOKEN, call, createUserWithKey, systemPerSuite, WIRINGS } from "../harness.js";
 import { startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";

@@ -3,7 +3,7 @@ import ICAL from "ical.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, createUserWithKey, wiringAvailable, WIRINGS } from "../harness.js";
 import { attachGoogle, startInvitesWorld, type InvitesWorld } from "../invitesSetup.js";
-import { Radicale, radicaleInstalled } from "../fakes/radicale.js";
+import { Radicale, radicaleInstalled } from "@sched/testing/radicale";
 
 type Invite = { email: string; kind: string; sequence: number; state: string; channel: string };
 
@@ -314,7 +314,8 @@ describe.each(WIRINGS)("invites of recurring meetings (%s)", async (wiring) => {
     const guest = `dee-${uniqueSuffix()}@example.com`;
     const series = await createSeries(org.key, [guest]);
     expect((await settledAt(org.key, series.id, 1, 1)).map((i) => [i.email, i.channel])).toEqual([[guest, "caldav"]]);
-    const objects = async () => (await own.fetchCalendarObjects({ calendar: { url: calendarUrl } })).filter((o) => typeof o.data === "string" && o.data.includes(series.id));
+    // Read with the data in the query's own answer: a multi-get of what a listing found would fail on an event deleted between.
+    const objects = async () => (await own.fetchCalendarObjects({ calendar: { url: calendarUrl }, useMultiGet: false })).filter((o) => typeof o.data === "string" && o.data.includes(series.id));
     const stored = async () => {
       const found = await objects();
       expect(found).toHaveLength(1);
