@@ -1,5 +1,5 @@
 /**
- * npm run bench -- side-by-side [--quick] [--profile]
+ * npm run bench -- side-by-side [--quick] [--profile] [--list]
  *
  * `GET /v1/meetings/:id` through the whole system (processes wiring: the
  * gateway and every service a process of its own) beside the bare chain of
@@ -14,7 +14,9 @@
  *   figure that holds when other work shares the machine;
  * - creates flat out;
  * - with --profile, the gateway's and the meetings service's CPU by layer
- *   (V8 CPU profiles of the flat-out get rounds), in µs per request.
+ *   (V8 CPU profiles of the flat-out get rounds), in µs per request;
+ * - with --list, only the project and the list's latency at 200/s: a run of
+ *   a minute, to try a change against the list's tail.
  */
 import { serviceModules } from "@sched/standalone";
 import { createTestDatabase, eventually, freePort, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
@@ -31,11 +33,12 @@ import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
 import { random } from "./lib/seed.js";
-import { ms } from "./lib/stats.js";
+import { ms, slowRequests } from "./lib/stats.js";
 
 export interface SideBySideOptions {
   quick: boolean;
   profile: boolean;
+  listOnly: boolean;
 }
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -95,23 +98,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const { nats, redisUrl, redisPid, admin } = await startOwnServers("side-by-side", cleanup);
   // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
-
-  // ---- the bare chain: its table, its service and gateway
-  const chainDb = await createTestDatabase();
-  cleanup.push(() => chainDb.drop());
-  const chainDbName = new URL(chainDb.url).pathname.slice(1);
-  const seed = new pg.Client({ connectionString: chainDb.url });
-  await seed.connect();
-  await seed.query(`create table items (id int primary key, name text not null, qty int not null, created_at timestamptz not null default now());
-    insert into items (id, name, qty) select g, 'item-' || g, g % 1000 from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
-  await seed.end();
   const profiled = (name: string) => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []);
-  const subject = `chain${uniqueSuffix()}.item.get`;
-  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, profiled("chain-service"));
-  cleanup.push(() => chainService.child.kill("SIGTERM"));
-  const chainPort = await freePort();
-  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, profiled("chain-gateway"));
-  cleanup.push(() => chainGateway.child.kill("SIGTERM"));
 
   // ---- the project, every service a process of its own
   const projectDb = await createTestDatabase();
@@ -149,6 +136,36 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   );
   const headers = { authorization: `Bearer ${user.key}` };
   const pick = random(11);
+
+  // ---- latency at 200 requests/s: 400 to warm, then the measured run
+  const seconds = options.quick ? 5 : 20;
+  const at200 = async (url: string, hdrs: Record<string, string>, next: () => LoadRequest) => {
+    await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 400 }, next) });
+    return runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 200 * seconds }, next) });
+  };
+  const listOf100 = (): LoadRequest => ({ method: "GET", path: "/v1/meetings?limit=100" });
+  if (options.listOnly) {
+    const list = await at200(gateway.url, headers, listOf100);
+    console.log(`\nThe list at 200 requests/s (${200 * seconds} requests, up to 8 at a time), ${new Date().toISOString()}, load average ${load()}:`);
+    console.log(`list_median_ms=${ms(list.median)} list_p95_ms=${ms(list.p95)} list_p99_ms=${ms(list.p99)} list_max_ms=${ms(list.max)} ${slowText(list)} (${statusText(list.statuses)})`);
+    return;
+  }
+
+  // ---- the bare chain: its table, its service and gateway
+  const chainDb = await createTestDatabase();
+  cleanup.push(() => chainDb.drop());
+  const chainDbName = new URL(chainDb.url).pathname.slice(1);
+  const seed = new pg.Client({ connectionString: chainDb.url });
+  await seed.connect();
+  await seed.query(`create table items (id int primary key, name text not null, qty int not null, created_at timestamptz not null default now());
+    insert into items (id, name, qty) select g, 'item-' || g, g % 1000 from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
+  await seed.end();
+  const subject = `chain${uniqueSuffix()}.item.get`;
+  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, profiled("chain-service"));
+  cleanup.push(() => chainService.child.kill("SIGTERM"));
+  const chainPort = await freePort();
+  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, profiled("chain-gateway"));
+  cleanup.push(() => chainGateway.child.kill("SIGTERM"));
 
   const groupOf = (name: string, pids: () => Promise<number[]> | number[]): CpuGroup => ({ name, pids });
   const shared = [groupOf("nats-server", () => [nats.pid]), groupOf("redis-server", () => [redisPid])];
@@ -223,15 +240,10 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   }
 
   // ---- latency at 200 requests/s
-  const seconds = options.quick ? 5 : 20;
-  const at200 = async (url: string, hdrs: Record<string, string>, next: () => LoadRequest) => {
-    await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 400 }, next) });
-    return runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 200 * seconds }, next) });
-  };
   const latency = {
     chain: await at200(chain.url, chain.headers, chain.next),
     get: await at200(project.url, headers, project.next),
-    list: await at200(project.url, headers, () => ({ method: "GET", path: "/v1/meetings?limit=100" })),
+    list: await at200(project.url, headers, listOf100),
   };
 
   // ---- creates flat out (32 at a time)
@@ -268,6 +280,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   for (const [name, r] of [["chain `GET /item/rand`", latency.chain], ["project `GET /v1/meetings/:id`", latency.get], ["project `GET /v1/meetings?limit=100`", latency.list]] as const) {
     console.log(`| ${name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${bad(r)} |`);
   }
+  console.log(`\nthe list: ${slowText(latency.list)}`);
   console.log(`\nCreates flat out (32 at a time): ${createReport.throughput.toFixed(0)}/s, median ${ms(createReport.median)} ms, p99 ${ms(createReport.p99)} ms (${statusText(createReport.statuses)})`);
   console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.p99)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
 
@@ -313,6 +326,15 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
       { side: project, name: "dashboard", layers: SERVICE_LAYERS },
     ]);
   }
+}
+
+/**
+ * How the list's slow requests (over 10 ms) lie in time: requests go out every 5 ms, so
+ * a few moments that stall everything show as few 100 ms windows holding many of them.
+ */
+function slowText(report: LoadReport): string {
+  const slow = slowRequests(report.latenciesMs, 10, 20);
+  return `over 10 ms: ${slow.count} requests in ${slow.windows} windows of 100 ms`;
 }
 
 /** The CPU profile a process's main thread wrote into its folder (`CPU.<date>.<time>.<pid>.0.<n>.cpuprofile`), once it has. */

@@ -26,6 +26,22 @@ export function summarize(values: ArrayLike<number>): Summary {
   };
 }
 
+/**
+ * Requests slower than `thresholdMs`, and in how many windows of `perWindow` consecutive
+ * requests (latencies in the order sent, at a fixed rate) they fall: many in few windows
+ * is a stall of everything at once, as many windows as requests is a cost spread evenly.
+ */
+export function slowRequests(latenciesMs: readonly number[], thresholdMs: number, perWindow: number): { count: number; windows: number } {
+  const windows = new Set<number>();
+  let count = 0;
+  latenciesMs.forEach((latency, i) => {
+    if (latency <= thresholdMs) return;
+    count++;
+    windows.add(Math.floor(i / perWindow));
+  });
+  return { count, windows: windows.size };
+}
+
 /** Milliseconds with two decimals. */
 export const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
 
