@@ -15,8 +15,8 @@ import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable 
  * A batch that would start with fewer than `maxBatch` events waits up to
  * `lingerMs` for more (cut short once `maxBatch` are queued, or by stop()):
  * a batch costs a statement, an acknowledgement confirmed and the server's
- * work for both whatever its size, so at a busy time a few milliseconds more
- * per event buy batches half as many.
+ * work for both whatever its size, so at a busy time a few milliseconds of
+ * waiting buy fewer, larger batches.
  */
 export async function runBatchConsumer<E extends EventDef>(
   setup: PullConsumerSetup<E>,
@@ -31,9 +31,10 @@ export async function runBatchConsumer<E extends EventDef>(
   const running = () => !stopped && setup.isOpen();
   const queue: JsMsg[] = [];
   let batch: JsMsg[] = [];
-  // The worker waits for an arrival, or out a back-off that only stop() cuts short.
+  // The worker waits for an arrival, or out a pause: a back-off, which only stop() cuts short, or a linger, which maxBatch events queued end too.
   let arrived: (() => void) | undefined;
   let interrupt: (() => void) | undefined;
+  let lingering = false;
   const rouse = () => {
     arrived?.();
     arrived = undefined;
@@ -47,18 +48,6 @@ export async function runBatchConsumer<E extends EventDef>(
         resolve();
       }
       interrupt = finish;
-    });
-  // Ends a linger before its time: maxBatch events queued, or stop().
-  let gathered: (() => void) | undefined;
-  const gather = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(finish, ms);
-      function finish() {
-        clearTimeout(timer);
-        gathered = undefined;
-        resolve();
-      }
-      gathered = finish;
     });
   // A slow or failing batch is not a lost one: JetStream must not redeliver what is held.
   const keepAlive = setInterval(() => {
@@ -75,7 +64,7 @@ export async function runBatchConsumer<E extends EventDef>(
           abort_on_missing_resource: true,
           callback: (m) => {
             queue.push(m);
-            if (queue.length >= maxBatch) gathered?.();
+            if (lingering && queue.length >= maxBatch) interrupt?.();
             rouse();
           },
         });
@@ -107,7 +96,9 @@ export async function runBatchConsumer<E extends EventDef>(
       if (batch.length === 0) {
         if (!lingered && lingerMs > 0 && queue.length > 0 && queue.length < maxBatch) {
           lingered = true;
-          await gather(lingerMs);
+          lingering = true;
+          await pause(lingerMs);
+          lingering = false;
           continue;
         }
         lingered = false;
@@ -152,7 +143,6 @@ export async function runBatchConsumer<E extends EventDef>(
       void pulling?.close();
       rouse();
       interrupt?.();
-      gathered?.();
       await worked;
       clearInterval(keepAlive);
       await pulled;
