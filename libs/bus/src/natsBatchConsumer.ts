@@ -12,11 +12,17 @@ import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable 
  * One long-lived pull fills a queue; the worker takes what is queued. A failed
  * batch is retried as it was, here rather than by redelivery, so no later
  * event overtakes it; meanwhile everything held is kept from redelivery.
+ * A batch that would start with fewer than `maxBatch` events waits up to
+ * `lingerMs` for more (cut short once `maxBatch` are queued, or by stop()):
+ * a batch costs a statement, an acknowledgement confirmed and the server's
+ * work for both whatever its size, so at a busy time a few milliseconds of
+ * waiting buy fewer, larger batches.
  */
 export async function runBatchConsumer<E extends EventDef>(
   setup: PullConsumerSetup<E>,
   maxBatch: number,
   handler: (messages: EventMessageOf<E>[]) => Promise<void>,
+  lingerMs = 0,
 ): Promise<Stoppable> {
   const { logger, consumer: options } = setup;
   const backoff = options.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -25,9 +31,10 @@ export async function runBatchConsumer<E extends EventDef>(
   const running = () => !stopped && setup.isOpen();
   const queue: JsMsg[] = [];
   let batch: JsMsg[] = [];
-  // The worker waits for an arrival, or out a back-off that only stop() cuts short.
+  // The worker waits for an arrival, or out a pause: a back-off, which only stop() cuts short, or a linger, which maxBatch events queued end too.
   let arrived: (() => void) | undefined;
   let interrupt: (() => void) | undefined;
+  let lingering = false;
   const rouse = () => {
     arrived?.();
     arrived = undefined;
@@ -57,6 +64,7 @@ export async function runBatchConsumer<E extends EventDef>(
           abort_on_missing_resource: true,
           callback: (m) => {
             queue.push(m);
+            if (lingering && queue.length >= maxBatch) interrupt?.();
             rouse();
           },
         });
@@ -83,8 +91,19 @@ export async function runBatchConsumer<E extends EventDef>(
 
   const work = async (): Promise<void> => {
     let attempt = 0;
+    let lingered = false;
     while (running()) {
-      if (batch.length === 0) batch = queue.splice(0, maxBatch);
+      if (batch.length === 0) {
+        if (!lingered && lingerMs > 0 && queue.length > 0 && queue.length < maxBatch) {
+          lingered = true;
+          lingering = true;
+          await pause(lingerMs);
+          lingering = false;
+          continue;
+        }
+        lingered = false;
+        batch = queue.splice(0, maxBatch);
+      }
       if (batch.length === 0) {
         await new Promise<void>((resolve) => (arrived = resolve));
         continue;

@@ -78,8 +78,8 @@ const durableLog = new KnexEventLog(eventLogDb);
 const durableMemory = new MemoryBus(logger, durableLog);
 const natsAvailable = await clusterServersAvailable();
 const opened: Bus[] = [];
-const connectNats = async () => {
-  const bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bus-test", logger });
+const connectNats = async (batchLingerMs?: number) => {
+  const bus = await connectNatsBus({ servers: NATS_URL, namespace, name: "bus-test", logger, ...(batchLingerMs === undefined ? {} : { batchLingerMs }) });
   opened.push(bus);
   return bus;
 };
@@ -111,7 +111,7 @@ const wirings: Wiring[] = [
       return { server: bus, client: bus };
     },
   },
-  { name: "NATS", available: natsAvailable, shared: connectNats, pair: async () => ({ server: await connectNats(), client: await connectNats() }) },
+  { name: "NATS", available: natsAvailable, shared: () => connectNats(), pair: async () => ({ server: await connectNats(), client: await connectNats() }) },
 ];
 
 describe.each(wirings)("the bus ($name)", ({ name, available, shared: open, pair }) => {
@@ -632,6 +632,46 @@ describe.runIf(natsAvailable)("event consumers when the server loses state (NATS
     await eventually(() => seen.includes(2) || undefined, 15_000);
     await consumer.stop();
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe.runIf(natsAvailable)("batch consumers gathering a batch (NATS)", () => {
+  it("holds a batch of fewer than maxBatch events for the linger, so that events coming meanwhile go with it", async () => {
+    const { tag, placed } = freshStream();
+    const bus = await connectNats();
+    const batches: number[][] = [];
+    const consumer = await (await connectNats(3_000)).consumeBatches({ durable: `linger-${tag}`, events: [placed], maxBatch: 10 }, async (ms) => void batches.push(ms.map(numberOf)));
+    await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
+    // Long enough for the first event to be handed over alone, were there no linger.
+    await pause(500);
+    await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
+    await eventually(() => batches.length > 0 || undefined, 10_000);
+    await consumer.stop();
+    expect(batches).toEqual([[1, 2]]);
+  });
+
+  it("hands over at once a batch that reaches maxBatch, and a stop ends the linger, leaving its events to the next consumer", async () => {
+    const { tag, placed } = freshStream();
+    const bus = await connectNats();
+    const batches: number[][] = [];
+    const full = await (await connectNats(60_000)).consumeBatches({ durable: `full-${tag}`, events: [placed], maxBatch: 3 }, async (ms) => void batches.push(ms.map(numberOf)));
+    await Promise.all([1, 2, 3].map((n, i) => bus.publish(placed, { n }, { msgId: `${tag}-${n}`, ...(i > 0 ? { after: `${tag}-${n - 1}` } : {}) })));
+    await eventually(() => batches.length > 0 || undefined, 10_000);
+    expect(batches).toEqual([[1, 2, 3]]);
+
+    await bus.publish(placed, { n: 4 }, { msgId: `${tag}-4` });
+    await pause(300);
+    const stopping = Date.now();
+    await full.stop();
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect(batches).toEqual([[1, 2, 3]]);
+    // The stopped consumer's pull request outlives it on nats-server 2.9 (PULL_EXPIRES_MS).
+    await pause(1_500);
+    const later: number[] = [];
+    const next = await (await connectNats(0)).consumeBatches({ durable: `full-${tag}`, events: [placed], maxBatch: 3 }, async (ms) => void later.push(...ms.map(numberOf)));
+    await eventually(() => later.includes(4) || undefined, 10_000);
+    await next.stop();
+    expect(later).toEqual([4]);
   });
 });
 

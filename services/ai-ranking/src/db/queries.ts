@@ -1,4 +1,4 @@
-import { namedStatement, preparedName, runNamed, type Knex } from "@sched/db";
+import { namedStatement, runNamed, type Knex } from "@sched/db";
 import type { Mode, Preferences } from "@sched/proto";
 import type { Interval } from "../domain/fit.js";
 import type { Learned, Relearned, RelearningPlan } from "../domain/learning.js";
@@ -74,6 +74,56 @@ export interface StoredMeeting {
   seriesId: string | null;
 }
 
+/** saveMeetings's statement, named once: sent by name straight to a pooled connection (runNamed), without knex building it on every batch. */
+const SAVE_MEETINGS = namedStatement(
+  "save_meetings",
+  `with given as (
+     select * from jsonb_to_recordset(?::jsonb) as g(meeting_id text, mode text, sequence integer, confirmed boolean,
+       start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[], series_id text)
+   ),
+   before as (
+     select m.meeting_id, m.start_at from meetings m
+     where exists (select from given where sequence > 1) and m.meeting_id = any (array(select meeting_id from given where sequence > 1))
+   ),
+   stored as (
+     insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id)
+     select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id from given
+     on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
+       start_at = excluded.start_at, end_at = excluded.end_at, series_id = excluded.series_id
+     where meetings.sequence < excluded.sequence
+     returning meeting_id
+   ),
+   kept as (
+     select g.meeting_id, g.mode, g.attendees, g.start_at from given g join stored s on s.meeting_id = g.meeting_id
+   ),
+   gone as (
+     delete from attendance a using kept k
+     where exists (select from before) and a.meeting_id = any (array(select meeting_id from before))
+       and a.meeting_id = k.meeting_id and a.email <> all(k.attendees)
+     returning a.email, a.mode, a.meeting_id
+   ),
+   came as (
+     insert into attendance (email, mode, meeting_id, start_at) select e, k.mode, k.meeting_id, k.start_at from kept k, unnest(k.attendees) as e
+     on conflict (email, mode, meeting_id) do update set start_at = excluded.start_at where attendance.start_at <> excluded.start_at
+   ),
+   touching as (
+     select email, mode, meeting_id from gone union select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e
+   ),
+   touched as (
+     select distinct email, mode from touching
+   ),
+   queued as (
+     insert into relearn_queue (email, mode) select email, mode from touched on conflict do nothing
+   ),
+   moments as (
+     insert into relearn_moments (email, mode, start_at)
+     select t.email, t.mode, s.start_at from touching t
+     join (select meeting_id, start_at from given union select meeting_id, start_at from before) s on s.meeting_id = t.meeting_id
+     on conflict do nothing
+   )
+   select email from touched`,
+);
+
 /**
  * Stores meeting versions, each unless a later one (by sequence) is already
  * kept, and queues everyone whose history changed for relearning: who
@@ -111,52 +161,7 @@ export async function saveMeetings(db: Knex, meetings: readonly StoredMeeting[])
     attendees: m.attendees,
     series_id: m.seriesId,
   }));
-  const sql = `with given as (
-       select * from jsonb_to_recordset(?::jsonb) as g(meeting_id text, mode text, sequence integer, confirmed boolean,
-         start_at timestamptz, end_at timestamptz, scheduled_at timestamptz, attendees text[], series_id text)
-     ),
-     before as (
-       select m.meeting_id, m.start_at from meetings m
-       where exists (select from given where sequence > 1) and m.meeting_id = any (array(select meeting_id from given where sequence > 1))
-     ),
-     stored as (
-       insert into meetings (meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id)
-       select meeting_id, mode, sequence, confirmed, start_at, end_at, scheduled_at, series_id from given
-       on conflict (meeting_id) do update set sequence = excluded.sequence, confirmed = excluded.confirmed,
-         start_at = excluded.start_at, end_at = excluded.end_at, series_id = excluded.series_id
-       where meetings.sequence < excluded.sequence
-       returning meeting_id
-     ),
-     kept as (
-       select g.meeting_id, g.mode, g.attendees, g.start_at from given g join stored s on s.meeting_id = g.meeting_id
-     ),
-     gone as (
-       delete from attendance a using kept k
-       where exists (select from before) and a.meeting_id = any (array(select meeting_id from before))
-         and a.meeting_id = k.meeting_id and a.email <> all(k.attendees)
-       returning a.email, a.mode, a.meeting_id
-     ),
-     came as (
-       insert into attendance (email, mode, meeting_id, start_at) select e, k.mode, k.meeting_id, k.start_at from kept k, unnest(k.attendees) as e
-       on conflict (email, mode, meeting_id) do update set start_at = excluded.start_at where attendance.start_at <> excluded.start_at
-     ),
-     touching as (
-       select email, mode, meeting_id from gone union select e, k.mode, k.meeting_id from kept k, unnest(k.attendees) as e
-     ),
-     touched as (
-       select distinct email, mode from touching
-     ),
-     queued as (
-       insert into relearn_queue (email, mode) select email, mode from touched on conflict do nothing
-     ),
-     moments as (
-       insert into relearn_moments (email, mode, start_at)
-       select t.email, t.mode, s.start_at from touching t
-       join (select meeting_id, start_at from given union select meeting_id, start_at from before) s on s.meeting_id = t.meeting_id
-       on conflict do nothing
-     )
-     select email from touched`;
-  const { rows } = (await db.raw(sql, [JSON.stringify(given)]).options({ name: preparedName("save_meetings", sql) })) as { rows: Array<{ email: string }> };
+  const rows = await runNamed<{ email: string }>(db, SAVE_MEETINGS, [JSON.stringify(given)]);
   return rows.map((r) => r.email);
 }
 

@@ -1,4 +1,4 @@
-import { preparedName, type Knex } from "@sched/db";
+import { namedStatement, runNamed, type Knex } from "@sched/db";
 import { enqueueEvent } from "@sched/outbox";
 import {
   inviteSent,
@@ -276,6 +276,56 @@ const replaceEarlierDeliveries = (newer: string) =>
     where exists (select from ${newer} where sequence > 1) and d.meeting_id = any (array(select meeting_id from ${newer} where sequence > 1))
       and n.state in ('sent', 'simulated') and d.meeting_id = n.meeting_id and d.email = n.email and d.sequence < n.sequence and d.state <> 'pending'`;
 
+/** recordChanges's statement, named once: sent by name straight to a pooled connection (runNamed), without knex building it on every batch. */
+const RECORD_CHANGES = namedStatement(
+  "record_changes",
+  `with given as (
+     select distinct on (meeting_id, sequence) *
+       from jsonb_to_recordset(?::jsonb) as g(position integer, meeting_id text, sequence integer, mode text, organizer_user_id text,
+         organizer_email text, meeting jsonb, series_id text, series jsonb, trace_context jsonb, planned jsonb)
+      order by meeting_id, sequence, position
+   ),
+   routed as (
+     select g.*, case when exists (select 1 from calendar_connections c where c.user_id = g.organizer_user_id and c.provider = 'google' and c.status = 'active')
+                      then 'google' else 'email' end as channel,
+            g.mode = 'live' and jsonb_array_length(g.planned) > 0 as owed
+       from given g
+   ),
+   change as (
+     insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, series_id, series, state, trace_context)
+     select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end, series_id, case when owed then series end,
+            case when owed then 'pending' else 'done' end, case when owed then trace_context end
+       from routed
+     on conflict (meeting_id, sequence) do nothing
+     returning meeting_id, sequence
+   ),
+   delivery as (
+     insert into deliveries (meeting_id, sequence, email, kind, channel, state)
+     select r.meeting_id, r.sequence, p.email, p.kind, r.channel, case when r.mode = 'test' then 'simulated' else 'pending' end
+       from routed r join change using (meeting_id, sequence) cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
+     on conflict (meeting_id, sequence, email, kind) do nothing
+     returning meeting_id, sequence, email, kind, channel, state, attempts, last_error, updated_at
+   ),
+   replaced as (${replaceEarlierDeliveries("delivery")}),
+   simulated as (
+     insert into outbox (subject, payload, msg_id)
+     select ?, jsonb_build_object('eventId', s.id, 'meetingId', d.meeting_id, 'mode', 'test',
+              'organizer', jsonb_build_object('userId', r.organizer_user_id, 'email', r.organizer_email),
+              'invite', jsonb_build_object('meetingId', d.meeting_id, 'email', d.email, 'kind', d.kind, 'sequence', d.sequence, 'state', d.state,
+                'channel', d.channel, 'attempts', d.attempts, 'lastError', d.last_error, 'updatedAt', s.at),
+              'occurredAt', s.at), s.id
+       from delivery d join routed r using (meeting_id, sequence)
+       cross join lateral (select 'invite_' || md5(d.state || '.' || d.meeting_id || '.' || d.sequence || '.' || d.kind || '.' || d.email) as id,
+                                  to_char(d.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at) s
+      where d.state = 'simulated'
+     on conflict (msg_id) do nothing
+   )
+   select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
+     from routed r
+     left join (select meeting_id, sequence, count(*) as added from delivery group by meeting_id, sequence) a using (meeting_id, sequence)
+    order by r.position`,
+);
+
 /**
  * Records changes and what they owe, once, as ONE statement however many
  * (atomic, one round trip): the change's row is the record that it was
@@ -310,53 +360,8 @@ export async function recordChanges(db: Knex, owed: readonly OwedChange[]): Prom
       planned,
     };
   });
-  const sql = `with given as (
-       select distinct on (meeting_id, sequence) *
-         from jsonb_to_recordset(?::jsonb) as g(position integer, meeting_id text, sequence integer, mode text, organizer_user_id text,
-           organizer_email text, meeting jsonb, series_id text, series jsonb, trace_context jsonb, planned jsonb)
-        order by meeting_id, sequence, position
-     ),
-     routed as (
-       select g.*, case when exists (select 1 from calendar_connections c where c.user_id = g.organizer_user_id and c.provider = 'google' and c.status = 'active')
-                        then 'google' else 'email' end as channel,
-              g.mode = 'live' and jsonb_array_length(g.planned) > 0 as owed
-         from given g
-     ),
-     change as (
-       insert into meeting_changes (meeting_id, sequence, mode, organizer_user_id, organizer_email, meeting, series_id, series, state, trace_context)
-       select meeting_id, sequence, mode, organizer_user_id, organizer_email, case when owed then meeting end, series_id, case when owed then series end,
-              case when owed then 'pending' else 'done' end, case when owed then trace_context end
-         from routed
-       on conflict (meeting_id, sequence) do nothing
-       returning meeting_id, sequence
-     ),
-     delivery as (
-       insert into deliveries (meeting_id, sequence, email, kind, channel, state)
-       select r.meeting_id, r.sequence, p.email, p.kind, r.channel, case when r.mode = 'test' then 'simulated' else 'pending' end
-         from routed r join change using (meeting_id, sequence) cross join lateral jsonb_to_recordset(r.planned) as p(email text, kind text)
-       on conflict (meeting_id, sequence, email, kind) do nothing
-       returning meeting_id, sequence, email, kind, channel, state, attempts, last_error, updated_at
-     ),
-     replaced as (${replaceEarlierDeliveries("delivery")}),
-     simulated as (
-       insert into outbox (subject, payload, msg_id)
-       select ?, jsonb_build_object('eventId', s.id, 'meetingId', d.meeting_id, 'mode', 'test',
-                'organizer', jsonb_build_object('userId', r.organizer_user_id, 'email', r.organizer_email),
-                'invite', jsonb_build_object('meetingId', d.meeting_id, 'email', d.email, 'kind', d.kind, 'sequence', d.sequence, 'state', d.state,
-                  'channel', d.channel, 'attempts', d.attempts, 'lastError', d.last_error, 'updatedAt', s.at),
-                'occurredAt', s.at), s.id
-         from delivery d join routed r using (meeting_id, sequence)
-         cross join lateral (select 'invite_' || md5(d.state || '.' || d.meeting_id || '.' || d.sequence || '.' || d.kind || '.' || d.email) as id,
-                                    to_char(d.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at) s
-        where d.state = 'simulated'
-       on conflict (msg_id) do nothing
-     )
-     select r.meeting_id, r.sequence, r.mode, r.channel, coalesce(a.added, 0)::int as added
-       from routed r
-       left join (select meeting_id, sequence, count(*) as added from delivery group by meeting_id, sequence) a using (meeting_id, sequence)
-      order by r.position`;
-  const result = await db.raw(sql, [JSON.stringify(given), inviteSent.subject]).options({ name: preparedName("record_changes", sql) });
-  return (result.rows as Array<{ meeting_id: string; sequence: number; mode: Mode; channel: InviteChannel; added: number }>).map((row) => ({
+  const rows = await runNamed<{ meeting_id: string; sequence: number; mode: Mode; channel: InviteChannel; added: number }>(db, RECORD_CHANGES, [JSON.stringify(given), inviteSent.subject]);
+  return rows.map((row) => ({
     meetingId: row.meeting_id,
     sequence: row.sequence,
     mode: row.mode,
