@@ -12,11 +12,13 @@ import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable 
  * One long-lived pull fills a queue; the worker takes what is queued. A failed
  * batch is retried as it was, here rather than by redelivery, so no later
  * event overtakes it; meanwhile everything held is kept from redelivery.
- * A batch that would start with fewer than `maxBatch` events waits up to
- * `lingerMs` for more (cut short once `maxBatch` are queued, or by stop()):
- * a batch costs a statement, an acknowledgement confirmed and the server's
- * work for both whatever its size, so at a busy time a few milliseconds of
- * waiting buy fewer, larger batches.
+ * While the stream is busy (the batch before ended less than `lingerMs`
+ * ago), a batch that would start with fewer than `maxBatch` events waits up
+ * to `lingerMs` for more (cut short once `maxBatch` are queued, or by
+ * stop()): a batch costs a statement, an acknowledgement confirmed and the
+ * server's work for both whatever its size, so at a busy time a few
+ * milliseconds of waiting buy fewer, larger batches. An event that comes
+ * after a quiet spell is handed over at once.
  */
 export async function runBatchConsumer<E extends EventDef>(
   setup: PullConsumerSetup<E>,
@@ -92,9 +94,11 @@ export async function runBatchConsumer<E extends EventDef>(
   const work = async (): Promise<void> => {
     let attempt = 0;
     let lingered = false;
+    let lastEnded = -Infinity;
     while (running()) {
       if (batch.length === 0) {
-        if (!lingered && lingerMs > 0 && queue.length > 0 && queue.length < maxBatch) {
+        const busy = performance.now() - lastEnded < lingerMs;
+        if (busy && !lingered && queue.length > 0 && queue.length < maxBatch) {
           lingered = true;
           lingering = true;
           await pause(lingerMs);
@@ -128,6 +132,7 @@ export async function runBatchConsumer<E extends EventDef>(
       await setup.confirmAck(last).catch((err: unknown) => {
         logger.warn({ err, durable: options.durable }, "event acknowledgement not confirmed; the batch may be delivered again");
       });
+      lastEnded = performance.now();
     }
     // Stopped: whatever is held and not handled goes straight back, for whoever consumes next.
     for (const m of [...batch, ...queue.splice(0)]) m.nak();

@@ -60,12 +60,14 @@ export interface NatsBusOptions {
 const WRONG_LAST_MSG_ID = 10070;
 
 /**
- * How long a batch consumer's partial batch waits for more events. Each
+ * How long a batch consumer's partial batch waits for more events while
+ * the stream is busy (the batch before ended less than this ago). Each
  * batch costs its consumer a statement and a confirmed acknowledgement, and
  * the server its messages, whatever its size: on creates flat out, batches
  * of the MEETINGS stream's three consumers went from about 20 events to 35
  * and their CPU per create down by a fifth (docs/benchmarks.md). An event
- * waits at most this much longer, as the outbox relay's linger lets it.
+ * waits at most this much longer, as the outbox relay's linger lets it; one
+ * after a quiet spell does not wait.
  */
 const BATCH_LINGER_MS = 30;
 

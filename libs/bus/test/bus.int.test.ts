@@ -636,18 +636,22 @@ describe.runIf(natsAvailable)("event consumers when the server loses state (NATS
 });
 
 describe.runIf(natsAvailable)("batch consumers gathering a batch (NATS)", () => {
-  it("holds a batch of fewer than maxBatch events for the linger, so that events coming meanwhile go with it", async () => {
+  it("hands over at once an event after a quiet spell; while busy, holds a batch of fewer than maxBatch events for the linger, so that events coming meanwhile go with it", async () => {
     const { tag, placed } = freshStream();
     const bus = await connectNats();
     const batches: number[][] = [];
     const consumer = await (await connectNats(3_000)).consumeBatches({ durable: `linger-${tag}`, events: [placed], maxBatch: 10 }, async (ms) => void batches.push(ms.map(numberOf)));
     await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
-    // Long enough for the first event to be handed over alone, were there no linger.
-    await pause(500);
-    await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
     await eventually(() => batches.length > 0 || undefined, 10_000);
+    expect(batches).toEqual([[1]]);
+    // Within the linger of the batch before: the stream is busy, and the next batch waits for more.
+    await bus.publish(placed, { n: 2 }, { msgId: `${tag}-2` });
+    // Long enough for the second event to be handed over alone, were there no linger.
+    await pause(500);
+    await bus.publish(placed, { n: 3 }, { msgId: `${tag}-3` });
+    await eventually(() => batches.length > 1 || undefined, 10_000);
     await consumer.stop();
-    expect(batches).toEqual([[1, 2]]);
+    expect(batches).toEqual([[1], [2, 3]]);
   });
 
   it("hands over at once a batch that reaches maxBatch, and a stop ends the linger, leaving its events to the next consumer", async () => {
@@ -655,16 +659,19 @@ describe.runIf(natsAvailable)("batch consumers gathering a batch (NATS)", () => 
     const bus = await connectNats();
     const batches: number[][] = [];
     const full = await (await connectNats(60_000)).consumeBatches({ durable: `full-${tag}`, events: [placed], maxBatch: 3 }, async (ms) => void batches.push(ms.map(numberOf)));
-    await Promise.all([1, 2, 3].map((n, i) => bus.publish(placed, { n }, { msgId: `${tag}-${n}`, ...(i > 0 ? { after: `${tag}-${n - 1}` } : {}) })));
+    // A first event, handed over at once, makes the stream busy for the linger's minute.
+    await bus.publish(placed, { n: 0 }, { msgId: `${tag}-0` });
     await eventually(() => batches.length > 0 || undefined, 10_000);
-    expect(batches).toEqual([[1, 2, 3]]);
+    await Promise.all([1, 2, 3].map((n) => bus.publish(placed, { n }, { msgId: `${tag}-${n}`, after: `${tag}-${n - 1}` })));
+    await eventually(() => batches.length > 1 || undefined, 10_000);
+    expect(batches).toEqual([[0], [1, 2, 3]]);
 
     await bus.publish(placed, { n: 4 }, { msgId: `${tag}-4` });
     await pause(300);
     const stopping = Date.now();
     await full.stop();
     expect(Date.now() - stopping).toBeLessThan(10_000);
-    expect(batches).toEqual([[1, 2, 3]]);
+    expect(batches).toEqual([[0], [1, 2, 3]]);
     // The stopped consumer's pull request outlives it on nats-server 2.9 (PULL_EXPIRES_MS).
     await pause(1_500);
     const later: number[] = [];
