@@ -119,4 +119,12 @@ describe("API answers without express and through it", () => {
       expect(comparable(direct)).toEqual(comparable(viaExpress));
     });
   }
+
+  it("counts a client by its socket's address, whatever X-Forwarded-For says, when no proxy is trusted", async () => {
+    const first = await send("GET", "/v1/things", { "x-forwarded-for": "10.9.9.1" });
+    const second = await send("GET", "/v1/things", { "x-forwarded-for": "10.9.9.2" });
+    const viaExpress = await send("GET", "/v1/things#through-express", { "x-forwarded-for": "10.9.9.3" });
+    const remaining = [first, second, viaExpress].map((a) => Number(a.headers["x-ratelimit-remaining"]));
+    expect(remaining).toEqual([remaining[0], remaining[0]! - 1, remaining[0]! - 2]);
+  });
 });

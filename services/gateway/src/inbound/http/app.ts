@@ -107,7 +107,8 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
   // Paths under /v1/ that are neither the OpenAPI document nor a page go to the routes at once, past the layers below.
   const isApiPath = (path: string) => path.startsWith("/v1/") && !DOCS_PATHS.has(path) && !pageMounts.some((mount) => path === mount || path.startsWith(`${mount}/`));
 
-  const trusted = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  // Trusting no proxy (the default), a client's address is its socket's peer: express's `req.ip` reads X-Forwarded-For only to drop it.
+  const trusted = app.get("trust proxy") === false ? undefined : (app.get("trust proxy fn") as (address: string, hop: number) => boolean);
   const answerError = errorAnswer(deps.logger, deps.publicBaseUrl);
 
   /** What every request meets first: request id, URL length and Host, no conditional requests, the request log. */
@@ -241,7 +242,8 @@ class DirectRequest implements ApiRequest {
     readonly req: IncomingMessage,
     readonly path: string,
     private readonly search: string,
-    private readonly trusted: (address: string, hop: number) => boolean,
+    /** Undefined when no proxy is trusted. */
+    private readonly trusted: ((address: string, hop: number) => boolean) | undefined,
   ) {}
 
   query(): Record<string, unknown> {
@@ -249,7 +251,7 @@ class DirectRequest implements ApiRequest {
   }
 
   address(): string | undefined {
-    return proxyAddress(this.req, this.trusted);
+    return this.trusted ? proxyAddress(this.req, this.trusted) : this.req.socket.remoteAddress;
   }
 }
 
