@@ -19,7 +19,11 @@
  * same canned replies (the request log's batches are still not published).
  *
  * `--src` points at another copy of services/gateway/src (an earlier commit
- * checked out beside this tree), so two versions can be run alternately.
+ * unpacked inside this tree, e.g. `git archive <commit> services/gateway/src`
+ * moved to services/gateway/src-main), so two versions can be run
+ * alternately. Inside this tree, so that it imports this tree's packages: a
+ * copy in another worktree has its own `@sched/proto`, whose JsonText the
+ * bus's replies are not instances of, and serializes every reply anew.
  */
 import { connectNatsBus, type Bus, type EndpointBinding } from "@sched/bus";
 import { createLogger } from "@sched/logging";
