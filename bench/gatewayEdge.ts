@@ -7,7 +7,9 @@
  * request (user + system), which holds on a machine busy with other work,
  * and its heap's garbage per request: bytes allocated, bytes a scavenge
  * promoted to the old generation, and collections and their pauses per
- * 10,000 requests (v8's GCProfiler over each round).
+ * 10,000 requests (v8's GCProfiler over each round); and each round's
+ * median and p99 time of a request as its client saw it (with `--rate` and
+ * `--concurrency=1`, the serial waits of one request at a time).
  *
  *   node --conditions=@sched/source --import tsx bench/gatewayEdge.ts [--src=<dir>[,<dir>…]] [--requests=N] [--rounds=N] [--concurrency=N]
  *     [--cases=get,list,create] [--reply-delay-ms=N] [--rate=N] [--bus=nats]
@@ -17,7 +19,11 @@
  * same canned replies (the request log's batches are still not published).
  *
  * `--src` points at another copy of services/gateway/src (an earlier commit
- * checked out beside this tree), so two versions can be run alternately.
+ * unpacked inside this tree, e.g. `git archive <commit> services/gateway/src`
+ * moved to services/gateway/src-main), so two versions can be run
+ * alternately. Inside this tree, so that it imports this tree's packages: a
+ * copy in another worktree has its own `@sched/proto`, whose JsonText the
+ * bus's replies are not instances of, and serializes every reply anew.
  */
 import { connectNatsBus, type Bus, type EndpointBinding } from "@sched/bus";
 import { createLogger } from "@sched/logging";
@@ -40,14 +46,20 @@ if (process.argv[2] === "--load") {
   const body = JSON.stringify({ title: "Planning", duration: "30 mins", startTime: "2030-01-01T10:00:00Z", participants: ["a@example.com"], sendInvites: false });
   let sent = 0;
   let failed = 0;
+  /** Each request's time from its sending to its answer's end, in µs. */
+  const took: number[] = [];
   const one = (): Promise<void> =>
     new Promise((done) => {
+      const sentAt = performance.now();
       const req = http.request(
         { port, path, method, agent, headers: { authorization: `Bearer sk_test_${"a".repeat(40)}`, ...(method === "POST" ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) } },
         (res) => {
           if (res.statusCode! >= 300) failed++;
           res.resume();
-          res.on("end", () => done());
+          res.on("end", () => {
+            took.push((performance.now() - sentAt) * 1_000);
+            done();
+          });
         },
       );
       req.end(method === "POST" ? body : undefined);
@@ -78,7 +90,8 @@ if (process.argv[2] === "--load") {
       }),
     );
   }
-  process.send!({ failed });
+  took.sort((a, b) => a - b);
+  process.send!({ failed, p50Us: took[Math.floor(took.length / 2)]!, p99Us: took[Math.floor(took.length * 0.99)]! });
   process.exit(0);
 }
 
@@ -177,6 +190,9 @@ interface Round {
   scavenges: number;
   markCompacts: number;
   pauseUs: number;
+  /** The round's median and 99th percentile of a request's time, as its client saw it. */
+  p50Us: number;
+  p99Us: number;
 }
 
 /** Heap bytes outside the young generation, which a scavenge adds to when it promotes. */
@@ -189,7 +205,7 @@ async function drive(port: number, path: string, method: string, total: number):
   gc.start();
   const heapAtStart = getHeapStatistics().used_heap_size;
   const before = process.cpuUsage();
-  const { failed } = await new Promise<{ failed: number }>((done) => child.once("message", (m) => done(m as { failed: number })));
+  const { failed, p50Us, p99Us } = await new Promise<{ failed: number; p50Us: number; p99Us: number }>((done) => child.once("message", (m) => done(m as { failed: number; p50Us: number; p99Us: number })));
   const used = process.cpuUsage(before);
   const heapAtEnd = getHeapStatistics().used_heap_size;
   const { statistics } = gc.stop();
@@ -209,7 +225,7 @@ async function drive(port: number, path: string, method: string, total: number):
     } else if (s.gcType === "MarkSweepCompact") markCompacts++;
   }
   const per = (x: number) => x / total;
-  return { cpuUs: per(used.user + used.system), allocatedBytes: per(allocated), promotedBytes: per(promoted), scavenges: (scavenges * 10_000) / total, markCompacts: (markCompacts * 10_000) / total, pauseUs: (pauseUs * 10_000) / total };
+  return { cpuUs: per(used.user + used.system), allocatedBytes: per(allocated), promotedBytes: per(promoted), scavenges: (scavenges * 10_000) / total, markCompacts: (markCompacts * 10_000) / total, pauseUs: (pauseUs * 10_000) / total, p50Us, p99Us };
 }
 
 const allCases = [
@@ -229,8 +245,8 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const figures = ["cpuUs", "allocatedBytes", "promotedBytes", "scavenges", "markCompacts", "pauseUs"] as const;
-// CPU µs, bytes allocated and promoted per request; scavenges, mark-compacts and µs of pauses per 10,000 requests (median round).
+const figures = ["cpuUs", "allocatedBytes", "promotedBytes", "scavenges", "markCompacts", "pauseUs", "p50Us", "p99Us"] as const;
+// CPU µs, bytes allocated and promoted per request; scavenges, mark-compacts and µs of pauses per 10,000 requests; a request's time, median and p99 (median round).
 for (const [g, byCase] of results) {
   for (const [name, rs] of Object.entries(byCase)) console.log(JSON.stringify({ src: g.src, case: name, ...Object.fromEntries(figures.map((f) => [f, Math.round(median(rs.map((x) => x[f])))])) }));
 }

@@ -3,8 +3,10 @@ import type { Caller, RateBucket } from "@sched/proto";
 import type { Redis } from "ioredis";
 import { createHash } from "node:crypto";
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { mayCountBeside } from "../domain/countBeside.js";
 import { limitFor, type DefaultLimits } from "../domain/limits.js";
 import { retryAfterSeconds, type BucketState } from "../domain/rateLimitHeaders.js";
+import { LastCounts } from "./lastCounts.js";
 
 /** A count no key reaches, so the counter never refuses on its own. */
 const COUNT_ONLY = Number.MAX_SAFE_INTEGER;
@@ -72,6 +74,8 @@ export class RateLimits {
   private readonly counters: Record<RateBucket, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
   private readonly keyless: RateLimiterAbstract;
+  /** What Redis last said of each known key, for its reads counted beside their forwarding. */
+  private readonly lastCounts = new LastCounts();
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -100,16 +104,33 @@ export class RateLimits {
       }
     }
     if (!reply) {
+      this.lastCounts.forget(bucket, caller.apiKeyId);
       const [authFailuresExhausted, counted] = await Promise.all([this.authFailuresExhausted(address), this.consume(bucket, caller)]);
       return { counted, authFailuresExhausted };
     }
     const [consumed, msBeforeReset, failures, failuresMs] = reply;
+    const now = Date.now();
+    this.lastCounts.record(bucket, caller.apiKeyId, consumed, now + msBeforeReset, now, address, failures !== null);
     if (consumed > limit) throw new RateLimitedError({ limit, remaining: 0, msBeforeReset });
     const failuresLimit = this.settings.authFailuresPerMinute;
     return {
       counted: { limit, remaining: limit - consumed, msBeforeReset },
       authFailuresExhausted: failures !== null && Number(failures) >= failuresLimit ? { limit: failuresLimit, remaining: 0, msBeforeReset: failuresMs } : undefined,
     };
+  }
+
+  /**
+   * Whether a request of a known key may be forwarded while `consumeKnown`
+   * counts it (domain/countBeside.ts); if so, it is taken off the key's last
+   * count at once, so the reads let through before Redis answers again are
+   * reckoned with. Only counts Redis gave are trusted: while it fails, every
+   * request waits for its count.
+   */
+  mayCountBeside(method: string, bucket: RateBucket, caller: Pick<Caller, "apiKeyId" | "rateLimits">, address: string): boolean {
+    const last = this.lastCounts.get(bucket, caller.apiKeyId);
+    if (last === undefined || !mayCountBeside(method, last, limitFor(bucket, caller, this.settings), address, Date.now())) return false;
+    last.consumed += 1;
+    return true;
   }
 
   /**

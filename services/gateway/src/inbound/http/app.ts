@@ -9,7 +9,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import proxyAddress from "proxy-addr";
-import type { Authenticator } from "../../outbound/keys/authenticator.js";
+import type { Authenticator, PresentedKey } from "../../outbound/keys/authenticator.js";
 import { bearerToken } from "../../domain/bearer.js";
 import { rateLimitHeaders, type BucketState } from "../../domain/rateLimitHeaders.js";
 import { deprecationHeaders } from "../../domain/deprecation.js";
@@ -159,10 +159,42 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
     if (deprecated) setHeaders(res, deprecated);
     // Read once: it is worked out anew (through the trusted proxies) on every read.
     const address = api.address() ?? "unknown";
-    const caller =
-      route.auth === "admin" ? await checkAdmin(req, address, deps) : route.auth === "none" ? undefined : await authenticate(req, res, address, deps, route.bucket);
-    if (route.auth === "none") await countRequest(res, deps.rateLimits.consumeKeyless(address), itself);
-    if (caller && route.scope && !caller.scopes.includes(route.scope)) {
+    const presented = route.auth === "api-key" ? deps.authenticator.present(req.headers.authorization) : undefined;
+    const known = presented && "caller" in presented ? presented.caller : undefined;
+    // A read of a key well below its limit goes to its service while it is counted (docs/api.md, "Rate limits"); its scope is checked first, as nothing past a refusal may go.
+    const countingBeside =
+      known && route.bucket && holdsScope(known, route) && deps.rateLimits.mayCountBeside(method, route.bucket, known, address) ? countKnown(res, address, deps, route.bucket, known) : undefined;
+    // Handled at once: it is awaited later, and a refusal meanwhile is no unhandled rejection.
+    countingBeside?.catch(ignore);
+    try {
+      await serve(api, res, route, params, address, countingBeside ? known : await callerOf(route, presented, req, res, address), countingBeside);
+    } catch (err) {
+      // The count's refusal (429) comes before whatever the request met after it, as when the count is awaited first.
+      if (countingBeside) await countingBeside;
+      throw err;
+    }
+  }
+
+  async function callerOf(route: RouteDef, presented: PresentedKey | undefined, req: IncomingMessage, res: ServerResponse, address: string): Promise<Caller | undefined> {
+    if (route.auth === "admin") return checkAdmin(req, address, deps);
+    if (presented) return authenticate(presented, res, address, deps, route.bucket);
+    await countRequest(res, deps.rateLimits.consumeKeyless(address), itself);
+    return undefined;
+  }
+
+  /** From the scope on: the request, counted or being counted, handed on to its service and answered. */
+  async function serve(
+    api: ApiRequest,
+    res: ServerResponse,
+    route: RouteDef,
+    params: Record<string, string>,
+    address: string,
+    caller: Caller | undefined,
+    countingBeside: Promise<unknown> | undefined,
+  ): Promise<void> {
+    const { req, path } = api;
+    const method = req.method!;
+    if (caller && !holdsScope(caller, route)) {
       throw new AppError("forbidden", `This API key lacks the required scope: ${route.scope}.`);
     }
     const holders = caller ? [`address:${address}`, `key:${caller.apiKeyId}`] : [`address:${address}`];
@@ -194,7 +226,7 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
             },
             forward,
           )
-        : { reply: await forward(), replayed: false };
+        : { reply: await (countingBeside ? countedBeside(countingBeside, forward()) : forward()), replayed: false };
     const { status, body: replyBody, headers: replyHeaders } = reply;
     if (replyHeaders) setReplyHeaders(res, replyHeaders);
     if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true");
@@ -343,8 +375,7 @@ async function checkAdmin(req: IncomingMessage, address: string, deps: GatewayDe
  * check and its count go to Redis together, in one command; any other key
  * is looked up only once the address check has passed.
  */
-async function authenticate(req: IncomingMessage, res: ServerResponse, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
-  const presented = deps.authenticator.present(req.headers.authorization);
+async function authenticate(presented: PresentedKey, res: ServerResponse, address: string, deps: GatewayDeps, bucket: RateBucket | undefined): Promise<Caller> {
   if ("caller" in presented) return countKnown(res, address, deps, bucket, presented.caller);
   const exhausted = await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
@@ -369,6 +400,19 @@ async function countKnown(res: ServerResponse, address: string, deps: GatewayDep
     : await deps.rateLimits.authFailuresExhausted(address);
   if (exhausted) throw new RateLimitedError(exhausted);
   return caller;
+}
+
+/** Whether the caller's key has the route's scope, if it asks for one. */
+const holdsScope = (caller: Caller, route: RouteDef): boolean => !route.scope || caller.scopes.includes(route.scope);
+
+const ignore = (): void => undefined;
+
+/** A reply whose count ran beside it: a refusal by the count is the answer, and the reply is dropped unread. */
+async function countedBeside(counting: Promise<unknown>, replying: Promise<HttpReply>): Promise<HttpReply> {
+  // Handled at once: a reply failing while the count is awaited is no unhandled rejection, and still thrown below.
+  replying.catch(ignore);
+  await counting;
+  return replying;
 }
 
 const countedOf = (known: { counted: BucketState }) => known.counted;
