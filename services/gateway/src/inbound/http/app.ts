@@ -213,20 +213,24 @@ export function createGatewayApp(deps: GatewayDeps): GatewayHandler {
     // An idempotent POST adds the headers of its key's guard (forwardOnce).
     const forward = (guard?: Record<string, string>): Promise<HttpReply> =>
       deps.bus.forward(route.endpoint, { params, query, body }, { ...(caller ? { caller } : {}), timeoutMs: deps.busTimeoutMs, headers: guard ? { ...headers, ...guard } : headers });
+    // A count running beside decides the answer, whichever way the request was forwarded.
     const { reply, replayed } =
       caller && idempotencyKey !== undefined
-        ? await forwardOnce(
-            deps.idempotency,
-            deps.logger,
-            {
-              apiKeyId: caller.apiKeyId,
-              idempotencyKey,
-              fingerprint: requestFingerprint(method, path, { query, body }),
-              leaseMs: claimLeaseMs(deps.busTimeoutMs),
-            },
-            forward,
+        ? await decidedByCount(
+            countingBeside,
+            forwardOnce(
+              deps.idempotency,
+              deps.logger,
+              {
+                apiKeyId: caller.apiKeyId,
+                idempotencyKey,
+                fingerprint: requestFingerprint(method, path, { query, body }),
+                leaseMs: claimLeaseMs(deps.busTimeoutMs),
+              },
+              forward,
+            ),
           )
-        : { reply: await (countingBeside ? countedBeside(countingBeside, forward()) : forward()), replayed: false };
+        : { reply: await decidedByCount(countingBeside, forward()), replayed: false };
     const { status, body: replyBody, headers: replyHeaders } = reply;
     if (replyHeaders) setReplyHeaders(res, replyHeaders);
     if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true");
@@ -407,8 +411,11 @@ const holdsScope = (caller: Caller, route: RouteDef): boolean => !route.scope ||
 
 const ignore = (): void => undefined;
 
+/** The reply, or, when its count ran beside it, the count's refusal if it refuses. */
+const decidedByCount = <T>(counting: Promise<unknown> | undefined, replying: Promise<T>): Promise<T> => (counting === undefined ? replying : countedBeside(counting, replying));
+
 /** A reply whose count ran beside it: a refusal by the count is the answer, and the reply is dropped unread. */
-async function countedBeside(counting: Promise<unknown>, replying: Promise<HttpReply>): Promise<HttpReply> {
+async function countedBeside<T>(counting: Promise<unknown>, replying: Promise<T>): Promise<T> {
   // Handled at once: a reply failing while the count is awaited is no unhandled rejection, and still thrown below.
   replying.catch(ignore);
   await counting;
