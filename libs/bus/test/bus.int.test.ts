@@ -636,11 +636,17 @@ describe.runIf(natsAvailable)("event consumers when the server loses state (NATS
 });
 
 describe.runIf(natsAvailable)("batch consumers gathering a batch (NATS)", () => {
-  it("hands over at once an event after a quiet spell; while busy, holds a batch of fewer than maxBatch events for the linger, so that events coming meanwhile go with it", async () => {
+  /** A fresh stream, a bus publishing on it, and a consumer lingering `lingerMs` whose batches are kept as they come. */
+  async function lingeringConsumer(durable: string, lingerMs: number, maxBatch: number) {
     const { tag, placed } = freshStream();
     const bus = await connectNats();
     const batches: number[][] = [];
-    const consumer = await (await connectNats(3_000)).consumeBatches({ durable: `linger-${tag}`, events: [placed], maxBatch: 10 }, async (ms) => void batches.push(ms.map(numberOf)));
+    const consumer = await (await connectNats(lingerMs)).consumeBatches({ durable: `${durable}-${tag}`, events: [placed], maxBatch }, async (ms) => void batches.push(ms.map(numberOf)));
+    return { tag, placed, bus, batches, consumer };
+  }
+
+  it("hands over at once an event after a quiet spell; while busy, holds a batch of fewer than maxBatch events for the linger, so that events coming meanwhile go with it", async () => {
+    const { tag, placed, bus, batches, consumer } = await lingeringConsumer("linger", 3_000, 10);
     await bus.publish(placed, { n: 1 }, { msgId: `${tag}-1` });
     await eventually(() => batches.length > 0 || undefined, 10_000);
     expect(batches).toEqual([[1]]);
@@ -655,10 +661,7 @@ describe.runIf(natsAvailable)("batch consumers gathering a batch (NATS)", () => 
   });
 
   it("hands over at once a batch that reaches maxBatch, and a stop ends the linger, leaving its events to the next consumer", async () => {
-    const { tag, placed } = freshStream();
-    const bus = await connectNats();
-    const batches: number[][] = [];
-    const full = await (await connectNats(60_000)).consumeBatches({ durable: `full-${tag}`, events: [placed], maxBatch: 3 }, async (ms) => void batches.push(ms.map(numberOf)));
+    const { tag, placed, bus, batches, consumer: full } = await lingeringConsumer("full", 60_000, 3);
     // A first event, handed over at once, makes the stream busy for the linger's minute.
     await bus.publish(placed, { n: 0 }, { msgId: `${tag}-0` });
     await eventually(() => batches.length > 0 || undefined, 10_000);
