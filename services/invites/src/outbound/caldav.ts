@@ -114,7 +114,7 @@ export class CalDavAccount {
     return read.flat();
   }
 
-  /** One calendar-multiget REPORT: each event found, with its data; one the server answers 404 for (deleted since) is left out, any other failure throws. */
+  /** One calendar-multiget REPORT: each event found, with its data; one the server answers 404 for (deleted since) is left out, any other failure throws a DeliveryFailure. */
   private async multiGet(calendar: string, objectUrls: readonly string[], signal: AbortSignal): Promise<{ url: string; ics: string }[]> {
     const paths = objectUrls.map((url) => new URL(url, this.serverUrl).pathname);
     const answers = await this.client.davRequest({
@@ -129,7 +129,8 @@ export class CalDavAccount {
     });
     const located = answers.map((answer) => ({ answer, url: new URL(answer.href ?? calendar, calendar).href }));
     const failed = located.find(({ answer, url }) => !answer.ok && !(answer.status === 404 && paths.includes(new URL(url).pathname)));
-    if (failed) throw new Error(`REPORT ${calendar} failed: ${failed.answer.status ?? "no status"} ${failed.answer.statusText ?? ""}`.trim());
+    // Judged as a PUT's or DELETE's failure is (a calendar gone is for good); an answer without a status, as a server error.
+    if (failed) throw davFailure(failed.answer.status ?? 500, `REPORT ${calendar}`);
     return located.flatMap(({ answer, url }) => {
       const ics = answer.ok ? calendarDataOf(answer) : undefined;
       return ics?.includes("BEGIN:VEVENT") ? [{ url, ics }] : [];
