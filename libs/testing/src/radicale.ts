@@ -31,8 +31,7 @@ export class Radicale {
 
   async start(): Promise<string> {
     this.folder = await mkdtemp(join(tmpdir(), "radicale-"));
-    const htpasswd = join(this.folder, "users");
-    await writeFile(htpasswd, Object.entries(this.users).map(([user, password]) => `${user}:${password}\n`).join(""));
+    const htpasswd = await this.writeUsers();
     // A free port is free only until someone binds it: another server that takes it first would answer in Radicale's place.
     for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
       const port = await freePort();
@@ -49,7 +48,7 @@ export class Radicale {
       this.url = `http://127.0.0.1:${port}/`;
       if (await this.listensOn(child, port)) return this.url;
     }
-    throw new Error("Radicale did not start");
+    throw new Error(`Radicale did not start: on ${PORT_ATTEMPTS} free ports it ended or did not listen within 30 s`);
   }
 
   /** Waits until `child` itself listens on `port`; false when it ended first (the port taken) or never did. */
@@ -58,7 +57,7 @@ export class Radicale {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) return false;
       const owned = listeningPorts(child.pid!);
-      if ((owned ? owned.has(port) : await isListening(this.url, port))) return true;
+      if (owned ? owned.has(port) : await isListening(this.url, port)) return true;
       if (Date.now() > deadline) {
         child.kill("SIGKILL");
         return false;
@@ -70,7 +69,14 @@ export class Radicale {
   /** A new password for a user, as when they revoke an app password: the next login with the old one is refused (Radicale reads the file at each login). */
   async changePassword(user: string, password: string): Promise<void> {
     this.users[user] = password;
-    await writeFile(join(this.folder, "users"), Object.entries(this.users).map(([name, secret]) => `${name}:${secret}\n`).join(""));
+    await this.writeUsers();
+  }
+
+  /** The htpasswd file of the users as they are now; its path. */
+  private async writeUsers(): Promise<string> {
+    const htpasswd = join(this.folder, "users");
+    await writeFile(htpasswd, Object.entries(this.users).map(([name, secret]) => `${name}:${secret}\n`).join(""));
+    return htpasswd;
   }
 
   /** A user's own client, as their calendar app would use it: makes calendars and events. */
