@@ -33,7 +33,7 @@ import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
 import { random } from "./lib/seed.js";
-import { ms, slowRequests } from "./lib/stats.js";
+import { ms, slowDuringPauses, slowRequests } from "./lib/stats.js";
 
 export interface SideBySideOptions {
   quick: boolean;
@@ -334,7 +334,13 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
  */
 function slowText(report: LoadReport): string {
   const slow = slowRequests(report.latenciesMs, 10, 20);
-  return `over 10 ms: ${slow.count} requests in ${slow.windows} windows of 100 ms`;
+  const driverPauses = report.driverPausesMs.reduce((sum, [start, end]) => sum + end - start, 0);
+  const duringPauses = slowDuringPauses(report.latenciesMs, report.sentAtMs, report.driverPausesMs, 10);
+  return (
+    `over 10 ms: ${slow.count} requests in ${slow.windows} windows of 100 ms, ${duringPauses} of them in flight while the load driver collected its garbage ` +
+    `(${report.driverPausesMs.length} collections, ${driverPauses.toFixed(0)} ms); ${report.late} sent over 5 ms late (at most ${ms(report.maxLagMs)} ms); ` +
+    `some task of the machine waited for a core ${report.cpuPressure === undefined ? "(unknown)" : `${(report.cpuPressure * 100).toFixed(0)} %`} of the run`
+  );
 }
 
 /** The CPU profile a process's main thread wrote into its folder (`CPU.<date>.<time>.<pid>.0.<n>.cpuprofile`), once it has. */

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { cpuWaitUs } from "./cpuPressure.js";
 import { summarize, type Summary } from "./stats.js";
 
 export interface LoadRequest {
@@ -25,6 +26,10 @@ export interface LoadPlan {
 
 export interface LoadResult {
   latenciesMs: number[];
+  /** When each request was sent, ms from the run's start. */
+  sentAtMs: number[];
+  /** The load driver's own garbage collections, [start, end] in ms from the run's start. */
+  driverPausesMs: Array<[number, number]>;
   /** Count by HTTP status; 0 = no response. */
   statuses: Record<string, number>;
   elapsedMs: number;
@@ -36,6 +41,10 @@ export interface LoadResult {
 export interface LoadReport extends Summary {
   /** Every request's latency, in the order sent (ms). */
   latenciesMs: number[];
+  /** When each was sent, ms from the run's start. */
+  sentAtMs: number[];
+  /** The load driver's own collections, [start, end] ms from the run's start: time it measured but did not wait for. */
+  driverPausesMs: Array<[number, number]>;
   /** Completed requests per second over the whole run. */
   throughput: number;
   statuses: Record<string, number>;
@@ -45,6 +54,8 @@ export interface LoadReport extends Summary {
   cpuMsPerRequest: number;
   /** Share of the run the main thread (gateway and services) was busy, 0–1. */
   mainThreadBusy: number;
+  /** Share of the run during which some task of the machine waited for a core (cpuPressure.ts), 0–1; undefined where unknown. */
+  cpuPressure: number | undefined;
 }
 
 /** The load worker as JavaScript: its TypeScript (type annotations only) transpiled once, in this thread. */
@@ -72,25 +83,31 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   // Measured from the worker's first request, so its start-up is not counted.
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
+  let waited = cpuWaitUs();
   return new Promise<LoadReport>((resolve, reject) => {
     worker.on("message", (message: LoadResult | { started: true }) => {
       if ("started" in message) {
         cpu = process.cpuUsage();
         loop = performance.eventLoopUtilization();
+        waited = cpuWaitUs();
         return;
       }
       const used = process.cpuUsage(cpu);
       const busy = performance.eventLoopUtilization(loop).utilization;
+      const waitedNow = cpuWaitUs();
       void worker.terminate();
       resolve({
         ...summarize(message.latenciesMs),
         latenciesMs: message.latenciesMs,
+        sentAtMs: message.sentAtMs,
+        driverPausesMs: message.driverPausesMs,
         throughput: (message.latenciesMs.length * 1_000) / message.elapsedMs,
         statuses: message.statuses,
         late: message.late,
         maxLagMs: message.maxLagMs,
         cpuMsPerRequest: (used.user + used.system) / 1_000 / message.latenciesMs.length,
         mainThreadBusy: busy,
+        cpuPressure: waited === undefined || waitedNow === undefined ? undefined : Math.min(1, (waitedNow - waited) / 1_000 / message.elapsedMs),
       });
     });
     worker.once("error", reject);

@@ -5,6 +5,7 @@
  * at most `concurrency` at a time, over keep-alive connections to loopback.
  */
 import { Agent, request } from "node:http";
+import { PerformanceObserver } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LoadPlan, LoadResult } from "./load.js";
 
@@ -38,6 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function run(): Promise<LoadResult> {
   const n = plan.requests.length;
   const latencies = new Float64Array(n);
+  const sentAtMs = new Float64Array(n);
   const statuses: Record<string, number> = {};
   let inFlight = 0;
   let freed: (() => void) | undefined;
@@ -47,6 +49,12 @@ async function run(): Promise<LoadResult> {
   const interval = 1_000 / plan.ratePerSecond;
   parentPort!.postMessage({ started: true });
   const t0 = performance.now();
+  // This thread's own collections: a response that arrives during one is measured late by what is left of it.
+  const driverPausesMs: Array<[number, number]> = [];
+  const collections = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) driverPausesMs.push([entry.startTime - t0, entry.startTime - t0 + entry.duration]);
+  });
+  collections.observe({ entryTypes: ["gc"] });
   for (let i = 0; i < n; i++) {
     const due = t0 + i * interval;
     const wait = due - performance.now();
@@ -56,6 +64,7 @@ async function run(): Promise<LoadResult> {
     const lag = sentAt - due;
     if (lag > LATE_MS) late++;
     maxLagMs = Math.max(maxLagMs, lag);
+    sentAtMs[i] = sentAt - t0;
     const { method, path, body } = plan.requests[i]!;
     inFlight++;
     pending.push(
@@ -71,8 +80,9 @@ async function run(): Promise<LoadResult> {
   }
   await Promise.all(pending);
   const elapsedMs = performance.now() - t0;
+  collections.disconnect();
   agent.destroy();
-  return { latenciesMs: Array.from(latencies), statuses, elapsedMs, late, maxLagMs };
+  return { latenciesMs: Array.from(latencies), sentAtMs: Array.from(sentAtMs), statuses, elapsedMs, late, maxLagMs, driverPausesMs };
 }
 
 parentPort!.postMessage(await run());

@@ -42,6 +42,21 @@ export function slowRequests(latenciesMs: readonly number[], thresholdMs: number
   return { count, windows: windows.size };
 }
 
+/**
+ * How many requests slower than `thresholdMs` were in flight while the load
+ * driver itself was paused (its own garbage collections, `pauses` as [start,
+ * end] on the clock of `sentAtMs`): their time holds some of the driver's.
+ */
+export function slowDuringPauses(latenciesMs: readonly number[], sentAtMs: readonly number[], pauses: ReadonlyArray<readonly [number, number]>, thresholdMs: number): number {
+  let count = 0;
+  latenciesMs.forEach((latency, i) => {
+    if (latency <= thresholdMs) return;
+    const from = sentAtMs[i]!;
+    if (pauses.some(([start, end]) => start < from + latency && end > from)) count++;
+  });
+  return count;
+}
+
 /** Milliseconds with two decimals. */
 export const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "-");
 
