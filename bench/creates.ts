@@ -129,7 +129,11 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
   };
 
   // Warm up: pools filled, statements prepared, code optimized; then let everything settle.
-  await createMany(options.quick ? 300 : 1_000);
+  // Optimized takes thousands: after 300 creates V8 was still optimizing through the rounds, on
+  // its helper threads (a third of the gateway's CPU) while the main thread ran slower code, and
+  // a create cost 1,850–2,750 µs against 1,400–1,900 after 3,000 (docs/benchmarks.md, "Creates
+  // flat out measured warm"). A replica in service has long been past it.
+  await createMany(options.quick ? 3_000 : 5_000);
   await sleep(3_000);
   await refreshOwn();
   const idleSeconds = options.quick ? 3 : 5;
