@@ -10,7 +10,9 @@
  *
  * - CPU µs per create of every process, from `/proc/<pid>/stat`, with what
  *   each spends idle taken off; Postgres by the backends of each service's
- *   connections (their application name is the service's schema);
+ *   connections (their application name is the service's schema); of a Node
+ *   process's, the part spent off its main thread (V8's optimizing compiler
+ *   and garbage collector helpers), which its CPU profile does not see;
  * - SQL statements per create of every process, by kind (counted in `pg`'s
  *   client by a preloaded module, bench/lib/statementCounter.ts);
  * - NATS messages per create of every process, each way (the server's own
@@ -127,7 +129,11 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
   };
 
   // Warm up: pools filled, statements prepared, code optimized; then let everything settle.
-  await createMany(options.quick ? 300 : 1_000);
+  // Optimized takes thousands: after 300 creates V8 was still optimizing through the rounds, on
+  // its helper threads (a third of the gateway's CPU) while the main thread ran slower code, and
+  // a create cost 1,850–2,750 µs against 1,400–1,900 after 3,000 (docs/benchmarks.md, "Creates
+  // flat out measured warm"). A replica in service has long been past it.
+  await createMany(options.quick ? 3_000 : 5_000);
   await sleep(3_000);
   await refreshOwn();
   const idleSeconds = options.quick ? 3 : 5;
@@ -163,6 +169,7 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
   const perRound = options.quick ? 1_500 : 4_000;
   const rounds = options.quick ? 2 : 3;
   const cpuRounds: Array<Map<string, number>> = [];
+  const offMainRounds: Array<Map<string, number>> = [];
   const throughputs: number[] = [];
   const windows: Array<[number, number]> = [];
   const statementsBefore = await statementsNow();
@@ -177,6 +184,9 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
     const toUs = Number(process.hrtime.bigint() / 1_000n);
     const after = await cpuSnapshot(groups);
     const used = cpuUsed(before, after);
+    const usedByMain = cpuUsed(before, after, "main");
+    // The share of each Node process's CPU spent off its main thread, idle time in both counts.
+    offMainRounds.push(new Map(names.map((n) => [n, (used.get(n) ?? 0) > 0 ? 1 - (usedByMain.get(n) ?? 0) / used.get(n)! : 0])));
     for (const [group, us] of used) used.set(group, Math.max(0, us - idleRate(group) * (after.atMs - before.atMs)));
     const ok = report.statuses["201"] ?? 0;
     created += ok;
@@ -193,9 +203,11 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
   const totals = cpuRounds.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
   console.log(`\nCreates flat out (${CONCURRENCY} at a time, ${rounds} rounds of ${perRound}), ${new Date().toISOString()}, load average ${load()}:`);
   console.log(`creates/s by round: ${throughputs.map((t) => t.toFixed(0)).join(", ")} (median ${median(throughputs).toFixed(0)})`);
-  console.log(`\n| process | CPU µs per create (median round) |\n|---|---|`);
-  for (const g of groups) console.log(`| ${g.name} | ${perCreate(g.name).toFixed(0)} |`);
-  console.log(`| all | ${median(totals).toFixed(0)} |`);
+  const offMainUs = (group: string) => perCreate(group) * median(offMainRounds.map((r) => r.get(group) ?? 0));
+  const offMain = (group: string) => (names.includes(group) ? offMainUs(group).toFixed(0) : "—");
+  console.log(`\n| process | CPU µs per create (median round) | of it, off the main thread |\n|---|---|---|`);
+  for (const g of groups) console.log(`| ${g.name} | ${perCreate(g.name).toFixed(0)} | ${offMain(g.name)} |`);
+  console.log(`| all | ${median(totals).toFixed(0)} | |`);
 
   console.log(`\nSQL statements per create, by process and kind:\n`);
   let allStatements = 0;
@@ -224,7 +236,8 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
 
   if (options.profile) {
     await Promise.all([...processes.values()].map((p) => p.kill("SIGTERM")));
-    console.log(`\nCPU µs per create by layer (share of each process's profiled samples × its CPU per create):\n`);
+    // The profiles sample the main thread: its share of the process's CPU is what their layers divide.
+    console.log(`\nCPU µs per create by layer (share of each process's profiled samples × its main thread's CPU per create):\n`);
     const layerNames = [...new Set([...GATEWAY_LAYERS, ...SERVICE_LAYERS].map((l) => l.name).concat(NODE_ITSELF, GARBAGE_COLLECTION))];
     const columns = names.filter((n) => perCreate(n) >= 20);
     const shares = columns.map((n) => {
@@ -243,9 +256,10 @@ async function run(options: CreatesOptions, cleanup: Cleanup): Promise<void> {
     });
     console.log(`| layer | ${columns.join(" | ")} |\n|---|${columns.map(() => "---").join("|")}|`);
     for (const layer of layerNames) {
-      const cells = shares.map((s) => (s.busy ? ((perCreate(s.n) * (s.byLayer.get(layer) ?? 0)) / s.busy).toFixed(0) : "—"));
+      const cells = shares.map((s) => (s.busy ? (((perCreate(s.n) - offMainUs(s.n)) * (s.byLayer.get(layer) ?? 0)) / s.busy).toFixed(0) : "—"));
       if (cells.some((c) => c !== "0" && c !== "—")) console.log(`| ${layer} | ${cells.join(" | ")} |`);
     }
+    console.log(`| off the main thread (V8's compiler, GC helpers; the profiler's sampling) | ${columns.map((n) => offMainUs(n).toFixed(0)).join(" | ")} |`);
     console.log(`| all | ${columns.map((n) => perCreate(n).toFixed(0)).join(" | ")} |`);
     console.log(`\n(profiles kept in ${profileDir}; the rounds' windows in monotonic µs: ${JSON.stringify(windows)})`);
   }

@@ -6,9 +6,22 @@ const TICK_US = 10_000;
 
 /** User plus system CPU time of one process so far, in µs; 0 once it is gone. */
 export function processCpuUs(pid: number): number {
+  return cpuUsOf(`/proc/${pid}/stat`);
+}
+
+/**
+ * The same of its main thread alone: in Node, its JavaScript's. The rest is
+ * V8's helper threads (optimizing compiler, garbage collector) and libuv's,
+ * which a CPU profile of the JavaScript does not see.
+ */
+function mainThreadCpuUs(pid: number): number {
+  return cpuUsOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuUsOf(statFile: string): number {
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    stat = readFileSync(statFile, "utf8");
   } catch {
     return 0;
   }
@@ -26,30 +39,38 @@ export interface CpuGroup {
 export interface CpuSnapshot {
   atMs: number;
   byPid: Map<number, number>;
+  /** Each process's main thread's alone. */
+  mainByPid: Map<number, number>;
   groups: Map<string, number[]>;
 }
 
 export async function cpuSnapshot(groups: readonly CpuGroup[]): Promise<CpuSnapshot> {
   const byPid = new Map<number, number>();
+  const mainByPid = new Map<number, number>();
   const members = new Map<string, number[]>();
   for (const group of groups) {
     const pids = await group.pids();
     members.set(group.name, pids);
-    for (const pid of pids) byPid.set(pid, processCpuUs(pid));
+    for (const pid of pids) {
+      byPid.set(pid, processCpuUs(pid));
+      mainByPid.set(pid, mainThreadCpuUs(pid));
+    }
   }
-  return { atMs: performance.now(), byPid, groups: members };
+  return { atMs: performance.now(), byPid, mainByPid, groups: members };
 }
 
 /**
- * CPU µs each group used between two snapshots. A process that appears only
- * in the later one (a new database connection) counts from zero; one that
- * went away in between is lost, so runs keep their pools warm.
+ * CPU µs each group used between two snapshots (`threads`: "main", of its
+ * processes' main threads alone). A process that appears only in the later
+ * one (a new database connection) counts from zero; one that went away in
+ * between is lost, so runs keep their pools warm.
  */
-export function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
+export function cpuUsed(before: CpuSnapshot, after: CpuSnapshot, threads: "all" | "main" = "all"): Map<string, number> {
+  const [from, to] = threads === "main" ? [before.mainByPid, after.mainByPid] : [before.byPid, after.byPid];
   const used = new Map<string, number>();
   for (const [name, pids] of after.groups) {
     let total = 0;
-    for (const pid of pids) total += Math.max(0, (after.byPid.get(pid) ?? 0) - (before.byPid.get(pid) ?? 0));
+    for (const pid of pids) total += Math.max(0, (to.get(pid) ?? 0) - (from.get(pid) ?? 0));
     used.set(name, total);
   }
   return used;
