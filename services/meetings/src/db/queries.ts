@@ -260,50 +260,78 @@ const MOST_LISTED = MAX_MEETINGS_PAGE + 1;
  * (the first item always counts); a meeting then follows them too.
  */
 export function calendarPageSql(q: CalendarQuery): { name: string; sql: string; bindings: unknown[] } {
-  const branches = calendarBranches(q);
-  const sql = calendarPageText(branches);
-  return { name: preparedName("calendar_page", sql), sql, bindings: calendarBindings(q, branches) };
+  const page = readPage(q);
+  const sql = calendarPageText(page);
+  return { name: preparedName("calendar_page", sql), sql, bindings: calendarBindings(q, page.values) };
 }
 
-/** One branch of the page: its conditions, its order, and their values. */
+/** One branch of the page: its conditions and its order. */
 interface CalendarBranch {
   where: string;
   order: string;
-  bindings: unknown[];
 }
 
-/** The page's two branches (the organized meetings, the attended ones) under the query's filter, window and cursor. */
-function calendarBranches(q: CalendarQuery): { dir: "asc" | "desc"; organized: CalendarBranch; attended: CalendarBranch } {
+/** A branch's rows (`m` or `p`), their id column, and the comparison of the page's direction. */
+type BranchRows = { rows: string; idColumn: string; cmp: string };
+
+/**
+ * The conditions a branch of the page may have past its mode and owner, in
+ * the order of their placeholders: each its text on the branch's rows and
+ * its values in a query, undefined when the query has none.
+ */
+const PAGE_CONDITIONS: ReadonlyArray<{ text: (b: BranchRows) => string; values: (q: CalendarQuery) => readonly unknown[] | undefined }> = [
+  { text: (b) => `${b.rows}.status = ?`, values: (q) => (q.plan.status ? [q.plan.status] : undefined) },
+  { text: (b) => `${b.rows}.start_time > ?`, values: (q) => (q.plan.startAfter ? [iso(q.plan.startAfter)] : undefined) },
+  { text: (b) => `${b.rows}.start_time <= ?`, values: (q) => (q.plan.startAtOrBefore ? [iso(q.plan.startAtOrBefore)] : undefined) },
+  { text: (b) => `${b.rows}.start_time < ?`, values: (q) => (q.plan.startBefore ? [iso(q.plan.startBefore)] : undefined) },
+  { text: (b) => `${b.rows}.end_time > ?`, values: (q) => (q.plan.endAfter ? [iso(q.plan.endAfter)] : undefined) },
+  { text: (b) => `${b.rows}.end_time <= ?`, values: (q) => (q.plan.endAtOrBefore ? [iso(q.plan.endAtOrBefore)] : undefined) },
+  { text: (b) => `(${b.rows}.start_time, ${b.rows}.${b.idColumn}) ${b.cmp} (?::timestamptz, ?)`, values: (q) => (q.after ? [iso(q.after.startTime), q.after.id] : undefined) },
+];
+
+/**
+ * A query's page read once: its direction, which PAGE_CONDITIONS it has (bit
+ * i for the i-th; with the direction, the page's shape, which decides its
+ * statement's text) and their values in placeholder order. The text itself
+ * is written only for a shape not seen before (listCalendar).
+ */
+interface PageOfQuery {
+  dir: "asc" | "desc";
+  present: number;
+  values: unknown[];
+}
+
+function readPage(q: CalendarQuery): PageOfQuery {
   if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > MAX_MEETINGS_PAGE) throw new RangeError(`a calendar page holds 1 to ${MAX_MEETINGS_PAGE} meetings, not ${q.limit}`);
-  const dir = q.plan.direction;
+  let present = 0;
+  const values: unknown[] = [];
+  for (let i = 0; i < PAGE_CONDITIONS.length; i++) {
+    const given = PAGE_CONDITIONS[i]!.values(q);
+    if (!given) continue;
+    present |= 1 << i;
+    values.push(...given);
+  }
+  return { dir: q.plan.direction, present, values };
+}
+
+/** The page's two branches (the organized meetings, the attended ones): each its mode, its owner, then the page's conditions. */
+function calendarBranches({ dir, present }: PageOfQuery): { organized: CalendarBranch; attended: CalendarBranch } {
   const cmp = dir === "asc" ? ">" : "<";
-  const branch = (rows: string, ownerCondition: string, owner: string, idColumn: string): CalendarBranch => {
-    const where: string[] = [];
-    const bindings: unknown[] = [];
-    const add = (condition: string, ...values: unknown[]) => {
-      where.push(condition);
-      bindings.push(...values);
-    };
-    add(`${rows}.mode = ?`, q.mode);
-    add(ownerCondition, owner);
-    if (q.plan.status) add(`${rows}.status = ?`, q.plan.status);
-    if (q.plan.startAfter) add(`${rows}.start_time > ?`, iso(q.plan.startAfter));
-    if (q.plan.startAtOrBefore) add(`${rows}.start_time <= ?`, iso(q.plan.startAtOrBefore));
-    if (q.plan.startBefore) add(`${rows}.start_time < ?`, iso(q.plan.startBefore));
-    if (q.plan.endAfter) add(`${rows}.end_time > ?`, iso(q.plan.endAfter));
-    if (q.plan.endAtOrBefore) add(`${rows}.end_time <= ?`, iso(q.plan.endAtOrBefore));
-    if (q.after) add(`(${rows}.start_time, ${rows}.${idColumn}) ${cmp} (?::timestamptz, ?)`, iso(q.after.startTime), q.after.id);
-    return { where: where.join(" and "), order: `${rows}.start_time ${dir}, ${rows}.${idColumn} ${dir}`, bindings };
+  const branch = (b: BranchRows, ownerCondition: string): CalendarBranch => {
+    const where = [`${b.rows}.mode = ?`, ownerCondition, ...PAGE_CONDITIONS.filter((_, i) => present & (1 << i)).map((c) => c.text(b))];
+    return { where: where.join(" and "), order: `${b.rows}.start_time ${dir}, ${b.rows}.${b.idColumn} ${dir}` };
   };
-  return { dir, organized: branch("m", "m.organizer_id = ?", q.userId, "id"), attended: branch("p", "p.email = ?", q.email, "meeting_id") };
+  return { organized: branch({ rows: "m", idColumn: "id", cmp }, "m.organizer_id = ?"), attended: branch({ rows: "p", idColumn: "meeting_id", cmp }, "p.email = ?") };
 }
 
-/** The values of the page's statement, in the order of its placeholders (calendarPageText). */
-function calendarBindings(q: CalendarQuery, { organized, attended }: { organized: CalendarBranch; attended: CalendarBranch }): unknown[] {
-  return [q.limit, q.itemBytes ?? null, ...organized.bindings, ...attended.bindings, q.userId, q.limit];
+/** The values of the page's statement, in the order of its placeholders (calendarPageText, each branch's as calendarBranches writes them). */
+function calendarBindings(q: CalendarQuery, values: unknown[]): unknown[] {
+  return [q.limit, q.itemBytes ?? null, q.mode, q.userId, ...values, q.mode, q.email, ...values, q.userId, q.limit];
 }
 
-function calendarPageText({ dir, organized, attended }: { dir: "asc" | "desc"; organized: CalendarBranch; attended: CalendarBranch }): string {
+function calendarPageText(page: PageOfQuery): string {
+  const { dir } = page;
+  const { organized, attended } = calendarBranches(page);
   return `select '[' || coalesce(string_agg(list_item, ',' order by start_time ${dir}, id ${dir}) filter (where fits), '') || ']' as items,
                  coalesce(bool_or(not fits), false) as has_more from (
             select *, n <= ? and (n = 1 or bytes <= coalesce(?::bigint, bytes)) as fits from (
@@ -339,18 +367,19 @@ const besidePage = (besideSql: string, pageSql: string) =>
  * list asks Postgres once whether recurring meetings may be on its page.
  */
 export function calendarPageBesideSql(q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): { name: string; sql: string; bindings: unknown[] } {
-  const branches = calendarBranches(q);
-  const sql = besidePage(beside.sql, calendarPageText(branches));
-  return { name: preparedName("calendar_page_beside", sql), sql, bindings: [...beside.bindings, ...calendarBindings(q, branches)] };
+  const page = readPage(q);
+  const sql = besidePage(beside.sql, calendarPageText(page));
+  return { name: preparedName("calendar_page_beside", sql), sql, bindings: [...beside.bindings, ...calendarBindings(q, page.values)] };
 }
 
 /**
- * The page's statements, by the text of `beside` and then by the page's
- * shape (its direction and its branches' conditions): a list takes one of a
- * few shapes (its filter, a window, a cursor), so each statement's text is
- * written, named and numbered for pg once, not for every list.
+ * The page's statements, by the text of `beside` (one of a few constants)
+ * and then by the page's shape (readPage): a list takes one of a few shapes
+ * (its filter, a window, a cursor), so each statement's text is written,
+ * named and numbered for pg once, not for every list; nor is its key, a
+ * number, written out as text on every list.
  */
-const calendarStatements = new Map<string, NamedStatement>();
+const calendarStatements = new Map<string, Map<number, NamedStatement>>();
 
 /**
  * One page of the single meetings (also as the list's whole answer), and the value of `beside`
@@ -360,11 +389,13 @@ const calendarStatements = new Map<string, NamedStatement>();
  * the service's CPU for a page of 100.
  */
 export async function listCalendar(db: Knex, q: CalendarQuery, beside: { sql: string; bindings: unknown[] }): Promise<CalendarPage & { answerJson: string; beside: string | null }> {
-  const branches = calendarBranches(q);
-  const shape = `${beside.sql}\n${branches.dir} ${branches.organized.where} ${branches.attended.where}`;
-  let statement = calendarStatements.get(shape);
-  if (!statement) calendarStatements.set(shape, (statement = namedStatement("calendar_page_beside", besidePage(beside.sql, calendarPageText(branches)))));
-  const bindings = [...beside.bindings, ...calendarBindings(q, branches)] as Knex.Value[];
+  const page = readPage(q);
+  const shape = page.present * 2 + (page.dir === "asc" ? 0 : 1);
+  let ofBeside = calendarStatements.get(beside.sql);
+  if (!ofBeside) calendarStatements.set(beside.sql, (ofBeside = new Map()));
+  let statement = ofBeside.get(shape);
+  if (!statement) ofBeside.set(shape, (statement = namedStatement("calendar_page_beside", besidePage(beside.sql, calendarPageText(page)))));
+  const bindings = [...beside.bindings, ...calendarBindings(q, page.values)] as Knex.Value[];
   const [row] = await runNamed<{ answer: string; has_more: boolean; beside: string | null }>(db, statement, bindings);
   const { answer, has_more: hasMore } = row!;
   return { answerJson: answer, itemsJson: itemsOfListAnswer(answer), hasMore, beside: row!.beside };
