@@ -1,7 +1,7 @@
 /**
  * npm run bench -- <meetings|availability|webhooks> [--wiring=cluster|processes|standalone[,…]|both] [--quick]
  * npm run bench -- webhooks-drain [--quick]   # the webhooks service's Postgres work per delivery
- * npm run bench -- side-by-side [--quick] [--profile] [--list]   # --list: only the list of 100 at 200/s, to iterate on its tail
+ * npm run bench -- side-by-side [--quick] [--profile] [--list] [--gc]   # --list: only the list of 100 at 200/s, to iterate on its tail; --gc: the collections on its path
  * npm run bench -- delivery-floor [--quick]   # the least CPU a webhook delivery costs: bare node:http sender and receiver
  * npm run bench -- creates [--quick] [--profile]   # CPU and statements per create of every process, processes wiring
  * npm run bench -- standalone-creates [--quick] [--profile]   # statements and thread time per create, npm start's wiring
@@ -30,7 +30,7 @@ import { benchWebhooks } from "./webhooks.js";
 import { benchWebhooksDrain } from "./webhooksDrain.js";
 import type { WiringKind } from "./lib/system.js";
 
-const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean; listOnly: boolean }) => Promise<void>> = {
+const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean; listOnly: boolean; gc: boolean }) => Promise<void>> = {
   meetings: benchMeetings,
   recurring: benchRecurring,
   relearning: benchRelearning,
@@ -46,7 +46,7 @@ const BENCHMARKS: Record<string, (options: BenchOptions & { profile: boolean; li
 };
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone[,…]|both] [--quick] [--profile] [--list]`);
+  console.error(`${message}\nusage: npm run bench -- <${Object.keys(BENCHMARKS).join("|")}> [--wiring=cluster|processes|standalone[,…]|both] [--quick] [--profile] [--list] [--gc]`);
   process.exit(2);
 }
 
@@ -59,11 +59,13 @@ let wirings: WiringKind[] = ["cluster", "standalone"];
 let quick = false;
 let profile = false;
 let listOnly = false;
+let gc = false;
 for (const arg of args.filter((a) => a.startsWith("--"))) {
   const [flag, value] = arg.split("=");
   if (flag === "--quick") quick = true;
   else if (flag === "--profile") profile = true;
   else if (flag === "--list" && name === "side-by-side") listOnly = true;
+  else if (flag === "--gc" && name === "side-by-side") gc = true;
   else if (flag === "--wiring" && value === "both") wirings = ["cluster", "standalone"];
   else if (flag === "--wiring" && value?.split(",").every(isWiring)) wirings = value.split(",") as WiringKind[];
   else usage(`unknown option: ${arg}`);
@@ -75,6 +77,6 @@ console.log(
     `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}${["side-by-side", "webhooks-drain", "creates", "delivery-floor", "relearning"].includes(name) ? "" : `, wirings ${wirings.join(" + ")}`}${quick ? ", quick" : ""}`,
 );
 const started = performance.now();
-await BENCHMARKS[name]!({ wirings, quick, profile, listOnly });
+await BENCHMARKS[name]!({ wirings, quick, profile, listOnly, gc });
 console.log(`\ndone in ${((performance.now() - started) / 1_000).toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 process.exit(0);

@@ -16,7 +16,9 @@
  * - with --profile, the gateway's and the meetings service's CPU by layer
  *   (V8 CPU profiles of the flat-out get rounds), in µs per request;
  * - with --list, only the project and the list's latency at 200/s: a run of
- *   a minute, to try a change against the list's tail.
+ *   a minute, to try a change against the list's tail;
+ * - with --gc, the collections of the gateway and the meetings service while
+ *   the list is measured (node's `--trace-gc-nvp`, read from their output).
  */
 import { serviceModules } from "@sched/standalone";
 import { createTestDatabase, eventually, freePort, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
@@ -33,18 +35,22 @@ import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
 import { random } from "./lib/seed.js";
+import { gcSummary, gcText } from "./lib/gcTrace.js";
 import { ms, slowDuringPauses, slowRequests } from "./lib/stats.js";
 
 export interface SideBySideOptions {
   quick: boolean;
   profile: boolean;
   listOnly: boolean;
+  gc: boolean;
 }
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CHAIN_ROWS = 100_000;
 const MEETINGS = 500;
 const FLAT_OUT_CONNECTIONS = 50;
+/** The processes on the list's path, whose collections --gc reports. */
+const GC_TRACED = ["gateway", "meetings"];
 /** The services profiled with --profile: the one each request reaches, and the dashboard that stores every request's log entry. */
 const PROFILED_SERVICES = ["meetings", "dashboard"];
 
@@ -98,7 +104,10 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const { nats, redisUrl, redisPid, admin } = await startOwnServers("side-by-side", cleanup);
   // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
-  const profiled = (name: string) => (options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []);
+  const profiled = (name: string) => [
+    ...(options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []),
+    ...(options.gc && GC_TRACED.includes(name) ? ["--trace-gc-nvp"] : []),
+  ];
 
   // ---- the project, every service a process of its own
   const projectDb = await createTestDatabase();
@@ -108,7 +117,9 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const env = { NATS_URL: nats.url, DATABASE_URL: projectDb.url, REDIS_URL: redisUrl, BUS_NAMESPACE: `bench${uniqueSuffix()}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "error", DASHBOARD_PORT: "0" };
   const processes = new Map<string, ServiceProcess>();
   const starts = await Promise.allSettled([
-    ...serviceModules.map(async (m) => processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: PROFILED_SERVICES.includes(m.name) ? profiled(m.name) : [] }))),
+    ...serviceModules.map(async (m) =>
+      processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: PROFILED_SERVICES.includes(m.name) || GC_TRACED.includes(m.name) ? profiled(m.name) : [] })),
+    ),
     (async () => processes.set("gateway", await startGatewayProcess(env, { nodeArgs: profiled("gateway") })))(),
   ]);
   // SIGTERM: a graceful stop writes the CPU profiles.
@@ -143,11 +154,20 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 400 }, next) });
     return runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 200 * seconds }, next) });
   };
+  /** The list at 200/s, and with --gc what its path's processes wrote meanwhile. */
+  const listAt200 = async () => {
+    const traced = GC_TRACED.map((name) => processes.get(name)!);
+    const from = traced.map((p) => p.output().length);
+    const list = await at200(gateway.url, headers, listOf100);
+    const gc = options.gc ? traced.map((p, i) => `${GC_TRACED[i]} collections while the list was measured (with its warm-up): ${gcText(gcSummary(p.output().slice(from[i])))}`) : [];
+    return { list, gc };
+  };
   const listOf100 = (): LoadRequest => ({ method: "GET", path: "/v1/meetings?limit=100" });
   if (options.listOnly) {
-    const list = await at200(gateway.url, headers, listOf100);
+    const { list, gc } = await listAt200();
     console.log(`\nThe list at 200 requests/s (${200 * seconds} requests, up to 8 at a time), ${new Date().toISOString()}, load average ${load()}:`);
     console.log(`list_median_ms=${ms(list.median)} list_p95_ms=${ms(list.p95)} list_p99_ms=${ms(list.p99)} list_max_ms=${ms(list.max)} ${slowText(list)} (${statusText(list.statuses)})`);
+    for (const line of gc) console.log(line);
     return;
   }
 
@@ -243,7 +263,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const latency = {
     chain: await at200(chain.url, chain.headers, chain.next),
     get: await at200(project.url, headers, project.next),
-    list: await at200(project.url, headers, listOf100),
+    list: await listAt200(),
   };
 
   // ---- creates flat out (32 at a time)
@@ -277,12 +297,13 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   for (const g of groupNames) console.log(`| ${g} | ${chain.groups.some((x) => x.name === g) ? cpuPerRequest(chain, g).toFixed(0) : "—"} | ${project.groups.some((x) => x.name === g) ? cpuPerRequest(project, g).toFixed(0) : "—"} |`);
   console.log(`\nAt 200 requests/s (${200 * seconds} requests, up to 8 at a time), ms:\n`);
   console.log("| | median | p95 | p99 | max | non-2xx |\n|---|---|---|---|---|---|");
-  for (const [name, r] of [["chain `GET /item/rand`", latency.chain], ["project `GET /v1/meetings/:id`", latency.get], ["project `GET /v1/meetings?limit=100`", latency.list]] as const) {
+  for (const [name, r] of [["chain `GET /item/rand`", latency.chain], ["project `GET /v1/meetings/:id`", latency.get], ["project `GET /v1/meetings?limit=100`", latency.list.list]] as const) {
     console.log(`| ${name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${bad(r)} |`);
   }
-  console.log(`\nthe list: ${slowText(latency.list)}`);
+  console.log(`\nthe list: ${slowText(latency.list.list)}`);
+  for (const line of latency.list.gc) console.log(line);
   console.log(`\nCreates flat out (32 at a time): ${createReport.throughput.toFixed(0)}/s, median ${ms(createReport.median)} ms, p99 ${ms(createReport.p99)} ms (${statusText(createReport.statuses)})`);
-  console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.p99)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
+  console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.list.p99)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
 
   if (options.profile) {
     // Stop the profiled processes gracefully so they write their profiles, then read the flat-out rounds' windows.

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { GATEWAY_NODE_OPTIONS } from "@sched/testing";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { deployedProcesses, parseDockerfile, readRepoFile, repoRoot, type DockerStage } from "./support.js";
@@ -36,6 +37,13 @@ describe("Dockerfile", () => {
     expect(Array.isArray(argv), "CMD in exec form, so node is PID 1 and receives SIGTERM").toBe(true);
     expect((argv as string[])[0]).toBe("node");
     expect((argv as string[]).at(-1)).toBe(`services/${name}/dist/main.js`);
+  });
+
+  it("runs the gateway with the node options its test processes run with", () => {
+    const cmd = lineage("gateway").at(-1)!.instructions.filter((i) => i.keyword === "CMD").at(-1)!;
+    const argv = JSON.parse(cmd.args) as string[];
+    // Node's own options, between `node` and the first preload.
+    expect(argv.slice(1, argv.indexOf("--import"))).toEqual(GATEWAY_NODE_OPTIONS);
   });
 
   it.each(deployedProcesses)("preloads %s's telemetry from a module its workspace exports in dist", (name) => {

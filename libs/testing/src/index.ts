@@ -78,7 +78,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 export { thrown, rejection } from "./appErrors.js";
 export { meetingsCaller, servedRequest } from "./callers.js";
 export { deleteNamespaceStreams } from "./nats.js";
-export { freePort, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
+export { freePort, GATEWAY_NODE_OPTIONS, startGatewayProcess, startRedisServer, startServiceProcess, type ServiceProcess } from "./processes.js";
 export { seededRandom } from "./random.js";
 export { startTcpProxy, type TcpProxy } from "./tcpProxy.js";
 export { folderBytes } from "./folderBytes.js";

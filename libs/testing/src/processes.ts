@@ -178,9 +178,22 @@ function cpuTicks(pid: number): number | undefined {
 /** The seal key every gateway a test starts shares, as a deployment's replicas do; unless `env` gives another. */
 const TEST_IDEMPOTENCY_SEAL_KEY = randomBytes(32).toString("base64");
 
+/**
+ * The node options a gateway replica runs with, here as in its image (the
+ * Dockerfile's gateway CMD, checked against this list by its test): its
+ * collections done on its own thread. Without it the gateway sometimes fell,
+ * during the list of 100 at 200/s, into compacting every 1–1.5 s (7–16 in
+ * 20 s, in runs on an idle machine too), and the list's p99 doubled; with it
+ * that was never seen (docs/benchmarks.md, "What the gateway keeps during the
+ * list, and its collections on one thread"). A replica has one CPU (k8s limit
+ * "1") for V8's helper threads to share anyway. Only on the command line: set
+ * at run time (`v8.setFlagsFromString`) it aborted the first mark-compact.
+ */
+export const GATEWAY_NODE_OPTIONS: readonly string[] = ["--single-threaded-gc"];
+
 /** A gateway process, as a replica runs in production. */
 export function startGatewayProcess(env: Record<string, string>, options: ProcessOptions = {}): Promise<ServiceProcess> {
-  return startServiceProcess("gateway", { IDEMPOTENCY_SEAL_KEY: TEST_IDEMPOTENCY_SEAL_KEY, ...env }, options);
+  return startServiceProcess("gateway", { IDEMPOTENCY_SEAL_KEY: TEST_IDEMPOTENCY_SEAL_KEY, ...env }, { ...options, nodeArgs: [...GATEWAY_NODE_OPTIONS, ...(options.nodeArgs ?? [])] });
 }
 
 /**

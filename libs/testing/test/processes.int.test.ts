@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
-import { clusterServersAvailable, freePort, NATS_URL, REDIS_URL, startGatewayProcess, startRedisServer, uniqueSuffix, type ServiceProcess } from "../src/index.js";
+import { clusterServersAvailable, freePort, GATEWAY_NODE_OPTIONS, NATS_URL, REDIS_URL, startGatewayProcess, startRedisServer, uniqueSuffix, type ServiceProcess } from "../src/index.js";
 import { listeningPorts } from "../src/listeningPorts.js";
 
 const available = await clusterServersAvailable();
@@ -50,6 +51,13 @@ describe.runIf(available)("a process started on free ports", () => {
     } finally {
       await close(taken);
     }
+  }, START_TWICE_MS);
+
+  it("runs a gateway with the node options its image runs it with, before a caller's own", async () => {
+    const gateway = await startGatewayProcess(env, { nodeArgs: ["--stack-trace-limit=20"] });
+    started.push(gateway);
+    const argv = readFileSync(`/proc/${gateway.pid}/cmdline`, "utf8").split("\0");
+    expect(argv.slice(1, 1 + GATEWAY_NODE_OPTIONS.length + 1)).toEqual([...GATEWAY_NODE_OPTIONS, "--stack-trace-limit=20"]);
   }, START_TWICE_MS);
 
   it("does not take another redis-server on the port it was given for its own", async () => {
