@@ -181,7 +181,7 @@ const TEST_IDEMPOTENCY_SEAL_KEY = randomBytes(32).toString("base64");
 /**
  * The node options a gateway replica runs with, here as in its image (the
  * Dockerfile's gateway CMD, checked against this list by its test): its
- * collections done on its own thread. Without it the gateway sometimes fell,
+ * collections done on its main thread, V8's helper threads left out. Without it the gateway sometimes fell,
  * during the list of 100 at 200/s, into compacting every 1–1.5 s (7–16 in
  * 20 s, in runs on an idle machine too), and the list's p99 doubled; with it
  * that was never seen (docs/benchmarks.md, "What the gateway keeps during the
