@@ -94,5 +94,5 @@ CMD ["node", "--import", "@sched/telemetry/register", "services/ai-ranking/dist/
 FROM service AS gateway
 COPY --from=production /services/gateway/ ./
 EXPOSE 8080
-# Its collections on its main thread, no GC helper threads: a replica has one CPU (GATEWAY_NODE_OPTIONS, libs/testing, says why; its test keeps both equal).
+# Its collections on its main thread, no GC helper threads (GATEWAY_NODE_OPTIONS of @sched/gateway says why; deploy/test keeps both equal).
 CMD ["node", "--single-threaded-gc", "--import", "@sched/telemetry/register", "services/gateway/dist/main.js"]

@@ -179,15 +179,10 @@ function cpuTicks(pid: number): number | undefined {
 const TEST_IDEMPOTENCY_SEAL_KEY = randomBytes(32).toString("base64");
 
 /**
- * The node options a gateway replica runs with, here as in its image (the
- * Dockerfile's gateway CMD, checked against this list by its test): its
- * collections done on its main thread, V8's helper threads left out. Without it the gateway sometimes fell,
- * during the list of 100 at 200/s, into compacting every 1–1.5 s (7–16 in
- * 20 s, in runs on an idle machine too), and the list's p99 doubled; with it
- * that was never seen (docs/benchmarks.md, "What the gateway keeps during the
- * list, and its collections on one thread"). A replica has one CPU (k8s limit
- * "1") for V8's helper threads to share anyway. Only on the command line: set
- * at run time (`v8.setFlagsFromString`) it aborted the first mark-compact.
+ * The node options a gateway process runs with: @sched/gateway's
+ * GATEWAY_NODE_OPTIONS, which says why. A library imports no service, so
+ * they are said again here; services/standalone's test keeps the two equal,
+ * deploy/test's keeps the Dockerfile's CMD equal to these.
  */
 export const GATEWAY_NODE_OPTIONS: readonly string[] = ["--single-threaded-gc"];
 

@@ -2,6 +2,7 @@ export {
   assembleGateway,
   DEV_IDEMPOTENCY_SEAL_KEY,
   GATEWAY_DEFAULTS,
+  GATEWAY_NODE_OPTIONS,
   gatewayConfigSchema,
   gatewaySettings,
   type AssembledGateway,

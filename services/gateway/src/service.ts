@@ -79,6 +79,21 @@ export type GatewaySettings = SettingsOf<typeof declarations> & { adminToken: st
  */
 export const DEV_IDEMPOTENCY_SEAL_KEY = Buffer.from("sched-dev-only-idempotency-seal!").toString("base64");
 
+/**
+ * The node options a gateway process runs with, wherever it runs as one: its
+ * image (the Dockerfile's CMD), `npm run cluster`, and the gateways tests and
+ * benchmarks start (@sched/testing, which may import no service, says it
+ * again; a test keeps the three equal). Its collections on its main thread,
+ * V8's helper threads left out: without it the gateway sometimes fell,
+ * during the list of 100 at 200/s, into compacting every 1–1.5 s (7–16 in
+ * 20 s, on an idle machine too) and the list's p99 doubled; with it that was
+ * never seen (docs/benchmarks.md, "What the gateway keeps during the list,
+ * and its collections on one thread"). A replica has one CPU (k8s limit "1")
+ * for V8's helper threads to share anyway. Only on the command line: set at
+ * run time (`v8.setFlagsFromString`) it aborted the first mark-compact.
+ */
+export const GATEWAY_NODE_OPTIONS: readonly string[] = ["--single-threaded-gc"];
+
 /** The settings the gateway process's environment gives (main.ts). */
 export function settingsOf(config: GatewayConfig): GatewaySettings {
   return { ...gatewaySettings.fromEnvironment(config), adminToken: config.ADMIN_TOKEN };

@@ -1,6 +1,6 @@
 import { servicesAnsweringIn } from "@sched/bus";
 import { loadConfigOrExit } from "@sched/config";
-import { DEV_IDEMPOTENCY_SEAL_KEY } from "@sched/gateway";
+import { DEV_IDEMPOTENCY_SEAL_KEY, GATEWAY_NODE_OPTIONS } from "@sched/gateway";
 import { randomBase62 } from "@sched/ids";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -47,7 +47,7 @@ if (refusals.length > 0) {
 }
 
 const children: ChildProcess[] = names.map((name, i) =>
-  spawn(process.execPath, ["--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", `services/${name}/src/main.ts`], {
+  spawn(process.execPath, [...(name === "gateway" ? GATEWAY_NODE_OPTIONS : []), "--conditions=@sched/source", "--import", "tsx", "--import", "@sched/telemetry/register", `services/${name}/src/main.ts`], {
     cwd: root,
     // A local cluster is for development: the development-only defaults fill what the environment leaves unset.
     env: {
