@@ -53,6 +53,8 @@ const FLAT_OUT_CONNECTIONS = 50;
 const GC_TRACED = ["gateway", "meetings"];
 /** The services profiled with --profile: the one each request reaches, and the dashboard that stores every request's log entry. */
 const PROFILED_SERVICES = ["meetings", "dashboard"];
+/** Every process --profile profiles: the project's gateway and those services, and the chain's two. */
+const PROFILED = ["gateway", ...PROFILED_SERVICES, "chain-gateway", "chain-service"];
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 const median = (xs: number[]) => {
@@ -104,8 +106,9 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const { nats, redisUrl, redisPid, admin } = await startOwnServers("side-by-side", cleanup);
   // Kept after the run, for a second look (bench/lib/profileLayers.ts reads them).
   const profileDir = options.profile ? mkdtempSync(join(tmpdir(), "side-by-side-profiles-")) : "";
-  const profiled = (name: string) => [
-    ...(options.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []),
+  /** A process's node options: its CPU profile with --profile, its collections' trace with --gc, each only for the processes they are for. */
+  const nodeArgsOf = (name: string) => [
+    ...(options.profile && PROFILED.includes(name) ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`] : []),
     ...(options.gc && GC_TRACED.includes(name) ? ["--trace-gc-nvp"] : []),
   ];
 
@@ -118,9 +121,9 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const processes = new Map<string, ServiceProcess>();
   const starts = await Promise.allSettled([
     ...serviceModules.map(async (m) =>
-      processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: PROFILED_SERVICES.includes(m.name) || GC_TRACED.includes(m.name) ? profiled(m.name) : [] })),
+      processes.set(m.name, await startServiceProcess(m.name, { ...m.standaloneEnv, ...env }, { nodeArgs: nodeArgsOf(m.name) })),
     ),
-    (async () => processes.set("gateway", await startGatewayProcess(env, { nodeArgs: profiled("gateway") })))(),
+    (async () => processes.set("gateway", await startGatewayProcess(env, { nodeArgs: nodeArgsOf("gateway") })))(),
   ]);
   // SIGTERM: a graceful stop writes the CPU profiles.
   cleanup.push(() => Promise.all([...processes.values()].map((p) => p.kill("SIGTERM"))));
@@ -181,10 +184,10 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     insert into items (id, name, qty) select g, 'item-' || g, g % 1000 from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
   await seed.end();
   const subject = `chain${uniqueSuffix()}.item.get`;
-  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, profiled("chain-service"));
+  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, nodeArgsOf("chain-service"));
   cleanup.push(() => chainService.child.kill("SIGTERM"));
   const chainPort = await freePort();
-  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, profiled("chain-gateway"));
+  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, nodeArgsOf("chain-gateway"));
   cleanup.push(() => chainGateway.child.kill("SIGTERM"));
 
   const groupOf = (name: string, pids: () => Promise<number[]> | number[]): CpuGroup => ({ name, pids });
@@ -310,7 +313,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     await Promise.all([gateway.kill("SIGTERM"), ...PROFILED_SERVICES.map((n) => processes.get(n)!.kill("SIGTERM"))]);
     chainGateway.child.kill("SIGTERM");
     chainService.child.kill("SIGTERM");
-    await eventually(() => ["gateway", ...PROFILED_SERVICES, "chain-gateway", "chain-service"].every((n) => profileOf(profileDir, n)), 30_000, 200).catch(() => undefined);
+    await eventually(() => PROFILED.every((n) => profileOf(profileDir, n)), 30_000, 200).catch(() => undefined);
     const table = (title: string, entries: Array<{ side: Side; name: string; layers: Layer[] }>) => {
       const shares = entries.map(({ side, name, layers }) => {
         const file = profileOf(profileDir, name);
