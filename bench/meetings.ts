@@ -5,7 +5,7 @@
  * the rest drafts and cancelled ones, spread over two years back and one
  * ahead), then through the gateway: the list and one meeting at a fixed
  * 200 requests/s; then 200 weekly series beside them (the upcoming list
- * and the day view); then creates at 500/s and flat out.
+ * and the day view); then creates at 200/s, at 500/s and flat out.
  */
 import { DURATIONS, type MeetingStatus } from "@sched/proto";
 import { uniqueSuffix } from "@sched/testing";
@@ -127,6 +127,9 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   await load(`GET /v1/meetings?filter=upcoming&limit=100 (+${SERIES} weekly series)`, "median < 5", 200, 200 * seconds, 8, () => ({ method: "GET", path: "/v1/meetings?filter=upcoming&limit=100" }));
   await load(`GET /v1/availability?date=… (day view, +${SERIES} weekly series)`, "median < 5", 200, 200 * seconds, 8, (i) => ({ method: "GET", path: `/v1/availability?date=${dayAhead(i % 7)}` }));
   const createSeconds = options.quick ? 4 : 10;
+  // Creates at the gets' and lists' rate too: a latency to set beside the other wiring's, where neither is near its ceiling.
+  const lightBodies = creates(200 * seconds + 400, 11);
+  await load("POST /v1/meetings at 200/s", "", 200, 200 * seconds, 8, (i) => lightBodies[i]!);
   const bodies = creates(500 * createSeconds + 400);
   await load("POST /v1/meetings at 500/s", "≥ 500/s", 500, 500 * createSeconds, 64, (i) => bodies[i]!);
   const flatOut = creates(options.quick ? 3_000 : 10_000);

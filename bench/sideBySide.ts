@@ -8,7 +8,9 @@
  * run alone so that every CPU second they spend is this benchmark's:
  *
  * - throughput flat out (50 at a time), in alternating rounds, and their ratio;
- * - latency at 200 requests/s (and the list's, for the project);
+ * - latency at 200 requests/s of the get and of the list of 100 on both
+ *   sides (the chain's rows padded to the size of the project's meetings, so
+ *   that both lists answer some 28 KB);
  * - CPU per request of each process (Postgres counted by the connections of
  *   each side's database), less what each spends idle, read from /proc: a
  *   figure that holds when other work shares the machine;
@@ -180,14 +182,17 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   const chainDbName = new URL(chainDb.url).pathname.slice(1);
   const seed = new pg.Client({ connectionString: chainDb.url });
   await seed.connect();
-  await seed.query(`create table items (id int primary key, name text not null, qty int not null, created_at timestamptz not null default now());
-    insert into items (id, name, qty) select g, 'item-' || g, g % 1000 from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
+  // detail: only the list reads it; 192 characters make a row's JSON about the size of a meeting's.
+  await seed.query(`create table items (id int primary key, name text not null, qty int not null, created_at timestamptz not null default now(), detail text not null);
+    insert into items (id, name, qty, detail) select g, 'item-' || g, g % 1000, repeat(md5(g::text), 6) from generate_series(1, ${CHAIN_ROWS}) g; analyze items;`);
   await seed.end();
-  const subject = `chain${uniqueSuffix()}.item.get`;
-  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject }, nodeArgsOf("chain-service"));
+  const chainNamespace = `chain${uniqueSuffix()}`;
+  const subject = `${chainNamespace}.item.get`;
+  const listSubject = `${chainNamespace}.item.list`;
+  const chainService = await startChainProcess("service.ts", { natsUrl: nats.url, databaseUrl: chainDb.url, subject, listSubject }, nodeArgsOf("chain-service"));
   cleanup.push(() => chainService.child.kill("SIGTERM"));
   const chainPort = await freePort();
-  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, port: chainPort, rows: CHAIN_ROWS }, nodeArgsOf("chain-gateway"));
+  const chainGateway = await startChainProcess("gateway.ts", { natsUrl: nats.url, redisUrl, subject, listSubject, port: chainPort, rows: CHAIN_ROWS }, nodeArgsOf("chain-gateway"));
   cleanup.push(() => chainGateway.child.kill("SIGTERM"));
 
   const groupOf = (name: string, pids: () => Promise<number[]> | number[]): CpuGroup => ({ name, pids });
@@ -263,11 +268,23 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   }
 
   // ---- latency at 200 requests/s
-  const latency = {
-    chain: await at200(chain.url, chain.headers, chain.next),
-    get: await at200(project.url, headers, project.next),
-    list: await listAt200(),
+  const chainListOf100 = (): LoadRequest => ({ method: "GET", path: "/items?limit=100" });
+  /** A run at 200/s with the CPU it cost the side's processes, idle spending taken off, per request (its warm-up's included). */
+  const withCpu = async <T>(side: Side, measure: () => Promise<T>) => {
+    const before = await cpuSnapshot(side.groups);
+    const result = await measure();
+    const after = await cpuSnapshot(side.groups);
+    let us = 0;
+    for (const [group, used] of cpuUsed(before, after)) us += Math.max(0, used - idlePerMs(side, group) * (after.atMs - before.atMs));
+    return { result, cpuPerRequestUs: us / (400 + 200 * seconds) };
   };
+  const chainGet = await at200(chain.url, chain.headers, chain.next);
+  const projectGet = await at200(project.url, headers, project.next);
+  const chainList = await withCpu(chain, () => at200(chain.url, chain.headers, chainListOf100));
+  const projectList = await withCpu(project, listAt200);
+  const latency = { chain: chainGet, get: projectGet, chainList: chainList.result, list: projectList.result };
+  const answerBytes = async (url: string, hdrs: Record<string, string>) => (await (await fetch(url, { headers: hdrs })).arrayBuffer()).byteLength;
+  const listBytes = { chain: await answerBytes(`${chain.url}/items?limit=100`, {}), project: await answerBytes(`${gateway.url}/v1/meetings?limit=100`, headers) };
 
   // ---- creates flat out (32 at a time)
   const creates = options.quick ? 1_500 : 5_000;
@@ -300,13 +317,20 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   for (const g of groupNames) console.log(`| ${g} | ${chain.groups.some((x) => x.name === g) ? cpuPerRequest(chain, g).toFixed(0) : "—"} | ${project.groups.some((x) => x.name === g) ? cpuPerRequest(project, g).toFixed(0) : "—"} |`);
   console.log(`\nAt 200 requests/s (${200 * seconds} requests, up to 8 at a time), ms:\n`);
   console.log("| | median | p95 | p99 | max | non-2xx |\n|---|---|---|---|---|---|");
-  for (const [name, r] of [["chain `GET /item/rand`", latency.chain], ["project `GET /v1/meetings/:id`", latency.get], ["project `GET /v1/meetings?limit=100`", latency.list.list]] as const) {
+  const rows = [
+    ["chain `GET /item/rand`", latency.chain],
+    ["project `GET /v1/meetings/:id`", latency.get],
+    [`chain \`GET /items?limit=100\` (${(listBytes.chain / 1024).toFixed(1)} KB)`, latency.chainList],
+    [`project \`GET /v1/meetings?limit=100\` (${(listBytes.project / 1024).toFixed(1)} KB)`, latency.list.list],
+  ] as const;
+  for (const [name, r] of rows) {
     console.log(`| ${name} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${bad(r)} |`);
   }
-  console.log(`\nthe list: ${slowText(latency.list.list)}`);
+  console.log(`\nthe list of 100, CPU µs per request at 200/s: chain ${chainList.cpuPerRequestUs.toFixed(0)}, project ${projectList.cpuPerRequestUs.toFixed(0)} (${(projectList.cpuPerRequestUs / chainList.cpuPerRequestUs).toFixed(2)}×)`);
+  console.log(`the list: ${slowText(latency.list.list)}`);
   for (const line of latency.list.gc) console.log(line);
   console.log(`\nCreates flat out (32 at a time): ${createReport.throughput.toFixed(0)}/s, median ${ms(createReport.median)} ms, p99 ${ms(createReport.p99)} ms (${statusText(createReport.statuses)})`);
-  console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.list.p99)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
+  console.log(`ratio=${ratio.toFixed(3)} project_rps=${rps(project).toFixed(0)} chain_rps=${rps(chain).toFixed(0)} cpu_ratio=${(cpuPerRequest(project) / cpuPerRequest(chain)).toFixed(2)} get_p50_ms=${ms(latency.get.median)} get_p99_ms=${ms(latency.get.p99)} list_p99_ms=${ms(latency.list.list.p99)} chain_list_p99_ms=${ms(latency.chainList.p99)} list_cpu_ratio=${(projectList.cpuPerRequestUs / chainList.cpuPerRequestUs).toFixed(2)} creates_per_s=${createReport.throughput.toFixed(0)} load=${endLoad}`);
 
   if (options.profile) {
     // Stop the profiled processes gracefully so they write their profiles, then read the flat-out rounds' windows.

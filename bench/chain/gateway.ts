@@ -1,7 +1,8 @@
 /**
  * The bare chain's gateway: express → a Redis rate limiter
  * (rate-limiter-flexible, per client address, a limit never reached) → one
- * NATS request → the JSON answer. `GET /item/rand` asks for a random row.
+ * NATS request → the JSON answer. `GET /item/rand` asks for a random row,
+ * `GET /items?limit=100` for a page of rows from a random one on.
  * Its settings come as JSON in the first argument (bench/sideBySide.ts).
  */
 import { connect } from "@nats-io/transport-node";
@@ -10,7 +11,7 @@ import { Redis } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { z } from "zod";
 
-const settings = z.object({ port: z.number().int(), natsUrl: z.string(), redisUrl: z.string(), subject: z.string(), rows: z.number().int().positive() }).parse(JSON.parse(process.argv[2] ?? "{}"));
+const settings = z.object({ port: z.number().int(), natsUrl: z.string(), redisUrl: z.string(), subject: z.string(), listSubject: z.string(), rows: z.number().int().positive() }).parse(JSON.parse(process.argv[2] ?? "{}"));
 const rows = settings.rows;
 const app = express();
 app.disable("x-powered-by");
@@ -30,6 +31,18 @@ app.get("/item/:id", async (req, res, next) => {
   try {
     const id = req.params.id === "rand" ? 1 + Math.floor(Math.random() * rows) : Number(req.params.id);
     const m = await nc.request(settings.subject, encoder.encode(JSON.stringify({ id })), { timeout: 5000 });
+    const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
+    if (body.error) return void res.status(body.status ?? 500).json(body);
+    res.json(body);
+  } catch (e) {
+    next(e);
+  }
+});
+app.get("/items", async (req, res, next) => {
+  try {
+    const limit = Math.min(100, Number(req.query.limit ?? 100));
+    const from = 1 + Math.floor(Math.random() * (rows - limit));
+    const m = await nc.request(settings.listSubject, encoder.encode(JSON.stringify({ from, limit })), { timeout: 5000 });
     const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
     if (body.error) return void res.status(body.status ?? 500).json(body);
     res.json(body);

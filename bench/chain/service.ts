@@ -1,14 +1,15 @@
 /**
  * The bare chain's service: a NATS responder (queue group) that reads one row
- * by primary key and answers it as JSON. The prototype the gateway path is
- * measured against, with nothing but what the path needs.
+ * by primary key and answers it as JSON, and a page of 100 rows from a given
+ * id on (the list's counterpart). The prototype the gateway path is measured
+ * against, with nothing but what the path needs.
  * Its settings come as JSON in the first argument (bench/sideBySide.ts).
  */
 import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import { z } from "zod";
 
-const settings = z.object({ natsUrl: z.string(), databaseUrl: z.string(), subject: z.string() }).parse(JSON.parse(process.argv[2] ?? "{}"));
+const settings = z.object({ natsUrl: z.string(), databaseUrl: z.string(), subject: z.string(), listSubject: z.string() }).parse(JSON.parse(process.argv[2] ?? "{}"));
 const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10, idleTimeoutMillis: 0 });
 await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
 const nc = await connect({ servers: settings.natsUrl, name: "chain-service" });
@@ -27,6 +28,23 @@ nc.subscribe(settings.subject, {
     }
     pool.query("select id, name, qty, created_at from items where id = $1", [id]).then(
       (r) => m.respond(encoder.encode(JSON.stringify(r.rows.length ? r.rows[0] : { error: "not found", status: 404 }))),
+      (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
+    );
+  },
+});
+nc.subscribe(settings.listSubject, {
+  queue: "chain-service",
+  callback: (err, m) => {
+    if (err) return;
+    let page: { from: number; limit: number };
+    try {
+      page = JSON.parse(decoder.decode(m.data)) as { from: number; limit: number };
+    } catch {
+      m.respond(encoder.encode('{"error":"bad request","status":400}'));
+      return;
+    }
+    pool.query("select id, name, qty, created_at, detail from items where id >= $1 order by id limit $2", [page.from, page.limit]).then(
+      (r) => m.respond(encoder.encode(JSON.stringify({ data: r.rows }))),
       (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
     );
   },
