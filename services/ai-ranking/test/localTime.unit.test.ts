@@ -39,6 +39,35 @@ describe("ZoneReader", () => {
     }
   });
 
+  it("gives each local day the range of instants that read as it, exactly", () => {
+    // Santiago turns its clock back at midnight (the Saturday runs an hour longer) and forward at it (Sunday starts
+    // at one); Havana changes at midnight and at one; Lord Howe by half an hour, Chatham at 2:45.
+    const zones = ["Europe/Berlin", "America/New_York", "America/Santiago", "America/Havana", "Australia/Lord_Howe", "Pacific/Chatham", "Asia/Kolkata", "UTC"];
+    const stretches = [
+      [Date.parse("2026-02-25T00:00:00Z"), Date.parse("2026-04-15T00:00:00Z")],
+      [Date.parse("2026-08-25T00:00:00Z"), Date.parse("2026-11-10T00:00:00Z")],
+    ] as const;
+    const HOUR = 3_600_000;
+    for (const zone of zones) {
+      const reader = ZoneReader.of(zone);
+      const days = new Set<number>();
+      for (const [start, end] of stretches) {
+        for (let t = start; t < end; t += 5 * 60_000) {
+          const day = reader.read(t).dayNumber;
+          days.add(day);
+          const { from, to } = reader.dayRange(day);
+          expect({ zone, at: new Date(t).toISOString(), within: from <= t && t < to }).toEqual({ zone, at: new Date(t).toISOString(), within: true });
+        }
+      }
+      for (const day of days) {
+        const { from, to } = reader.dayRange(day);
+        expect({ zone, day, first: reader.read(from).dayNumber, before: reader.read(from - 1).dayNumber }).toEqual({ zone, day, first: day, before: day - 1 });
+        expect({ zone, day, last: reader.read(to - 1).dayNumber, after: reader.read(to).dayNumber }).toEqual({ zone, day, last: day, after: day + 1 });
+        expect(Math.abs(to - from - 24 * HOUR), `${zone} day ${day}`).toBeLessThanOrEqual(HOUR);
+      }
+    }
+  });
+
   it("reads an unknown zone as UTC rather than failing", () => {
     expect(ZoneReader.of("Mars/Olympus").read(Date.parse("2026-03-03T10:30:00Z"))).toMatchObject({ weekday: 1, minuteOfDay: 630 });
   });

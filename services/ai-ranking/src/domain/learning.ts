@@ -3,8 +3,6 @@ import { HISTORY_DAYS, patternsOf, spanOf, tallyDays, type DaySpan, type History
 import { addTally, sumTallies, type Tally } from "./tally.js";
 
 const DAY_MS = 86_400_000;
-/** More than any zone's distance from UTC: a local day's meetings start within this of its UTC day. */
-const ZONE_SLACK_MS = 15 * 3_600_000;
 
 /**
  * What is kept of one person's learning between runs (per e-mail and mode):
@@ -30,7 +28,7 @@ export function windowAt(now: number, zone: string): { since: number; firstFullD
   return { since, firstFullDay: ZoneReader.of(zone).read(since).dayNumber + 2 };
 }
 
-/** Instants [from, to) that hold every meeting of these local days, whatever the zone. */
+/** Instants [from, to) that hold every meeting of these local days on the person's clock, and (but for a clock's change) no other's. */
 interface StartRange {
   from: number;
   to: number;
@@ -60,10 +58,10 @@ export function planRelearning(kept: Learned | null, zone: string, now: number, 
   if (!kept || kept.zone !== zone || kept.firstFullDay > firstFullDay) return { full: true, since, firstFullDay };
   const clock = ZoneReader.of(zone);
   const daysToRecount = [...new Set(touchedStarts.map((t) => clock.read(t).dayNumber))].filter((d) => d >= firstFullDay).sort((a, b) => a - b);
-  const ranges: StartRange[] = [{ from: since, to: firstFullDay * DAY_MS + ZONE_SLACK_MS }];
+  // Each day read on its own clock: a recount reads the day's meetings, not a day and a half of its neighbours' too.
+  const ranges: StartRange[] = [{ from: since, to: clock.dayRange(firstFullDay - 1).to }];
   for (const day of daysToRecount) {
-    const from = day * DAY_MS - ZONE_SLACK_MS;
-    const to = (day + 1) * DAY_MS + ZONE_SLACK_MS;
+    const { from, to } = clock.dayRange(day);
     const last = ranges[ranges.length - 1]!;
     if (from <= last.to) last.to = Math.max(last.to, to);
     else ranges.push({ from, to });

@@ -1,5 +1,8 @@
 import { DAY_MS, isValidTimeZone, MINUTE_MS, ZoneClock } from "@sched/time";
 
+/** No zone has moved its clock by more than this at once since the 1970s (two hours, double summer time). */
+const LARGEST_CLOCK_CHANGE_MS = 2 * 3_600_000;
+
 /** What ranking needs to know of an instant on one person's clock. */
 export interface LocalMoment {
   /** 0 = Monday … 6 = Sunday. */
@@ -27,6 +30,19 @@ export class ZoneReader {
       ZoneReader.readers.set(zone, reader);
     }
     return reader;
+  }
+
+  /**
+   * Instants [from, to) holding every instant that reads as this local day (read's dayNumber): from
+   * its first moment to the next day's first, exactly. Only a clock turned back within the next
+   * day's first hours, by more than they had run, would read this day again after the next began;
+   * the range then runs on to the end of that repeat.
+   */
+  dayRange(dayNumber: number): { from: number; to: number } {
+    const next = this.clock.fromWall((dayNumber + 1) * DAY_MS);
+    const goesBack = this.clock.offsetAt(next) - this.clock.offsetAt(next + LARGEST_CLOCK_CHANGE_MS);
+    const readAgain = goesBack > 0 && this.read(next + goesBack - 1).dayNumber === dayNumber;
+    return { from: this.clock.fromWall(dayNumber * DAY_MS), to: readAgain ? next + goesBack : next };
   }
 
   read(epochMs: number): LocalMoment {
