@@ -8,6 +8,7 @@ import { decodeHttpReply, encodeHttpReply } from "./httpReply.js";
 import { MemoryEventLog, type AppendOutcome, type EventLog, type NewEvent, type StoredEvent } from "./eventLog.js";
 import { RecentEvents } from "./recentEvents.js";
 import { receivedEvent } from "./receivedEvent.js";
+import { retryPauseMs } from "./retryPause.js";
 import { consumeEvent, consumeEvents, outcomeOf, publishEvent, receiveNotice, sendNotice, sendRequest, serveRequest } from "./observed.js";
 import {
   BatchNotReady,
@@ -283,7 +284,7 @@ export class MemoryBus implements Bus {
         } catch (err) {
           if (maxDeliver === 0 || attempts < maxDeliver) {
             this.logger.warn({ err, subject: next.subject, attempts }, "event handler failed; redelivering");
-            await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
+            await backOff(retryPauseMs(err, attempts, backoff));
             continue;
           }
           this.logger.error({ err, subject: next.subject, attempts }, "event given up after the last delivery");
@@ -326,7 +327,7 @@ export class MemoryBus implements Bus {
         } catch (err) {
           if (err instanceof BatchNotReady) this.logger.debug({ reason: err.message, events: batch.length, attempts }, "event batch waits for earlier events");
           else this.logger.warn({ err, events: batch.length, attempts }, "event batch handler failed; retrying");
-          await backOff(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
+          await backOff(retryPauseMs(err, attempts, backoff));
           continue;
         }
         await this.acknowledge(options.durable, batch.at(-1)!.streamSequence);

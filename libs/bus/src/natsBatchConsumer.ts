@@ -4,6 +4,7 @@ import { openDurable, PULL_EXPIRES_MS, reopenAfter, type PullConsumerSetup } fro
 import { headerValues } from "./headerText.js";
 import { consumeEvents } from "./observed.js";
 import { receivedEventReadingHeaders } from "./receivedEvent.js";
+import { retryPauseMs } from "./retryPause.js";
 import { BatchNotReady, DEFAULT_BACKOFF_MS, type EventMessageOf, type Stoppable } from "./types.js";
 
 /**
@@ -119,7 +120,7 @@ export async function runBatchConsumer<E extends EventDef>(
         if (!running()) break;
         if (err instanceof BatchNotReady) logger.debug({ reason: err.message, events: batch.length, attempt, durable: options.durable }, "event batch waits for earlier events");
         else logger.warn({ err, events: batch.length, attempt, durable: options.durable }, "event batch handler failed; retrying it");
-        await pause(backoff[Math.min(attempt - 1, backoff.length - 1)] ?? 1_000);
+        await pause(retryPauseMs(err, attempt, backoff));
         batch = withEarlierArrivals(batch, queue, maxBatch);
         continue;
       }

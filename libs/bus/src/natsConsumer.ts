@@ -5,6 +5,7 @@ import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type Je
 import { headerValues } from "./headerText.js";
 import { consumeEvent } from "./observed.js";
 import { receivedEventReadingHeaders } from "./receivedEvent.js";
+import { retryPauseMs } from "./retryPause.js";
 import { DEFAULT_BACKOFF_MS, type ConsumerOptions, type EventMessageOf, type Stoppable } from "./types.js";
 
 export interface PullConsumerSetup<E extends EventDef = EventDef> {
@@ -99,7 +100,7 @@ export async function runPullConsumer<E extends EventDef>(setup: PullConsumerSet
         return;
       }
       logger.warn({ err, subject: def.subject, attempts, durable: options.durable }, "event handler failed; redelivering");
-      m.nak(backoff[Math.min(attempts - 1, backoff.length - 1)] ?? 1_000);
+      m.nak(retryPauseMs(err, attempts, backoff));
       return;
     } finally {
       clearInterval(keepAlive);

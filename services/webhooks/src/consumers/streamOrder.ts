@@ -16,7 +16,8 @@ const GONE_AFTER_MS = 45_000;
 /**
  * A recording consumer's retries: short at first, since a batch waiting for
  * another replica's earlier events goes as soon as those are recorded; then
- * longer, for a database that is down.
+ * longer, for a database that is down (the bus looks again at a batch waiting
+ * for earlier events at least every 2 s: @sched/bus retryPauseMs).
  */
 export const RECORDING_BACKOFF_MS = [200, 500, 1_000, 2_000, 5_000, 15_000, 30_000];
 
