@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { callApi, createUser } from "./lib/api.js";
 import { backendsOf, startOwnServers, type Cleanup } from "./lib/servers.js";
-import { cpuSnapshot, cpuUsed, type CpuGroup } from "./lib/cpuTime.js";
+import { cpuSnapshot, cpuUsed, type CpuGroup, type CpuSnapshot } from "./lib/cpuTime.js";
 import { runLoad, statusText, type LoadReport, type LoadRequest } from "./lib/load.js";
 import { GARBAGE_COLLECTION, GATEWAY_LAYERS, layerShares, NODE_ITSELF, SERVICE_LAYERS, type Layer } from "./lib/profileLayers.js";
 import { random } from "./lib/seed.js";
@@ -51,6 +51,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CHAIN_ROWS = 100_000;
 const MEETINGS = 500;
 const FLAT_OUT_CONNECTIONS = 50;
+/** Requests sent at 200/s before each measured run at that rate. */
+const AT_200_WARM_UP = 400;
 /** The processes on the list's path, whose collections --gc reports. */
 const GC_TRACED = ["gateway", "meetings"];
 /** The services profiled with --profile: the one each request reaches, and the dashboard that stores every request's log entry. */
@@ -156,7 +158,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
   // ---- latency at 200 requests/s: 400 to warm, then the measured run
   const seconds = options.quick ? 5 : 20;
   const at200 = async (url: string, hdrs: Record<string, string>, next: () => LoadRequest) => {
-    await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 400 }, next) });
+    await runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: AT_200_WARM_UP }, next) });
     return runLoad({ baseUrl: url, headers: hdrs, ratePerSecond: 200, concurrency: 8, requests: Array.from({ length: 200 * seconds }, next) });
   };
   /** The list at 200/s, and with --gc what its path's processes wrote meanwhile. */
@@ -241,6 +243,12 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     const key = group === "nats-server" || group === "redis-server" ? `chain ${group}` : `${side.name} ${group}`;
     return (idleUs.get(key) ?? 0) / (idleAfter.atMs - idleBefore.atMs);
   };
+  /** The CPU µs each of the side's processes used between two snapshots, less what it spends idle over that time. */
+  const busyUsed = (side: Side, before: CpuSnapshot, after: CpuSnapshot) => {
+    const used = cpuUsed(before, after);
+    for (const [group, us] of used) used.set(group, Math.max(0, us - idlePerMs(side, group) * (after.atMs - before.atMs)));
+    return used;
+  };
 
   // ---- throughput flat out, alternating
   const perRound = options.quick ? 3_000 : 10_000;
@@ -253,8 +261,7 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     const toUs = Number(process.hrtime.bigint() / 1_000n);
     const after = await cpuSnapshot(side.groups);
     if (!keep) return;
-    const used = cpuUsed(before, after);
-    for (const [group, us] of used) used.set(group, Math.max(0, us - idlePerMs(side, group) * (after.atMs - before.atMs)));
+    const used = busyUsed(side, before, after);
     side.rounds.push(report);
     side.cpu.push(used);
     side.profileWindows.push([fromUs, toUs]);
@@ -274,9 +281,8 @@ async function run(options: SideBySideOptions, cleanup: Cleanup): Promise<void> 
     const before = await cpuSnapshot(side.groups);
     const result = await measure();
     const after = await cpuSnapshot(side.groups);
-    let us = 0;
-    for (const [group, used] of cpuUsed(before, after)) us += Math.max(0, used - idlePerMs(side, group) * (after.atMs - before.atMs));
-    return { result, cpuPerRequestUs: us / (400 + 200 * seconds) };
+    const us = [...busyUsed(side, before, after).values()].reduce((a, b) => a + b, 0);
+    return { result, cpuPerRequestUs: us / (AT_200_WARM_UP + 200 * seconds) };
   };
   const chainGet = await at200(chain.url, chain.headers, chain.next);
   const projectGet = await at200(project.url, headers, project.next);

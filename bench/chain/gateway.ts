@@ -27,29 +27,27 @@ app.use((req, res, next) => {
 const nc = await connect({ servers: settings.natsUrl, name: "chain-gateway" });
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-app.get("/item/:id", async (req, res, next) => {
-  try {
-    const id = req.params.id === "rand" ? 1 + Math.floor(Math.random() * rows) : Number(req.params.id);
-    const m = await nc.request(settings.subject, encoder.encode(JSON.stringify({ id })), { timeout: 5000 });
-    const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
-    if (body.error) return void res.status(body.status ?? 500).json(body);
-    res.json(body);
-  } catch (e) {
-    next(e);
-  }
-});
-app.get("/items", async (req, res, next) => {
-  try {
-    const limit = Math.min(100, Number(req.query.limit ?? 100));
-    const from = 1 + Math.floor(Math.random() * (rows - limit));
-    const m = await nc.request(settings.listSubject, encoder.encode(JSON.stringify({ from, limit })), { timeout: 5000 });
-    const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
-    if (body.error) return void res.status(body.status ?? 500).json(body);
-    res.json(body);
-  } catch (e) {
-    next(e);
-  }
-});
+/** A route that asks `subject` with what `payloadOf` makes of the request and answers the reply as JSON, an error reply with its status. */
+const forwardTo =
+  (subject: string, payloadOf: (req: express.Request) => unknown): express.RequestHandler =>
+  async (req, res, next) => {
+    try {
+      const m = await nc.request(subject, encoder.encode(JSON.stringify(payloadOf(req))), { timeout: 5000 });
+      const body = JSON.parse(decoder.decode(m.data)) as { error?: string; status?: number };
+      if (body.error) return void res.status(body.status ?? 500).json(body);
+      res.json(body);
+    } catch (e) {
+      next(e);
+    }
+  };
+app.get("/item/:id", forwardTo(settings.subject, (req) => ({ id: req.params.id === "rand" ? 1 + Math.floor(Math.random() * rows) : Number(req.params.id) })));
+app.get(
+  "/items",
+  forwardTo(settings.listSubject, (req) => {
+    const limit = Math.min(100, Number(req.query.limit) || 100);
+    return { from: 1 + Math.floor(Math.random() * (rows - limit)), limit };
+  }),
+);
 app.listen(settings.port, "127.0.0.1", () => console.log("ready"));
 
 // A stop is an exit, so that a CPU profile (--cpu-prof) is written.

@@ -15,40 +15,32 @@ await Promise.all(Array.from({ length: 10 }, () => pool.query("select 1")));
 const nc = await connect({ servers: settings.natsUrl, name: "chain-service" });
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-nc.subscribe(settings.subject, {
-  queue: "chain-service",
-  callback: (err, m) => {
-    if (err) return;
-    let id: number;
-    try {
-      id = (JSON.parse(decoder.decode(m.data)) as { id: number }).id;
-    } catch {
-      m.respond(encoder.encode('{"error":"bad request","status":400}'));
-      return;
-    }
-    pool.query("select id, name, qty, created_at from items where id = $1", [id]).then(
-      (r) => m.respond(encoder.encode(JSON.stringify(r.rows.length ? r.rows[0] : { error: "not found", status: 404 }))),
-      (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
-    );
-  },
-});
-nc.subscribe(settings.listSubject, {
-  queue: "chain-service",
-  callback: (err, m) => {
-    if (err) return;
-    let page: { from: number; limit: number };
-    try {
-      page = JSON.parse(decoder.decode(m.data)) as { from: number; limit: number };
-    } catch {
-      m.respond(encoder.encode('{"error":"bad request","status":400}'));
-      return;
-    }
-    pool.query("select id, name, qty, created_at, detail from items where id >= $1 order by id limit $2", [page.from, page.limit]).then(
-      (r) => m.respond(encoder.encode(JSON.stringify({ data: r.rows }))),
-      (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
-    );
-  },
-});
+/** Answers `subject` with what `answer` makes of the request's JSON: a 400 for what is not JSON, the error with a 500 for a failed query. */
+function serve<Request>(subject: string, answer: (request: Request) => Promise<unknown>): void {
+  nc.subscribe(subject, {
+    queue: "chain-service",
+    callback: (err, m) => {
+      if (err) return;
+      let request: Request;
+      try {
+        request = JSON.parse(decoder.decode(m.data)) as Request;
+      } catch {
+        m.respond(encoder.encode('{"error":"bad request","status":400}'));
+        return;
+      }
+      answer(request).then(
+        (body) => m.respond(encoder.encode(JSON.stringify(body))),
+        (e: Error) => m.respond(encoder.encode(JSON.stringify({ error: e.message, status: 500 }))),
+      );
+    },
+  });
+}
+serve<{ id: number }>(settings.subject, ({ id }) =>
+  pool.query("select id, name, qty, created_at from items where id = $1", [id]).then((r) => (r.rows.length ? r.rows[0] : { error: "not found", status: 404 })),
+);
+serve<{ from: number; limit: number }>(settings.listSubject, ({ from, limit }) =>
+  pool.query("select id, name, qty, created_at, detail from items where id >= $1 order by id limit $2", [from, limit]).then((r) => ({ data: r.rows })),
+);
 await nc.flush();
 console.log("ready");
 

@@ -41,9 +41,11 @@ describe("ZoneReader", () => {
 
   it("gives each local day the range of instants that read as it, exactly", () => {
     // Santiago turns its clock back at midnight (the Saturday runs an hour longer) and forward at it (Sunday starts
-    // at one); Havana changes at midnight and at one; Lord Howe by half an hour, Chatham at 2:45.
-    const zones = ["Europe/Berlin", "America/New_York", "America/Santiago", "America/Havana", "Australia/Lord_Howe", "Pacific/Chatham", "Asia/Kolkata", "UTC"];
+    // at one); Havana changes at midnight and at one; Lord Howe by half an hour, Chatham at 2:45; St John's turned
+    // back at 00:01 in 2010 (the Saturday read again for an hour after the Sunday began).
+    const zones = ["Europe/Berlin", "America/New_York", "America/Santiago", "America/Havana", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns", "Asia/Kolkata", "UTC"];
     const stretches = [
+      [Date.parse("2010-10-25T00:00:00Z"), Date.parse("2010-11-15T00:00:00Z")],
       [Date.parse("2026-02-25T00:00:00Z"), Date.parse("2026-04-15T00:00:00Z")],
       [Date.parse("2026-08-25T00:00:00Z"), Date.parse("2026-11-10T00:00:00Z")],
     ] as const;

@@ -1,4 +1,4 @@
-import { DAY_MS, isValidTimeZone, MINUTE_MS, ZoneClock } from "@sched/time";
+import { dateOfWall, DAY_MS, isValidTimeZone, MINUTE_MS, ZoneClock } from "@sched/time";
 
 /** No zone has moved its clock by more than this at once since the 1970s (two hours, double summer time). */
 const LARGEST_CLOCK_CHANGE_MS = 2 * 3_600_000;
@@ -34,15 +34,17 @@ export class ZoneReader {
 
   /**
    * Instants [from, to) holding every instant that reads as this local day (read's dayNumber): from
-   * its first moment to the next day's first, exactly. Only a clock turned back within the next
-   * day's first hours, by more than they had run, would read this day again after the next began;
-   * the range then runs on to the end of that repeat.
+   * its first moment to the next day's first (ZoneClock.startOfDay), exactly; except where a clock
+   * turned back within the next day's first hours, by more than they had run, reads this day again
+   * after the next began (St John's, Moncton and Goose Bay turned back at 00:01 until 2011): the
+   * range then runs on to the end of that repeat.
    */
   dayRange(dayNumber: number): { from: number; to: number } {
-    const next = this.clock.fromWall((dayNumber + 1) * DAY_MS);
+    const startOf = (day: number) => this.clock.startOfDay(dateOfWall(day * DAY_MS));
+    const next = startOf(dayNumber + 1);
     const goesBack = this.clock.offsetAt(next) - this.clock.offsetAt(next + LARGEST_CLOCK_CHANGE_MS);
     const readAgain = goesBack > 0 && this.read(next + goesBack - 1).dayNumber === dayNumber;
-    return { from: this.clock.fromWall(dayNumber * DAY_MS), to: readAgain ? next + goesBack : next };
+    return { from: startOf(dayNumber), to: readAgain ? next + goesBack : next };
   }
 
   read(epochMs: number): LocalMoment {
