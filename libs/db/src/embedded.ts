@@ -1,4 +1,4 @@
-import { PGlite, type PGliteOptions, type QueryOptions, type Results } from "@electric-sql/pglite";
+import type { PGliteOptions, QueryOptions, Results } from "@electric-sql/pglite";
 import type { StoringOutcome } from "@sched/bus";
 import type { Knex } from "knex";
 import ClientPgLite from "knex-pglite";
@@ -9,6 +9,7 @@ import { ACQUIRE_TIMEOUT_MS } from "./acquireTimeout.js";
 import { analyzeDue, type TableActivity } from "./analyzeDue.js";
 import { inBackground, SessionTurns } from "./embeddedSession.js";
 import { KeptStatements } from "./embeddedStatements.js";
+import { ThreadedPGlite } from "./embeddedThread.js";
 import { isKeptStatement } from "./statementCache.js";
 import { initialisedFolder, keepInitialisedFolder } from "./embeddedTemplate.js";
 
@@ -64,8 +65,8 @@ interface HeldSession {
 const heldSessions = new AsyncLocalStorage<HeldSession>();
 
 /**
- * One embedded Postgres (PGlite) for every schema of the process. PGlite has a
- * single session, so the handles on it take turns: each query, or each whole
+ * One embedded Postgres (PGlite) for every schema of the process, on a thread
+ * of its own (ThreadedPGlite). PGlite has a single session, so the handles on it take turns: each query, or each whole
  * transaction, holds the session (a pool of one, shared by all handles) and
  * sets its handle's schema as the search path first. A handle opened with
  * `joinsTransactions` (the in-process bus's event log) does not wait while
@@ -75,7 +76,7 @@ const heldSessions = new AsyncLocalStorage<HeldSession>();
  */
 export class EmbeddedDatabase {
   /** The session, handed to one query or transaction at a time, in turn: requests before background work. */
-  readonly session: SessionTurns<PGlite>;
+  readonly session: SessionTurns<ThreadedPGlite>;
   /** Statements kept parsed and planned in the session, by search path and text. */
   readonly statements: KeptStatements;
   /** The search path the session has: "" (Postgres's default) until switched; undefined when a switch may have failed. */
@@ -89,7 +90,7 @@ export class EmbeddedDatabase {
   private lastUpkeep: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    readonly pglite: PGlite,
+    readonly pglite: ThreadedPGlite,
     vacuumEveryMs: number,
     analyzeCheckEveryMs: number,
   ) {
@@ -109,14 +110,14 @@ export class EmbeddedDatabase {
     const fresh = !dataDir || !existsSync(join(dataDir, "PG_VERSION"));
     if (dataDir) mkdirSync(dataDir, { recursive: true });
     const loadDataDir = fresh ? (options.startFrom ?? (await initialisedFolder(SMALL_FOLDER))) : undefined;
-    const pglite = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
+    const pglite = await ThreadedPGlite.open({ ...(dataDir ? { dataDir } : {}), ...SMALL_FOLDER, ...(loadDataDir ? { loadDataDir } : {}) });
     if (fresh && !loadDataDir) await keepInitialisedFolder(pglite, SMALL_FOLDER);
     return new EmbeddedDatabase(pglite, options.vacuumEveryMs ?? VACUUM_EVERY_MS, options.analyzeCheckEveryMs ?? ANALYZE_CHECK_EVERY_MS);
   }
 
   /** The database's whole folder as it is now, as a tarball `open` can start another database from. */
   folder(): Promise<Blob> {
-    return this.inTurn((session) => session.dumpDataDir("none"));
+    return this.inTurn((session) => session.dumpDataDir());
   }
 
   /**
@@ -200,7 +201,7 @@ export class EmbeddedDatabase {
   }
 
   /** `work` on the session, in a turn of its own. */
-  private async inTurn<T>(work: (session: PGlite) => Promise<T>): Promise<T> {
+  private async inTurn<T>(work: (session: ThreadedPGlite) => Promise<T>): Promise<T> {
     const session = await this.session.acquire().promise;
     try {
       return await work(session);
@@ -252,12 +253,12 @@ interface KnexQuery {
 
 interface PgLiteClient {
   config: KnexClientConfig;
-  pglite: PGlite;
+  pglite: ThreadedPGlite;
   _driver(): void;
-  acquireConnection(): Promise<PGlite>;
-  releaseConnection(connection: PGlite): Promise<void>;
+  acquireConnection(): Promise<ThreadedPGlite>;
+  releaseConnection(connection: ThreadedPGlite): Promise<void>;
   transaction(container: Container, config: unknown, outerTx: unknown): unknown;
-  _query(connection: PGlite, obj: KnexQuery): Promise<KnexQuery>;
+  _query(connection: ThreadedPGlite, obj: KnexQuery): Promise<KnexQuery>;
   processResponse(obj: unknown, runner: unknown): unknown;
   destroy(callback?: unknown): Promise<void>;
 }
@@ -282,7 +283,7 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
     this.pglite = this.embedded.database.pglite;
   }
 
-  override async acquireConnection(): Promise<PGlite> {
+  override async acquireConnection(): Promise<ThreadedPGlite> {
     const { database, schema, joinsTransactions } = this.embedded;
     const held = joinsTransactions ? database.heldByCaller() : undefined;
     if (held) {
@@ -294,14 +295,18 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
     return connection;
   }
 
-  override releaseConnection(connection: PGlite): Promise<void> {
+  override releaseConnection(connection: ThreadedPGlite): Promise<void> {
     // A query that joined a transaction returns nothing to the pool: the transaction holds the session.
     const held = heldSessions.getStore();
     if (this.embedded.joinsTransactions && held?.database === this.embedded.database && held.joined > 0) {
       held.joined -= 1;
       return Promise.resolve();
     }
-    return super.releaseConnection(connection);
+    // Handed back to the session itself, not through this handle's pool: a handle destroyed while
+    // its query ran (a service stopping beside its own timer's work) has no pool left, and a turn
+    // not ended would leave every other handle waiting for the session.
+    this.embedded.database.session.release(connection);
+    return Promise.resolve();
   }
 
   override transaction(container: Container, config: unknown, outerTx: unknown): unknown {
@@ -341,13 +346,17 @@ class EmbeddedClient extends (ClientPgLite as unknown as new (config: Knex.Confi
 
   /**
    * Reads and writes with parameters, or given a name, run on statements the
-   * session keeps prepared (see KeptStatements); the rest as knex-pglite
-   * sends them.
+   * session keeps prepared (see KeptStatements); those without parameters in
+   * one call of their own (runOnce); the rest as knex-pglite sends them.
    */
-  override async _query(connection: PGlite, obj: KnexQuery): Promise<KnexQuery> {
+  override async _query(connection: ThreadedPGlite, obj: KnexQuery): Promise<KnexQuery> {
     const bindings = obj.bindings ?? [];
     const database = this.embedded.database;
     if (!isKeptStatement(obj.sql, bindings.length, obj.options?.name !== undefined)) {
+      if (bindings.length === 0 && obj.options?.name === undefined) {
+        obj.response = await database.statements.runOnce(obj.sql, obj.options);
+        return obj;
+      }
       const searchPath = database.searchPathSwitch();
       if (searchPath !== undefined) await connection.exec(searchPath).catch((err: unknown) => {
         database.searchPathLost();

@@ -10,6 +10,9 @@ function resultTypeChanged(error: { code?: string; message?: string }): boolean 
 }
 
 type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+
+/** What the kept statements need of the session: a PGlite, or the embedded database's ThreadedPGlite. */
+type Session = Pick<PGlite, "execProtocolStream" | "runExclusive" | "isInTransaction" | "serializers" | "parsers">;
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
 /** The session's search path, switched with the next call into the database when it must be (EmbeddedDatabase). */
@@ -46,7 +49,7 @@ export class KeptStatements {
   private toClose: string[] = [];
 
   constructor(
-    private readonly pglite: PGlite,
+    private readonly pglite: Session,
     private readonly searchPath: SearchPathSwitches,
     capacity = KEPT_STATEMENTS,
   ) {
@@ -63,6 +66,20 @@ export class KeptStatements {
         if (!resultTypeChanged(err as DatabaseError) || this.pglite.isInTransaction()) throw err;
         return await this.execute<T>(searchPath, sql, params, options);
       }
+    });
+  }
+
+  /**
+   * Runs `sql`, a statement without parameters (BEGIN, COMMIT, DDL, a statement with its values
+   * written in), as `pglite.query` would, in one call: as a simple query, which Postgres parses,
+   * plans and runs at once, where `query` takes six calls for a statement it does not keep.
+   */
+  async runOnce<T>(sql: string, options?: QueryOptions): Promise<Results<T>> {
+    return this.pglite.runExclusive(async () => {
+      const messages = await this.call(true, protocol.serialize.query(sql));
+      const error = messages.find(isError);
+      if (error) throw withQuery(error, sql, undefined, options);
+      return parse.parseResults(messages, this.pglite.parsers, options).at(-1) as Results<T>;
     });
   }
 
@@ -83,15 +100,15 @@ export class KeptStatements {
       });
     } catch (err) {
       // A value that cannot be written (its toJSON throws, say): end what a Parse just began, as PGlite does.
-      await this.call(protocol.serialize.sync());
+      await this.call(false, protocol.serialize.sync());
       throw err;
     }
     const messages = await this.call(
+      true,
       protocol.serialize.bind({ statement: statement.name, values }),
       protocol.serialize.execute({}),
       protocol.serialize.sync(),
     );
-    await this.pglite.syncToFs();
     const error = messages.find(isError);
     if (error) {
       if (resultTypeChanged(error)) this.forget(searchPath, sql);
@@ -103,6 +120,7 @@ export class KeptStatements {
   private async prepare(searchPath: string, sql: string, options?: QueryOptions): Promise<KeptStatement> {
     const name = this.cache.nameFor();
     const parsed = await this.call(
+      false,
       protocol.serialize.parse({ name, text: sql, types: options?.paramTypes ?? [] }),
       protocol.serialize.describe({ type: "S", name }),
     );
@@ -117,7 +135,7 @@ export class KeptStatements {
       if (!error) return statement;
     }
     // After an error Postgres skips every message until a Sync.
-    await this.call(protocol.serialize.sync());
+    await this.call(false, protocol.serialize.sync());
     throw withQuery(error ?? new Error(`statement not prepared: ${sql}`), sql, undefined, options);
   }
 
@@ -133,21 +151,22 @@ export class KeptStatements {
   /**
    * One call into the database: the search path's switch when the session
    * needs one (switchingCall), the closes pending, then `messages`; every
-   * answer returned, errors among them.
+   * answer returned, errors among them. `syncToFs`: the data folder is synced
+   * after it (PGlite's syncToFs), in the same call.
    */
-  private call(...messages: Uint8Array[]): Promise<BackendMessage[]> {
+  private call(syncToFs: boolean, ...messages: Uint8Array[]): Promise<BackendMessage[]> {
     const searchPath = this.searchPath.searchPathSwitch();
     const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
     this.toClose = [];
-    if (searchPath !== undefined) return this.switchingCall(searchPath, [...closes, ...messages]);
-    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs: false, throwOnError: false });
+    if (searchPath !== undefined) return this.switchingCall(searchPath, [...closes, ...messages], syncToFs);
+    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs, throwOnError: false });
   }
 
   /** `messages` after a simple query switching the search path, done and answered first; its answers left out. */
-  private async switchingCall(searchPath: string, messages: Uint8Array[]): Promise<BackendMessage[]> {
+  private async switchingCall(searchPath: string, messages: Uint8Array[], syncToFs: boolean): Promise<BackendMessage[]> {
     let answers: BackendMessage[];
     try {
-      answers = await this.pglite.execProtocolStream(concat([protocol.serialize.query(searchPath), ...messages]), { syncToFs: false, throwOnError: false });
+      answers = await this.pglite.execProtocolStream(concat([protocol.serialize.query(searchPath), ...messages]), { syncToFs, throwOnError: false });
     } catch (err) {
       this.searchPath.searchPathLost();
       throw err;

@@ -1,4 +1,4 @@
-import type { PGlite, PGliteOptions } from "@electric-sql/pglite";
+import type { PGliteOptions } from "@electric-sql/pglite";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -24,8 +24,8 @@ export function initialisedFolder(initOptions: PGliteOptions): Promise<Blob | un
 }
 
 /** Keeps the folder of `pglite`, a database just initialised with `initOptions` and not yet written to, for the next new ones. */
-export async function keepInitialisedFolder(pglite: PGlite, initOptions: PGliteOptions): Promise<void> {
-  const made = await pglite.dumpDataDir("none");
+export async function keepInitialisedFolder(pglite: { dumpDataDir(): Promise<Blob> }, initOptions: PGliteOptions): Promise<void> {
+  const made = await pglite.dumpDataDir();
   template = Promise.resolve(made);
   // Written aside and renamed, so a process starting meanwhile never reads half a file.
   try {

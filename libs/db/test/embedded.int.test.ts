@@ -93,6 +93,17 @@ describe("one embedded database holding several schemas", () => {
     // A handle that does not join waits for the session instead: b's query inside a's transaction would wait for itself.
     await a.transaction(async () => expect(joinsCallersTransaction(b)).toBe(false));
   });
+
+  it("takes its session back from a handle destroyed while that handle's query runs, so the other handles go on", async () => {
+    const stopping = await openSchema({ kind: "embedded", database }, "gamma", []);
+    // The statement runs on the database's thread while the handle is destroyed, as a service stopping beside its own timer's work.
+    const running = stopping.raw("select count(*)::int as n from generate_series(1, 200000)").then((result) => result);
+    while (database.session.numUsed() === 0) await new Promise((resolve) => setImmediate(resolve));
+    await stopping.destroy();
+    expect((await running).rows).toEqual([{ n: 200000 }]);
+    expect(await a("notes").where({ id: "a-1" }).select("id")).toEqual([{ id: "a-1" }]);
+    await expect(stopping.raw("select 1")).rejects.toThrow(/Unable to acquire a connection/);
+  });
 });
 
 describe("an embedded database on disk", () => {

@@ -82,6 +82,19 @@ describe("the errors a database that is down gives", () => {
     expect(isBackingServiceUnavailable(closed.err), String(closed.err)).toBe(true);
     expect(isBackingServiceUnavailable(sqlError.err)).toBe(false);
   });
+
+  it("count as unavailable for embedded Postgres whose thread ended, for the statement it had in hand and every one after", async () => {
+    const database = await EmbeddedDatabase.open();
+    const db = database.pglite;
+    const inHand = failure(() => db.query("select count(*) from generate_series(1, 1000000)"));
+    // As the thread would end should PGlite abort: what it had in hand is answered, not left waiting.
+    await (db as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    const lost = await inHand;
+    const after = await failure(() => db.query("select 1"));
+    expect(isBackingServiceUnavailable(lost.err), String(lost.err)).toBe(true);
+    expect(isBackingServiceUnavailable(after.err), String(after.err)).toBe(true);
+    await database.close();
+  });
 });
 
 describe("a statement left waiting on Postgres", () => {

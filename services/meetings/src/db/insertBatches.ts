@@ -30,10 +30,10 @@ interface Waiting {
  * unless the database is out of reach, when every row is refused at once
  * (see batchRetryAfter).
  *
- * On the embedded database a statement runs on this very thread: no create
- * arrives while it is on its way, so none would ever wait for the next one.
- * There (`gathersTurn`) the first insert of a turn is written once the
- * requests read in the same turn of the event loop have come as well.
+ * On the embedded database every statement is a hop to the database's thread
+ * and back, on a session that serves one statement at a time, so creates read
+ * in one turn of the event loop are worth one statement: there (`gathersTurn`)
+ * the first insert of a turn is written once they have come as well.
  */
 export class MeetingInserts {
   private readonly waiting: Waiting[] = [];
