@@ -66,9 +66,10 @@ const heldSessions = new AsyncLocalStorage<HeldSession>();
 
 /**
  * One embedded Postgres (PGlite) for every schema of the process, on a thread
- * of its own (ThreadedPGlite). PGlite has a single session, so the handles on it take turns: each query, or each whole
- * transaction, holds the session (a pool of one, shared by all handles) and
- * sets its handle's schema as the search path first. A handle opened with
+ * of its own (ThreadedPGlite). PGlite has a single session, so the handles on
+ * it take turns: each query, or each whole transaction, holds the session (a
+ * pool of one, shared by all handles) and sets its handle's schema as the
+ * search path first. A handle opened with
  * `joinsTransactions` (the in-process bus's event log) does not wait while
  * the code it is called from holds the session in a transaction: its query
  * runs in that transaction, committed or rolled back with it. An outbox

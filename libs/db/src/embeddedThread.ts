@@ -3,11 +3,10 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { ThreadOpened, ThreadOpenOptions, ThreadReply, ThreadRequest } from "./embeddedThreadMessages.js";
+import type { ThreadCall, ThreadOpened, ThreadOpenOptions, ThreadReply, ThreadRequest } from "./embeddedThreadMessages.js";
 
 type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
 type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
-type Request = ThreadRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 
 /** What PGlite's query, exec and transaction are built on (its BasePGlite), implemented here by calls to the thread. */
 type SessionBase = Pick<PGliteInterface, "query" | "exec" | "transaction" | "runExclusive" | "serializers" | "parsers" | "describeQuery"> & {
@@ -56,6 +55,11 @@ function pgliteArtifacts(): Promise<PGliteArtifacts> {
     return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]) };
   })();
   return artifacts;
+}
+
+interface ExecOptions {
+  syncToFs?: boolean;
+  throwOnError?: boolean;
 }
 
 interface Pending {
@@ -122,25 +126,22 @@ export class ThreadedPGlite extends SessionBase {
     return "answer" in reply && reply.answer ? reply.answer : new Uint8Array(0);
   }
 
-  /** As PGlite's: the answer's messages; the first error thrown unless `throwOnError` is false. */
-  async execProtocolStream(message: Uint8Array, { syncToFs, throwOnError = true }: { syncToFs?: boolean; throwOnError?: boolean } = {}): Promise<BackendMessage[]> {
+  /** As PGlite's: the answer's messages. */
+  async execProtocolStream(message: Uint8Array, options: ExecOptions = {}): Promise<BackendMessage[]> {
+    return (await this.execProtocol(message, options)).messages;
+  }
+
+  /** As PGlite's: the answer, and its messages up to the first error, which is thrown unless `throwOnError` is false. */
+  async execProtocol(message: Uint8Array, { syncToFs = true, throwOnError = true }: ExecOptions = {}): Promise<{ messages: BackendMessage[]; data: Uint8Array }> {
+    const data = await this.execProtocolRaw(message, { syncToFs });
     const messages: BackendMessage[] = [];
     let error: DatabaseError | undefined;
-    new protocol.Parser().parse(await this.execProtocolRaw(message, { syncToFs: syncToFs ?? true }), (received) => {
+    new protocol.Parser().parse(data, (received) => {
       if (error) return;
       if (throwOnError && received instanceof protocol.messages.DatabaseError) error = received;
       messages.push(received);
     });
     if (error) throw error;
-    return messages;
-  }
-
-  async execProtocol(message: Uint8Array, options: { syncToFs?: boolean; throwOnError?: boolean } = {}): Promise<{ messages: BackendMessage[]; data: Uint8Array }> {
-    const data = await this.execProtocolRaw(message, { syncToFs: options.syncToFs ?? true });
-    const messages: BackendMessage[] = [];
-    new protocol.Parser().parse(data, (received) => messages.push(received));
-    const error = messages.find((received): received is DatabaseError => received instanceof protocol.messages.DatabaseError);
-    if (error && (options.throwOnError ?? true)) throw error;
     return { messages, data };
   }
 
@@ -192,7 +193,7 @@ export class ThreadedPGlite extends SessionBase {
     return Promise.reject(new Error("the embedded database has no LISTEN"));
   }
 
-  private call(request: Request): Promise<ThreadReply & { inTransaction: boolean }> {
+  private call(request: ThreadCall): Promise<ThreadReply & { inTransaction: boolean }> {
     if (this.closedBecause) return Promise.reject(this.closedBecause);
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {

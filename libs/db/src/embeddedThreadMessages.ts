@@ -8,12 +8,16 @@ import type { PGliteOptions } from "@electric-sql/pglite";
 /** How the thread opens its PGlite: those of PGlite's own options that structured clone carries (loadDataDir: a tarball). */
 export type ThreadOpenOptions = Pick<PGliteOptions, "dataDir" | "initDbStartParams" | "postgresqlconf" | "loadDataDir" | "pgliteWasmModule" | "fsBundle">;
 
-export type ThreadRequest =
+/** What the thread is asked to do. */
+export type ThreadCall =
   /** Wire-protocol messages, answered by Postgres's raw answer; `syncToFs` as PGlite's execProtocolRaw. */
-  | { id: number; kind: "exec"; message: Uint8Array; syncToFs: boolean }
-  | { id: number; kind: "syncToFs" }
-  | { id: number; kind: "dump" }
-  | { id: number; kind: "close" };
+  | { kind: "exec"; message: Uint8Array; syncToFs: boolean }
+  | { kind: "syncToFs" }
+  | { kind: "dump" }
+  | { kind: "close" };
+
+/** A call as sent: its answer comes back under the same id. */
+export type ThreadRequest = ThreadCall & { id: number };
 
 export type ThreadReply =
   /** `answer` for exec; `inTransaction` as the session is after it (PGlite's isInTransaction). */
