@@ -9,11 +9,12 @@ function resultTypeChanged(error: { code?: string; message?: string }): boolean 
   return error.code === "0A000" && (error.message ?? "").includes("cached plan must not change result type");
 }
 
-type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+/** A message Postgres answers with, as PGlite's parser gives it. */
+export type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+export type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
 /** What the kept statements need of the session: a PGlite, or the embedded database's ThreadedPGlite. */
 type Session = Pick<PGlite, "execProtocolStream" | "runExclusive" | "isInTransaction" | "serializers" | "parsers">;
-type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
 /** The session's search path, switched with the next call into the database when it must be (EmbeddedDatabase). */
 export interface SearchPathSwitches {

@@ -3,10 +3,8 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
+import type { BackendMessage, DatabaseError } from "./embeddedStatements.js";
 import type { ThreadCall, ThreadOpened, ThreadOpenOptions, ThreadReply, ThreadRequest } from "./embeddedThreadMessages.js";
-
-type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
-type DatabaseError = InstanceType<typeof protocol.messages.DatabaseError>;
 
 /** What PGlite's query, exec and transaction are built on (its BasePGlite), implemented here by calls to the thread. */
 type SessionBase = Pick<PGliteInterface, "query" | "exec" | "transaction" | "runExclusive" | "serializers" | "parsers" | "describeQuery"> & {
