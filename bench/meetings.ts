@@ -109,7 +109,7 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   const load = async (scenario: string, target: string, rate: number, count: number, concurrency: number, make: (i: number) => LoadRequest) => {
     // Warm-up at the same rate (JIT, pools, caches), not reported.
     await runLoad({ baseUrl: url, headers, ratePerSecond: rate, concurrency, requests: Array.from({ length: Math.min(400, count) }, (_, i) => make(i)) });
-    const report = await runLoad({ baseUrl: url, headers, ratePerSecond: rate, concurrency, requests: Array.from({ length: count }, (_, i) => make(i)) });
+    const report = await runLoad({ baseUrl: url, headers, ratePerSecond: rate, concurrency, requests: Array.from({ length: count }, (_, i) => make(i)) }, bench.databaseThread);
     rows.push({ wiring: bench.kind, scenario, target, rate, report });
     console.log(`[${bench.kind}] ${scenario}: median ${ms(report.median)} ms, p99 ${ms(report.p99)} ms, ${report.throughput.toFixed(0)}/s (${statusText(report.statuses)})`);
   };
@@ -134,6 +134,7 @@ async function runWiring(bench: BenchSystem, options: BenchOptions): Promise<Row
   await load("POST /v1/meetings at 500/s", "≥ 500/s", 500, 500 * createSeconds, 64, (i) => bodies[i]!);
   const flatOut = creates(options.quick ? 3_000 : 10_000);
   await load("POST /v1/meetings flat out (32 at a time)", "≥ 500/s", 5_000, flatOut.length, 32, (i) => flatOut[i]!);
+  if (bench.databaseThread) console.log(`[${bench.kind}] the database's thread holds ${((await bench.databaseThread.threadHeapUsed()) / 2 ** 20).toFixed(1)} MB of JavaScript heap`);
 
   return rows;
 }
@@ -150,7 +151,7 @@ export async function benchMeetings(options: BenchOptions): Promise<void> {
   }
   printTable(
     "meetings through the gateway, 100,000 meetings for the user (ms; throughput = completed requests/s)",
-    ["wiring", "scenario", "offered/s", "requests", "median", "p95", "p99", "max", "throughput", "late", "CPU ms/req", "main busy", "statuses", "target"],
+    ["wiring", "scenario", "offered/s", "requests", "median", "p95", "p99", "max", "throughput", "late", "CPU ms/req", "main busy", "db thread busy", "statuses", "target"],
     rows.map(({ wiring, scenario, target, rate, report }) => [
       wiring,
       scenario,
@@ -164,6 +165,7 @@ export async function benchMeetings(options: BenchOptions): Promise<void> {
       report.late,
       report.cpuMsPerRequest.toFixed(2),
       `${(report.mainThreadBusy * 100).toFixed(0)}%`,
+      report.databaseThreadBusy === undefined ? "—" : `${(report.databaseThreadBusy * 100).toFixed(0)}%`,
       statusText(report.statuses),
       target,
     ]),

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { performance } from "node:perf_hooks";
+import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { cpuWaitUs } from "./cpuPressure.js";
@@ -54,6 +54,8 @@ export interface LoadReport extends Summary {
   cpuMsPerRequest: number;
   /** Share of the run the main thread (gateway and services) was busy, 0–1. */
   mainThreadBusy: number;
+  /** Share of the run the embedded database's thread was busy, 0–1 (standalone wiring only). */
+  databaseThreadBusy: number | undefined;
   /** Share of the run during which some task of the machine waited for a core (cpuPressure.ts), 0–1; undefined where unknown. */
   cpuPressure: number | undefined;
 }
@@ -75,7 +77,14 @@ function loadWorkerSource(): Promise<string> {
  * TypeScript transpiled here: a worker that loaded it through tsx started an
  * esbuild process of its own, and stalled for good when that process died.
  */
-export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
+/** A thread of the system besides the main one whose busy share a run reports: the embedded database's (ThreadedPGlite). */
+export interface ObservedThread {
+  threadUtilization(before?: EventLoopUtilization): EventLoopUtilization;
+  /** Bytes its JavaScript heap holds. */
+  threadHeapUsed(): Promise<number>;
+}
+
+export async function runLoad(plan: LoadPlan, databaseThread?: ObservedThread): Promise<LoadReport> {
   const url = new URL(plan.baseUrl);
   if (url.hostname !== "127.0.0.1") throw new Error(`benchmarks only call loopback, not ${url.hostname}`);
   const code = await loadWorkerSource();
@@ -83,17 +92,20 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
   // Measured from the worker's first request, so its start-up is not counted.
   let cpu = process.cpuUsage();
   let loop = performance.eventLoopUtilization();
+  let databaseLoop = databaseThread?.threadUtilization();
   let waited = cpuWaitUs();
   return new Promise<LoadReport>((resolve, reject) => {
     worker.on("message", (message: LoadResult | { started: true }) => {
       if ("started" in message) {
         cpu = process.cpuUsage();
         loop = performance.eventLoopUtilization();
+        databaseLoop = databaseThread?.threadUtilization();
         waited = cpuWaitUs();
         return;
       }
       const used = process.cpuUsage(cpu);
       const busy = performance.eventLoopUtilization(loop).utilization;
+      const databaseBusy = databaseThread?.threadUtilization(databaseLoop).utilization;
       const waitedNow = cpuWaitUs();
       void worker.terminate();
       resolve({
@@ -107,6 +119,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadReport> {
         maxLagMs: message.maxLagMs,
         cpuMsPerRequest: (used.user + used.system) / 1_000 / message.latenciesMs.length,
         mainThreadBusy: busy,
+        databaseThreadBusy: databaseBusy,
         cpuPressure: waited === undefined || waitedNow === undefined ? undefined : Math.min(1, (waitedNow - waited) / 1_000 / message.elapsedMs),
       });
     });

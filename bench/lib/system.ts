@@ -4,6 +4,7 @@ import { createLogger } from "@sched/logging";
 import { serviceModules, System } from "@sched/standalone";
 import { clusterServersAvailable, createTestDatabase, deleteNamespaceStreams, NATS_URL, REDIS_URL, startGatewayProcess, startServiceProcess, uniqueSuffix, type ServiceProcess } from "@sched/testing";
 import { randomBytes } from "node:crypto";
+import type { ObservedThread } from "./load.js";
 
 /**
  * `cluster`: real NATS, Postgres and Redis, every service and the gateway in
@@ -22,6 +23,8 @@ export interface BenchSystem {
   database(service: string): Knex;
   /** The bus as a service sees it, for timing one endpoint alone. */
   bus: Bus;
+  /** The embedded database's thread (the standalone wiring only), for its busy share. */
+  databaseThread?: ObservedThread;
   /** Operating-system process ids by service name (the processes wiring only), for reading their CPU time. */
   pids?: ReadonlyMap<string, number>;
   /** Stops the system and removes what it created: the database and the streams. */
@@ -54,7 +57,15 @@ export async function startBenchSystem(kind: WiringKind, options: BenchSystemOpt
   const adminToken = `adm_bench_${randomBytes(16).toString("hex")}`;
   if (kind === "standalone") {
     const system = await new System({ wiring: { kind: "standalone" }, logger, port: 0, adminToken }).start();
-    return { kind, url: system.url, adminToken, database: (name) => system.database(name), bus: system.bus, stop: once(() => system.stop()) };
+    return {
+      kind,
+      url: system.url,
+      adminToken,
+      database: (name) => system.database(name),
+      bus: system.bus,
+      ...(system.embeddedDatabase ? { databaseThread: system.embeddedDatabase.pglite } : {}),
+      stop: once(() => system.stop()),
+    };
   }
   if (kind === "processes") return startProcesses(adminToken, options);
   if (!(await clusterServersAvailable())) throw new Error("cluster wiring needs Postgres, NATS and Redis on their standard local ports");

@@ -2,6 +2,7 @@ import { PGlite, protocol, type PGliteInterface, type PGliteOptions } from "@ele
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { EventLoopUtilization } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { BackendMessage, DatabaseError } from "./embeddedStatements.js";
 import type { ThreadCall, ThreadOpened, ThreadOpenOptions, ThreadReply, ThreadRequest } from "./embeddedThreadMessages.js";
@@ -151,6 +152,17 @@ export class ThreadedPGlite extends SessionBase {
   async dumpDataDir(): Promise<Blob> {
     const reply = await this.call({ kind: "dump" });
     return "dump" in reply && reply.dump ? reply.dump : new Blob([]);
+  }
+
+  /** How busy the thread has been, as performance.eventLoopUtilization tells it: since it started, or since `before`. */
+  threadUtilization(before?: EventLoopUtilization): EventLoopUtilization {
+    return this.worker.performance.eventLoopUtilization(before);
+  }
+
+  /** The bytes the thread's JavaScript heap holds now (the database itself is not in it). */
+  async threadHeapUsed(): Promise<number> {
+    const reply = await this.call({ kind: "heapUsed" });
+    return "heapUsed" in reply && reply.heapUsed !== undefined ? reply.heapUsed : 0;
   }
 
   /** Closes the database and ends its thread. */

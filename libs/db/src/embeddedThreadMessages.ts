@@ -14,6 +14,8 @@ export type ThreadCall =
   | { kind: "exec"; message: Uint8Array; syncToFs: boolean }
   | { kind: "syncToFs" }
   | { kind: "dump" }
+  /** How many bytes the thread's JavaScript heap holds (V8's used_heap_size). */
+  | { kind: "heapUsed" }
   | { kind: "close" };
 
 /** A call as sent: its answer comes back under the same id. */
@@ -21,7 +23,7 @@ export type ThreadRequest = ThreadCall & { id: number };
 
 export type ThreadReply =
   /** `answer` for exec; `inTransaction` as the session is after it (PGlite's isInTransaction). */
-  | { id: number; answer?: Uint8Array; dump?: Blob; inTransaction: boolean }
+  | { id: number; answer?: Uint8Array; dump?: Blob; heapUsed?: number; inTransaction: boolean }
   | { id: number; error: { message: string; name?: string; stack?: string } };
 
 /** The thread's first message: its PGlite is open, or could not be. */

@@ -104,6 +104,19 @@ describe("one embedded database holding several schemas", () => {
     expect(await a("notes").where({ id: "a-1" }).select("id")).toEqual([{ id: "a-1" }]);
     await expect(stopping.raw("select 1")).rejects.toThrow(/Unable to acquire a connection/);
   });
+
+  it("keeps nothing of the answers it handed over on the database's thread, however many rows were read", async () => {
+    const handle = await openSchema({ kind: "embedded", database }, "delta", []);
+    const before = await database.pglite.threadHeapUsed();
+    // 100 answers of 1 MB each: a thread that kept what it read would hold 100 MB more.
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await handle.raw("select repeat(?, 1048576) as page", [String(i % 10)]);
+      expect(rows[0].page).toHaveLength(1_048_576);
+    }
+    const grown = (await database.pglite.threadHeapUsed()) - before;
+    await handle.destroy();
+    expect(grown).toBeLessThan(20 * 1_048_576);
+  });
 });
 
 describe("an embedded database on disk", () => {
