@@ -1,4 +1,5 @@
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { concatBytes } from "./concatBytes.js";
 import { StatementCache } from "./statementCache.js";
 
 /** How many statements the session keeps prepared: every shape the services send, with room to spare. */
@@ -160,14 +161,14 @@ export class KeptStatements {
     const closes = this.toClose.map((name) => protocol.serialize.close({ type: "S", name }));
     this.toClose = [];
     if (searchPath !== undefined) return this.switchingCall(searchPath, [...closes, ...messages], syncToFs);
-    return this.pglite.execProtocolStream(concat([...closes, ...messages]), { syncToFs, throwOnError: false });
+    return this.pglite.execProtocolStream(concatBytes([...closes, ...messages]), { syncToFs, throwOnError: false });
   }
 
   /** `messages` after a simple query switching the search path, done and answered first; its answers left out. */
   private async switchingCall(searchPath: string, messages: Uint8Array[], syncToFs: boolean): Promise<BackendMessage[]> {
     let answers: BackendMessage[];
     try {
-      answers = await this.pglite.execProtocolStream(concat([protocol.serialize.query(searchPath), ...messages]), { syncToFs, throwOnError: false });
+      answers = await this.pglite.execProtocolStream(concatBytes([protocol.serialize.query(searchPath), ...messages]), { syncToFs, throwOnError: false });
     } catch (err) {
       this.searchPath.searchPathLost();
       throw err;
@@ -189,15 +190,4 @@ function isError(message: BackendMessage): message is DatabaseError {
 /** What PGlite's `query` adds to an error it throws. */
 function withQuery<E extends Error>(error: E, query: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): E {
   return Object.assign(error, { query, params, queryOptions: options });
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    whole.set(part, offset);
-    offset += part.length;
-  }
-  return whole;
 }

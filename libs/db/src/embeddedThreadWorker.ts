@@ -1,11 +1,13 @@
 /**
  * The script of the embedded database's thread (see ThreadedPGlite): it owns the one PGlite of
  * the process and runs what the request thread sends, one request at a time, in order. It
- * imports PGlite alone, so it loads the same from sources and from the build.
+ * imports PGlite and a helper that imports nothing, so it loads the same from sources and from
+ * the build.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
+import { concatBytes } from "./concatBytes.js";
 import type { ThreadOpened, ThreadOpenOptions, ThreadReply, ThreadRequest } from "./embeddedThreadMessages.js";
 
 const port = parentPort!;
@@ -14,27 +16,16 @@ function describe(err: unknown): { message: string; name?: string; stack?: strin
   return err instanceof Error ? { message: err.message, name: err.name, ...(err.stack ? { stack: err.stack } : {}) } : { message: String(err) };
 }
 
-/** The answer's pieces in one array of its own (each piece is a copy: PGlite hands out views of its memory). */
-function joined(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const whole = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.length;
-  }
-  return whole;
-}
-
 async function answer(pglite: PGlite, request: ThreadRequest): Promise<ThreadReply> {
   switch (request.kind) {
     case "exec": {
       // Not execProtocolRaw: that one also parses the answer into a list of messages that only
       // execProtocol empties, so on a thread that is sent nothing else every row ever read was
-      // kept (the heap grew by megabytes a second under reads), and parsed for nothing.
+      // kept (the heap grew by megabytes a second under reads), and parsed for nothing. The
+      // pieces are copied as they come: PGlite hands out views of its own memory.
       const chunks: Uint8Array[] = [];
       await pglite.execProtocolRawStream(request.message, { syncToFs: request.syncToFs, onRawData: (data) => chunks.push(data.slice()) });
-      return { id: request.id, answer: joined(chunks), inTransaction: pglite.isInTransaction() };
+      return { id: request.id, answer: concatBytes(chunks), inTransaction: pglite.isInTransaction() };
     }
     case "syncToFs":
       await pglite.syncToFs();
