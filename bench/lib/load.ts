@@ -60,6 +60,13 @@ export interface LoadReport extends Summary {
   cpuPressure: number | undefined;
 }
 
+/** A thread of the system besides the main one whose busy share a run reports: the embedded database's (ThreadedPGlite). */
+export interface ObservedThread {
+  threadUtilization(before?: EventLoopUtilization): EventLoopUtilization;
+  /** Bytes its JavaScript heap holds. */
+  threadHeapUsed(): Promise<number>;
+}
+
 /** The load worker as JavaScript: its TypeScript (type annotations only) transpiled once, in this thread. */
 let workerSource: Promise<string> | undefined;
 function loadWorkerSource(): Promise<string> {
@@ -76,14 +83,8 @@ function loadWorkerSource(): Promise<string> {
  * worker thread and summarizes it. The worker runs plain JavaScript, its
  * TypeScript transpiled here: a worker that loaded it through tsx started an
  * esbuild process of its own, and stalled for good when that process died.
+ * Given the embedded database's thread, the report has its busy share too.
  */
-/** A thread of the system besides the main one whose busy share a run reports: the embedded database's (ThreadedPGlite). */
-export interface ObservedThread {
-  threadUtilization(before?: EventLoopUtilization): EventLoopUtilization;
-  /** Bytes its JavaScript heap holds. */
-  threadHeapUsed(): Promise<number>;
-}
-
 export async function runLoad(plan: LoadPlan, databaseThread?: ObservedThread): Promise<LoadReport> {
   const url = new URL(plan.baseUrl);
   if (url.hostname !== "127.0.0.1") throw new Error(`benchmarks only call loopback, not ${url.hostname}`);
