@@ -2,7 +2,8 @@ import type { PGliteOptions } from "@electric-sql/pglite";
 
 /**
  * What the request thread and the embedded database's thread (embeddedThreadWorker.ts) say to
- * each other over the worker's port. Types only: the worker's script loads nothing but PGlite.
+ * each other over the worker's port. Types only: the worker's script loads PGlite and nothing that
+ * loads more (concatBytes).
  */
 
 /** How the thread opens its PGlite: those of PGlite's own options that structured clone carries (loadDataDir: a tarball). */
